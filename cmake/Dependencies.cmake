@@ -1,0 +1,13 @@
+# Every third-party library is found through its CMake package (Debian ships them all).
+find_package(CLI11 REQUIRED)
+find_package(tomlplusplus REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(LibArchive REQUIRED)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
+if(CVM_WITH_NETWORK)
+  find_package(CURL REQUIRED)
+endif()
+if(CVM_TESTS AND NOT CMAKE_CROSSCOMPILING)
+  find_package(Catch2 REQUIRED)
+endif()
+find_package(Threads REQUIRED)

@@ -1,0 +1,84 @@
+#include "cli/context.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "core/view.h"
+#include "platform/platform.h"
+
+namespace cvm::cli {
+
+Store open_store() { return Store::from_environment(); }
+
+Selection current_selection(const Store& store, const std::optional<std::string>& explicit_spec) {
+    if (explicit_spec) {
+        Selection sel;
+        sel.origin = Selection::Origin::Variable;
+        sel.spec = spec_argument(*explicit_spec);
+        return sel;
+    }
+    std::error_code ec;
+    fs::path cwd = fs::current_path(ec);
+    try {
+        return find_selection(cwd, platform::get_env("CVM_VERSION"), store.global_version_file());
+    } catch (const SelectionError& e) {
+        throw UsageError(e.what());
+    }
+}
+
+Resolved resolve_selection(const Store& store, const Selection& sel) {
+    if (sel.origin == Selection::Origin::None)
+        throw Failure("no CUDA version is selected here; run `cvm use SPEC` or `cvm use --global "
+                      "SPEC` (see `cvm list`)");
+    if (sel.spec.system)
+        throw Failure("'system' is selected (" + sel.origin_text() +
+                      "): cvm changes nothing; run `cvm use SPEC` to pick a toolkit");
+    try {
+        return resolve(store, sel.spec);
+    } catch (const ResolveError& e) {
+        throw Failure(std::string(e.what()) + " (selected by " + sel.origin_text() + ")");
+    }
+}
+
+Spec spec_argument(const std::string& text, const std::string& what) {
+    try {
+        return parse_spec(text);
+    } catch (const SpecError& e) {
+        throw UsageError(what + ": " + e.what());
+    }
+}
+
+std::vector<EnvChange> selection_changes(const Store& store, const Resolved& r, Layout* layout_out) {
+    fs::path view = ensure_view(store, r);
+    Layout layout = layout_of(r, view, platform::host_os());
+    auto changes = compute_environment(layout, platform::get_env("PATH"),
+                                       platform::get_env("LD_LIBRARY_PATH"),
+                                       foreign_dirs_of(store), platform::host_os());
+    if (layout_out) *layout_out = layout;
+    return changes;
+}
+
+void print_json(const nlohmann::json& doc) {
+    std::string text = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fputc('\n', stdout);
+}
+
+nlohmann::json entry_json(const Store& store, const Entry& e) {
+    nlohmann::json j;
+    j["kind"] = kind_dir(e.kind);
+    j["id"] = e.id;
+    j["version"] = e.version.str();
+    if (e.kind == Kind::Cudnn) j["cuda"] = e.cuda.str();
+    j["path"] = e.path.u8string();
+    j["source"] = e.imported ? "imported" : "installed";
+    j["layer"] = store.layers()[e.layer].u8string();
+    j["read_only"] = e.layer != 0;
+    if (!e.components.empty()) j["components"] = e.components;
+    if (!e.platform.empty()) j["platform"] = e.platform;
+    return j;
+}
+
+void note(const std::string& message) { std::fprintf(stderr, "cvm: %s\n", message.c_str()); }
+
+} // namespace cvm::cli

@@ -1,0 +1,63 @@
+#pragma once
+// What every command shares: the store, the selection, errors with exit codes, JSON output.
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/environment.h"
+#include "core/selection.h"
+#include "core/store.h"
+
+namespace CLI {
+class App;
+}
+
+namespace cvm::cli {
+
+namespace fs = std::filesystem;
+
+// Bad usage or bad input: exit code 2.
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// The operation failed: exit code 1 (the default for any other exception).
+class Failure : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// A command that wants a specific exit code without a message (doctor/probe findings, exec).
+struct ExitCode {
+    int code;
+};
+
+Store open_store();
+
+// The selection for the current folder (CVM_VERSION, .cudaversion, global), or `explicit_spec`
+// when given. Throws UsageError for bad specs (the message names the file and line).
+Selection current_selection(const Store& store, const std::optional<std::string>& explicit_spec);
+
+// Resolves a non-system selection; throws Failure with what to run when nothing matches.
+Resolved resolve_selection(const Store& store, const Selection& sel);
+
+// Spec from a command-line argument; throws UsageError naming the argument.
+Spec spec_argument(const std::string& text, const std::string& what = "SPEC");
+
+// The full environment change list of a resolved selection for the host OS (creates the merged
+// view if needed). One function: exec, env, script, probe and exports all call it.
+std::vector<EnvChange> selection_changes(const Store& store, const Resolved& r, Layout* layout = nullptr);
+
+// Prints a JSON document on stdout (exactly one per --json command).
+void print_json(const nlohmann::json& doc);
+
+nlohmann::json entry_json(const Store& store, const Entry& e);
+
+// Messages for people: to stderr, "cvm: " prefix.
+void note(const std::string& message);
+
+} // namespace cvm::cli

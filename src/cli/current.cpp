@@ -1,0 +1,73 @@
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/context.h"
+
+namespace cvm::cli {
+
+static const char* origin_kind(Selection::Origin o) {
+    switch (o) {
+    case Selection::Origin::Variable: return "variable";
+    case Selection::Origin::ProjectFile: return "file";
+    case Selection::Origin::Global: return "global";
+    case Selection::Origin::None: break;
+    }
+    return "none";
+}
+
+void register_current(CLI::App& app) {
+    auto* cmd = app.add_subcommand("current", "Show the selected toolkit and cuDNN, and where the choice came from");
+    auto json = std::make_shared<bool>(false);
+    cmd->add_flag("--json", *json, "print one JSON document");
+    cmd->callback([json] {
+        Store store = open_store();
+        Selection sel = current_selection(store, std::nullopt);
+        nlohmann::json doc;
+        doc["origin"] = origin_kind(sel.origin);
+        if (sel.origin == Selection::Origin::ProjectFile || sel.origin == Selection::Origin::Global) {
+            doc["file"] = sel.file.u8string();
+            doc["line"] = sel.line;
+        }
+        if (sel.origin == Selection::Origin::None) {
+            doc["spec"] = nullptr;
+            if (*json) print_json(doc);
+            else note("no CUDA version is selected; run `cvm use SPEC` or `cvm use --global SPEC` (see `cvm list`)");
+            throw ExitCode{1};
+        }
+        doc["spec"] = sel.spec.str();
+        if (sel.spec.system) {
+            doc["active"] = "system";
+            if (*json) print_json(doc);
+            else std::printf("system (set by %s)\n", sel.origin_text().c_str());
+            return;
+        }
+        Resolved r;
+        try {
+            r = resolve(store, sel.spec);
+        } catch (const ResolveError& e) {
+            doc["error"] = e.what();
+            if (*json) print_json(doc);
+            else note(std::string(e.what()) + " (selected by " + sel.origin_text() + ")");
+            throw ExitCode{1};
+        }
+        doc["active"] = r.active();
+        doc["toolkit"] = entry_json(store, r.toolkit);
+        doc["cudnn"] = r.cudnn ? entry_json(store, *r.cudnn) : nlohmann::json(nullptr);
+        if (*json) {
+            print_json(doc);
+            return;
+        }
+        std::printf("%s (set by %s)\n", r.active().c_str(), sel.origin_text().c_str());
+        auto layer_note = [&](const Entry& e) {
+            return e.layer == 0 ? std::string() : "  [read-only store " + store.layers()[e.layer].u8string() + "]";
+        };
+        std::printf("  cuda   %-22s %s%s\n", r.toolkit.id.c_str(), r.toolkit.path.u8string().c_str(),
+                    layer_note(r.toolkit).c_str());
+        if (r.cudnn)
+            std::printf("  cudnn  %-22s %s%s\n", r.cudnn->id.c_str(), r.cudnn->path.u8string().c_str(),
+                        layer_note(*r.cudnn).c_str());
+    });
+}
+
+} // namespace cvm::cli

@@ -1,0 +1,78 @@
+// cvm: the command-line front. Each command lives in its own file (see commands.h); this file
+// wires them into one CLI11 app and turns errors into the contract's exit codes.
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "cli/context.h"
+#include "core/spec.h"
+#include "platform/platform.h"
+
+int main(int argc, char** argv) {
+    using namespace cvm::cli;
+    CLI::App app{"cvm: side-by-side CUDA toolkits and cuDNN builds, selected per project",
+                 "cvm"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("cvm ") + CVM_VERSION_STRING);
+#ifdef CVM_HAVE_INSTALL
+    register_install(app);
+#endif
+    register_import(app);
+    register_uninstall(app);
+    register_list(app);
+    register_use(app);
+    register_current(app);
+    register_which(app);
+    register_exec(app);
+#ifdef CVM_HAVE_ENV
+    register_env(app);
+#endif
+    register_rehash(app);
+#ifdef CVM_HAVE_DOCTOR
+    register_doctor(app);
+#endif
+#ifdef CVM_HAVE_PROBE
+    register_probe(app);
+#endif
+#ifdef CVM_HAVE_EXPORT
+    register_export(app);
+#endif
+#ifdef CVM_HAVE_LOCK
+    register_lock(app);
+#endif
+
+    auto args = cvm::platform::utf8_args(argc, argv);
+    std::vector<std::string> rev(args.rbegin(), args.rend() - 1);
+    try {
+        try {
+            app.parse(std::move(rev));
+        } catch (const CLI::CallForHelp&) {
+            std::fputs(app.help().c_str(), stdout);
+            return 0;
+        } catch (const CLI::CallForAllHelp&) {
+            std::fputs(app.help("", CLI::AppFormatMode::All).c_str(), stdout);
+            return 0;
+        } catch (const CLI::CallForVersion&) {
+            std::printf("cvm %s\n", CVM_VERSION_STRING);
+            return 0;
+        } catch (const CLI::ParseError& e) {
+            std::string msg = e.what();
+            note(msg + "; see `cvm --help`");
+            return 2;
+        }
+    } catch (const ExitCode& e) {
+        return e.code;
+    } catch (const UsageError& e) {
+        note(e.what());
+        return 2;
+    } catch (const cvm::SpecError& e) {
+        note(e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        note(e.what());
+        return 1;
+    }
+    return 0;
+}

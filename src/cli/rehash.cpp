@@ -1,0 +1,23 @@
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "cli/context.h"
+#include "core/shims.h"
+
+namespace cvm::cli {
+
+void register_rehash(CLI::App& app) {
+    auto* cmd = app.add_subcommand("rehash", "Make a shim for every executable of every installed toolkit");
+    cmd->callback([] {
+        Store store = open_store();
+        fs::path shim = shim_binary();
+        std::error_code ec;
+        if (!fs::exists(shim, ec))
+            throw Failure("the shim launcher " + shim.u8string() + " is missing; reinstall cvm (scripts/setup.sh)");
+        RehashResult r = rehash(store, shim);
+        note(std::to_string(r.total) + " shims in " + store.shims_dir().u8string() + " (" +
+             std::to_string(r.created) + " new, " + std::to_string(r.removed) + " removed)");
+    });
+}
+
+} // namespace cvm::cli

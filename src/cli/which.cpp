@@ -1,0 +1,48 @@
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/context.h"
+#include "core/view.h"
+#include "platform/platform.h"
+
+namespace cvm::cli {
+
+void register_which(CLI::App& app) {
+    auto* cmd = app.add_subcommand("which", "Print the absolute path the shim for TOOL would run");
+    auto tool = std::make_shared<std::string>();
+    cmd->add_option("tool", *tool, "e.g. nvcc")->required();
+    cmd->callback([tool] {
+        Store store = open_store();
+        Selection sel = current_selection(store, std::nullopt);
+        std::string name = *tool;
+        if (platform::host_os() == platform::Os::Windows && fs::u8path(name).extension().empty()) name += ".exe";
+        if (sel.origin != Selection::Origin::None && sel.spec.system) {
+            // Everything on PATH except the shims.
+            std::string path;
+            for (const auto& d : split_path_list(platform::get_env("PATH").value_or(""), platform::host_os())) {
+                std::error_code ec;
+                if (d.empty() || fs::equivalent(fs::u8path(d), store.shims_dir(), ec)) continue;
+                if (!path.empty()) path.push_back(platform::path_list_separator());
+                path += d;
+            }
+            fs::path found = platform::find_executable(name, path);
+            if (found.empty()) throw Failure(*tool + " is not on PATH ('system' is selected by " + sel.origin_text() + ")");
+            std::printf("%s\n", found.u8string().c_str());
+            return;
+        }
+        Resolved r = resolve_selection(store, sel);
+        Layout layout = layout_of(r, view_path(store, r), platform::host_os());
+        for (const auto& dir : layout.bin_dirs) {
+            fs::path candidate = dir / fs::u8path(name);
+            if (platform::is_executable(candidate)) {
+                std::printf("%s\n", candidate.u8string().c_str());
+                return;
+            }
+        }
+        throw Failure(*tool + " is not part of CUDA " + r.toolkit.id + " (selected by " + sel.origin_text() +
+                      "); its tools are in " + (layout.bin_dirs.empty() ? r.toolkit.path : layout.bin_dirs.front()).u8string());
+    });
+}
+
+} // namespace cvm::cli

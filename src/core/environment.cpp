@@ -1,0 +1,195 @@
+#include "core/environment.h"
+
+#include <algorithm>
+#include <system_error>
+
+namespace cvm {
+
+static fs::path join_rel(const fs::path& base, const std::string& rel) {
+    return rel.empty() || rel == "." ? base : base / fs::u8path(rel);
+}
+
+Layout layout_of(const Resolved& r, const fs::path& view, platform::Os os) {
+    Layout l;
+    const Entry& tk = r.toolkit;
+    l.toolkit_version = tk.version;
+    l.active = r.active();
+    l.cuda_path = view.empty() ? tk.path : view;
+    auto add = [](std::vector<fs::path>& v, const fs::path& p) {
+        if (std::find(v.begin(), v.end(), p) == v.end()) v.push_back(p);
+    };
+    for (const auto& b : tk.bin_dirs) add(l.bin_dirs, join_rel(tk.path, b));
+    for (const auto& d : tk.lib_dirs) add(l.lib_dirs, join_rel(tk.path, d));
+    if (r.cudnn) {
+        l.cudnn_path = r.cudnn->path;
+        if (os == platform::Os::Windows)
+            for (const auto& b : r.cudnn->bin_dirs) add(l.bin_dirs, join_rel(r.cudnn->path, b));
+        for (const auto& d : r.cudnn->lib_dirs) add(l.lib_dirs, join_rel(r.cudnn->path, d));
+    }
+    return l;
+}
+
+std::vector<std::string> split_path_list(const std::string& list, platform::Os os) {
+    std::vector<std::string> out;
+    char sep = platform::path_list_separator(os);
+    size_t start = 0;
+    while (start <= list.size()) {
+        size_t end = list.find(sep, start);
+        if (end == std::string::npos) end = list.size();
+        out.push_back(list.substr(start, end - start));
+        start = end + 1;
+    }
+    return out;
+}
+
+std::string join_path_list(const std::vector<std::string>& items, platform::Os os) {
+    std::string out;
+    for (size_t i = 0; i < items.size(); ++i) {
+        if (i) out.push_back(platform::path_list_separator(os));
+        out += items[i];
+    }
+    return out;
+}
+
+static std::string normalized(std::string s, platform::Os os) {
+    if (os == platform::Os::Windows) {
+        for (auto& c : s) {
+            if (c == '/') c = '\\';
+            if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+        }
+        while (s.size() > 3 && s.back() == '\\') s.pop_back();
+    } else {
+        while (s.size() > 1 && s.back() == '/') s.pop_back();
+    }
+    return s;
+}
+
+static bool under(const std::string& dir, const std::string& root, platform::Os os) {
+    if (root.empty()) return false;
+    char sep = os == platform::Os::Windows ? '\\' : '/';
+    return dir == root || (dir.size() > root.size() && dir.compare(0, root.size(), root) == 0 &&
+                           dir[root.size()] == sep);
+}
+
+static bool is_system_dir(const std::string& d, platform::Os os) {
+    if (os == platform::Os::Windows) {
+        return d.find("\\windows") != std::string::npos && d.size() >= 3 && d[1] == ':' &&
+               d.compare(2, 8, "\\windows") == 0;
+    }
+    static const char* const system[] = {"/bin",      "/sbin",      "/usr/bin",   "/usr/sbin",
+                                         "/usr/local/bin", "/usr/local/sbin", "/lib", "/lib64",
+                                         "/usr/lib",  "/usr/lib64", "/usr/local/lib", "/usr/lib32",
+                                         "/lib32"};
+    for (const char* s : system)
+        if (d == s) return true;
+    // Multiarch folders such as /usr/lib/x86_64-linux-gnu hold the distribution's own copies.
+    return (d.rfind("/usr/lib/", 0) == 0 || d.rfind("/lib/", 0) == 0) &&
+           d.find("-linux-gnu") != std::string::npos &&
+           d.find('/', d.find("-linux-gnu")) == std::string::npos;
+}
+
+static bool path_exists(const fs::path& p) {
+    std::error_code ec;
+    return fs::exists(p, ec);
+}
+
+bool is_foreign_cuda_dir(const std::string& raw, const ForeignDirs& rules, platform::Os os,
+                         bool library_dir) {
+    if (raw.empty()) return false;
+    std::string d = normalized(raw, os);
+    if (!rules.shims_dir.empty() && d == normalized(rules.shims_dir.u8string(), os)) return false;
+    for (const auto& layer : rules.store_layers)
+        if (under(d, normalized(layer.u8string(), os), os)) return true;
+    if (is_system_dir(d, os)) return false;
+    if (os == platform::Os::Windows &&
+        d.find("\\nvidia gpu computing toolkit\\cuda\\") != std::string::npos)
+        return true;
+    if (!rules.probe_filesystem) return false;
+    fs::path p = fs::u8path(raw);
+    if (os == platform::Os::Windows) {
+        return path_exists(p / "nvcc.exe") || path_exists(p / "cudnn64_9.dll") ||
+               path_exists(p / "cudnn64_8.dll") || path_exists(p / "cudnn64_7.dll");
+    }
+    if (!library_dir) return path_exists(p / "nvcc");
+    static const char* const libs[] = {"libcudart.so",   "libcudnn.so",    "libcudnn.so.9",
+                                       "libcudnn.so.8",  "libcudnn.so.7",  "libcudart.so.13",
+                                       "libcudart.so.12", "libcudart.so.11.0", "libcudart.so.10.2"};
+    for (const char* lib : libs)
+        if (path_exists(p / lib)) return true;
+    return false;
+}
+
+static std::string prepend_filtered(const std::vector<fs::path>& first,
+                                    const std::optional<std::string>& current,
+                                    const ForeignDirs& rules, platform::Os os, bool library) {
+    std::vector<std::string> items;
+    std::vector<std::string> seen;
+    auto push = [&](const std::string& item) {
+        std::string n = normalized(item, os);
+        if (std::find(seen.begin(), seen.end(), n) != seen.end()) return;
+        seen.push_back(n);
+        items.push_back(item);
+    };
+    for (const auto& f : first) push(f.u8string());
+    if (current) {
+        for (const auto& item : split_path_list(*current, os)) {
+            if (item.empty()) continue;
+            if (is_foreign_cuda_dir(item, rules, os, library)) continue;
+            push(item);
+        }
+    }
+    return join_path_list(items, os);
+}
+
+std::vector<EnvChange> compute_environment(const Layout& layout,
+                                           const std::optional<std::string>& current_path,
+                                           const std::optional<std::string>& current_ld_path,
+                                           const ForeignDirs& rules, platform::Os os) {
+    std::vector<EnvChange> out;
+    std::string cuda_path = layout.cuda_path.u8string();
+    if (os == platform::Os::Windows)
+        for (auto& c : cuda_path)
+            if (c == '/') c = '\\';
+    out.push_back({"CUDA_PATH", cuda_path});
+    out.push_back({"CUDA_HOME", cuda_path});
+    out.push_back({"CUDA_PATH_V" + std::to_string(layout.toolkit_version.major()) + "_" +
+                       std::to_string(layout.toolkit_version.minor()),
+                   cuda_path});
+    if (layout.cudnn_path)
+        out.push_back({"CUDNN_PATH", layout.cudnn_path->u8string()});
+    else
+        out.push_back({"CUDNN_PATH", std::nullopt});
+    out.push_back({"PATH", prepend_filtered(layout.bin_dirs, current_path, rules, os, false)});
+    if (os == platform::Os::Linux)
+        out.push_back(
+            {"LD_LIBRARY_PATH", prepend_filtered(layout.lib_dirs, current_ld_path, rules, os, true)});
+    out.push_back({"CVM_ACTIVE", layout.active});
+    return out;
+}
+
+ForeignDirs foreign_dirs_of(const Store& store) {
+    ForeignDirs f;
+    f.store_layers = store.layers();
+    f.shims_dir = store.shims_dir();
+    return f;
+}
+
+void apply_changes(std::map<std::string, std::string>& env, const std::vector<EnvChange>& changes,
+                   platform::Os os) {
+    for (const auto& c : changes) {
+        auto it = env.begin();
+        for (; it != env.end(); ++it) {
+            bool same = os == platform::Os::Windows ? platform::env_name_equal(it->first, c.name)
+                                                    : it->first == c.name;
+            if (same) break;
+        }
+        if (c.value) {
+            if (it != env.end()) it->second = *c.value;
+            else env[c.name] = *c.value;
+        } else if (it != env.end()) {
+            env.erase(it);
+        }
+    }
+}
+
+} // namespace cvm

@@ -1,0 +1,132 @@
+#include "core/selection.h"
+
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "platform/platform.h"
+
+namespace cvm {
+
+std::string Selection::origin_text() const {
+    switch (origin) {
+    case Origin::Variable:
+        return "CVM_VERSION";
+    case Origin::ProjectFile:
+        return file.u8string() + ":" + std::to_string(line);
+    case Origin::Global:
+        return "global (" + file.u8string() + ")";
+    case Origin::None:
+        break;
+    }
+    return "none";
+}
+
+static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+std::optional<std::string> spec_text_of(std::string_view content, int* line) {
+    if (content.size() >= 3 && static_cast<unsigned char>(content[0]) == 0xEF &&
+        static_cast<unsigned char>(content[1]) == 0xBB &&
+        static_cast<unsigned char>(content[2]) == 0xBF)
+        content.remove_prefix(3);
+    int number = 0;
+    size_t pos = 0;
+    while (pos < content.size()) {
+        size_t end = content.find('\n', pos);
+        if (end == std::string_view::npos) end = content.size();
+        std::string_view text = content.substr(pos, end - pos);
+        pos = end + 1;
+        ++number;
+        // A comment starts at '#' at the line start or after a blank.
+        for (size_t i = 0; i < text.size(); ++i) {
+            if (text[i] == '#' && (i == 0 || is_blank(text[i - 1]))) {
+                text = text.substr(0, i);
+                break;
+            }
+        }
+        while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
+        while (!text.empty() && is_blank(text.back())) text.remove_suffix(1);
+        if (text.empty()) continue;
+        if (line) *line = number;
+        return std::string(text);
+    }
+    return std::nullopt;
+}
+
+std::optional<Selection> read_version_file(const fs::path& file, Selection::Origin origin) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::string content;
+    // A version file is one short line; refuse to slurp something huge by mistake.
+    content.resize(64 * 1024);
+    in.read(content.data(), static_cast<std::streamsize>(content.size()));
+    content.resize(static_cast<size_t>(in.gcount()));
+    Selection sel;
+    sel.origin = origin;
+    sel.file = file;
+    auto text = spec_text_of(content, &sel.line);
+    if (!text) return std::nullopt;
+    try {
+        sel.spec = parse_spec(*text);
+    } catch (const SpecError& e) {
+        throw SelectionError(file.u8string() + ":" + std::to_string(sel.line) + ": " + e.what() +
+                             "; fix or delete the file, or run `cvm use SPEC` there");
+    }
+    return sel;
+}
+
+std::optional<fs::path> find_project_file(const fs::path& start) {
+    fs::path dir = start;
+    std::error_code ec;
+    while (true) {
+        fs::path candidate = dir / ".cudaversion";
+        if (fs::is_regular_file(candidate, ec)) return candidate;
+        fs::path parent = dir.parent_path();
+        if (parent == dir || parent.empty()) return std::nullopt;
+        dir = parent;
+    }
+}
+
+Selection find_selection(const fs::path& cwd, const std::optional<std::string>& cvm_version,
+                         const fs::path& global_file) {
+    if (cvm_version && !cvm_version->empty()) {
+        Selection sel;
+        sel.origin = Selection::Origin::Variable;
+        try {
+            sel.spec = parse_spec(*cvm_version);
+        } catch (const SpecError& e) {
+            throw SelectionError(std::string("CVM_VERSION: ") + e.what() +
+                                 "; unset it or set it to a spec");
+        }
+        return sel;
+    }
+    // A .cudaversion that holds no spec is skipped, like an absent one.
+    fs::path dir = cwd;
+    while (auto file = find_project_file(dir)) {
+        if (auto sel = read_version_file(*file, Selection::Origin::ProjectFile)) return *sel;
+        fs::path parent = file->parent_path().parent_path();
+        if (parent == file->parent_path()) break;
+        dir = parent;
+    }
+    if (auto sel = read_version_file(global_file, Selection::Origin::Global)) return *sel;
+    return Selection{};
+}
+
+void write_version_file(const fs::path& file, const Spec& spec) {
+    fs::path tmp = file;
+    tmp += ".tmp" + std::to_string(platform::process_id());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw std::runtime_error("cannot write " + tmp.u8string());
+        out << spec.str() << "\n";
+        if (!out.flush()) throw std::runtime_error("cannot write " + tmp.u8string());
+    }
+    std::error_code ec;
+    fs::rename(tmp, file, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        throw std::runtime_error("cannot write " + file.u8string() + ": " + ec.message());
+    }
+}
+
+} // namespace cvm

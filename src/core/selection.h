@@ -1,0 +1,51 @@
+#pragma once
+// Where the selected spec comes from: CVM_VERSION, the nearest .cudaversion upward, the global
+// default in $CVM_ROOT/version. Reads files only; no TOML, no store access (the shim runs this).
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/spec.h"
+
+namespace cvm {
+
+namespace fs = std::filesystem;
+
+// A spec with the place it came from.
+struct Selection {
+    enum class Origin { Variable, ProjectFile, Global, None };
+    Origin origin = Origin::None;
+    fs::path file;   // for ProjectFile and Global
+    int line = 0;    // 1-based line of the spec in `file`
+    Spec spec;       // meaningless when origin == None
+    std::string origin_text() const; // "CVM_VERSION", "/p/.cudaversion:3", "global (...)"
+};
+
+// Thrown when a version file or CVM_VERSION holds something that is not a spec. The message
+// names the file and line (or the variable) and says what to do.
+class SelectionError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// The spec text of a version file's content: the first line that is neither empty nor a '#'
+// comment, with BOM, CR, surrounding blanks and a trailing comment removed. `line` gets its
+// 1-based number. nullopt when the file holds no spec.
+std::optional<std::string> spec_text_of(std::string_view content, int* line);
+
+// Reads and parses a version file. nullopt when it holds no spec; throws SelectionError.
+std::optional<Selection> read_version_file(const fs::path& file, Selection::Origin origin);
+
+// Walks up from `start` to the root looking for `.cudaversion`.
+std::optional<fs::path> find_project_file(const fs::path& start);
+
+// Precedence: cvm_version (the CVM_VERSION value, if set and non-empty), nearest .cudaversion
+// from `cwd` upward, `global_file`. Returns origin None when nothing is selected.
+Selection find_selection(const fs::path& cwd, const std::optional<std::string>& cvm_version,
+                         const fs::path& global_file);
+
+// Writes a version file atomically (temp file + rename).
+void write_version_file(const fs::path& file, const Spec& spec);
+
+} // namespace cvm

@@ -1,0 +1,29 @@
+#pragma once
+// The shims folder: one launcher per executable of every installed toolkit.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/store.h"
+
+namespace cvm {
+
+namespace fs = std::filesystem;
+
+// Where the shim launcher binary is: CVM_SHIM_BINARY, else beside the running cvm
+// (cvm-shim[.exe]), else <exe dir>/../libexec/cvm/cvm-shim.
+fs::path shim_binary();
+
+// Names of the tools every toolkit in the store provides (no duplicates, sorted). On Windows
+// names keep their .exe suffix.
+std::vector<std::string> toolkit_tools(const Store& store);
+
+struct RehashResult {
+    size_t created = 0, removed = 0, total = 0;
+};
+
+// Makes $CVM_ROOT/shims hold exactly one shim per tool. Links to the shim binary where the OS
+// allows, else hard links or copies of it.
+RehashResult rehash(const Store& store, const fs::path& shim);
+
+} // namespace cvm

@@ -1,0 +1,138 @@
+#include "core/spec.h"
+
+#include <cstdio>
+
+namespace cvm {
+
+std::string Version::str() const {
+    std::string out;
+    for (size_t i = 0; i < parts.size(); ++i) {
+        if (i) out.push_back('.');
+        out += std::to_string(parts[i]);
+    }
+    return out;
+}
+
+bool Version::has_prefix(const Version& prefix) const {
+    if (prefix.parts.size() > parts.size()) return false;
+    for (size_t i = 0; i < prefix.parts.size(); ++i)
+        if (parts[i] != prefix.parts[i]) return false;
+    return true;
+}
+
+std::optional<Version> parse_version(std::string_view text, size_t min_parts, size_t max_parts) {
+    Version v;
+    size_t i = 0;
+    while (true) {
+        size_t start = i;
+        unsigned long value = 0;
+        while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+            value = value * 10 + static_cast<unsigned>(text[i] - '0');
+            ++i;
+            if (i - start > 9) return std::nullopt;
+        }
+        if (i == start) return std::nullopt;
+        v.parts.push_back(static_cast<unsigned>(value));
+        if (v.parts.size() > max_parts) return std::nullopt;
+        if (i == text.size()) break;
+        if (text[i] != '.') return std::nullopt;
+        ++i;
+    }
+    if (v.parts.size() < min_parts) return std::nullopt;
+    return v;
+}
+
+std::string CudnnId::str() const { return version.str() + "-cuda" + cuda.str(); }
+
+bool CudnnId::serves(const Version& toolkit) const {
+    if (cuda.parts.empty()) return false;
+    if (toolkit.major() != cuda.major()) return false;
+    return cuda.parts.size() < 2 || toolkit.minor() == cuda.minor();
+}
+
+std::optional<CudnnId> parse_cudnn_id(std::string_view text) {
+    size_t dash = text.find("-cuda");
+    if (dash == std::string_view::npos) return std::nullopt;
+    auto version = parse_version(text.substr(0, dash), 1, 4);
+    auto cuda = parse_version(text.substr(dash + 5), 1, 2);
+    if (!version || !cuda) return std::nullopt;
+    return CudnnId{*version, *cuda};
+}
+
+std::optional<Version> parse_toolkit_id(std::string_view text) { return parse_version(text, 3, 3); }
+
+std::string Spec::str() const {
+    if (system) return "system";
+    std::string out = cuda.str();
+    if (cudnn) {
+        out += "+" + cudnn->str();
+        if (cudnn_cuda) out += "-cuda" + cudnn_cuda->str();
+    }
+    return out;
+}
+
+std::string printable(std::string_view text) {
+    std::string out;
+    for (size_t i = 0; i < text.size() && out.size() < 80; ++i) {
+        unsigned char c = static_cast<unsigned char>(text[i]);
+        if (c < 0x20 || c == 0x7f) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", c);
+            out += buf;
+        } else {
+            out.push_back(static_cast<char>(c));
+        }
+    }
+    if (out.size() >= 80) out += "...";
+    return out;
+}
+
+static std::string describe_bad_character(std::string_view text) {
+    for (char ch : text) {
+        unsigned char c = static_cast<unsigned char>(ch);
+        if (c < 0x20 || c == 0x7f) return "a control character";
+        if (c == '/' || c == '\\') return "a path separator";
+        if (c == ' ' || c == '\t') return "a space";
+        if (c == '"' || c == '\'' || c == '`') return "a quote";
+        if (std::string_view(";&|$<>()*?!{}[]%^~#=,").find(ch) != std::string_view::npos)
+            return std::string("the character '") + ch + "'";
+    }
+    if (text.find("..") != std::string_view::npos) return "'..'";
+    return "";
+}
+
+Spec parse_spec(std::string_view text) {
+    Spec spec;
+    if (text == "system") {
+        spec.system = true;
+        return spec;
+    }
+    auto fail = [&](const std::string& why) -> SpecError {
+        return SpecError("'" + printable(text) + "' is not a version spec (" + why +
+                         "); expected CUDA[+CUDNN] such as 11.2, 12.4.1+9 or 11.2+8.1.0.77, or "
+                         "'system'");
+    };
+    if (text.empty()) throw fail("it is empty");
+    if (std::string bad = describe_bad_character(text); !bad.empty())
+        throw fail("it contains " + bad);
+    size_t plus = text.find('+');
+    std::string_view cuda_part = text.substr(0, plus);
+    auto cuda = parse_version(cuda_part, 1, 3);
+    if (!cuda) throw fail("the CUDA part must be 1 to 3 numbers");
+    spec.cuda = *cuda;
+    if (plus != std::string_view::npos) {
+        std::string_view rest = text.substr(plus + 1);
+        size_t dash = rest.find("-cuda");
+        auto cudnn = parse_version(rest.substr(0, dash), 1, 4);
+        if (!cudnn) throw fail("the cuDNN part must be 1 to 4 numbers");
+        spec.cudnn = *cudnn;
+        if (dash != std::string_view::npos) {
+            auto variant = parse_version(rest.substr(dash + 5), 1, 2);
+            if (!variant) throw fail("the cuDNN build's CUDA must be 1 or 2 numbers");
+            spec.cudnn_cuda = *variant;
+        }
+    }
+    return spec;
+}
+
+} // namespace cvm

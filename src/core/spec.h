@@ -1,0 +1,71 @@
+#pragma once
+// Versions, toolchain identifiers and specs (CUDA[+CUDNN]) as the CLI contract defines them.
+// Pure: no I/O here, so everything is tested exhaustively in tests/unit/core/spec_test.cpp.
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cvm {
+
+// A dotted version of 1..N non-negative numbers ("11.2.2", "8.1.0.77").
+struct Version {
+    std::vector<unsigned> parts;
+
+    std::string str() const;
+    bool empty() const { return parts.empty(); }
+    unsigned major() const { return parts.empty() ? 0 : parts[0]; }
+    unsigned minor() const { return parts.size() < 2 ? 0 : parts[1]; }
+    // True when `prefix` equals the first prefix.parts.size() numbers of this version.
+    bool has_prefix(const Version& prefix) const;
+    friend bool operator==(const Version& a, const Version& b) { return a.parts == b.parts; }
+    friend bool operator!=(const Version& a, const Version& b) { return !(a == b); }
+    // Numeric order; a shorter version sorts before a longer one with the same prefix.
+    friend bool operator<(const Version& a, const Version& b) { return a.parts < b.parts; }
+};
+
+// Parses "1.2.3": only digits and dots, each number at most 9 digits, between min_parts and
+// max_parts numbers. nullopt on anything else.
+std::optional<Version> parse_version(std::string_view text, size_t min_parts = 1,
+                                     size_t max_parts = 4);
+
+// A cuDNN build: its version and the CUDA it was built for ("11.2" per minor, "12" per major).
+struct CudnnId {
+    Version version;
+    Version cuda; // 1 number (per-major build) or 2 numbers (per-minor build)
+
+    std::string str() const; // "8.1.0.77-cuda11.2"
+    // Whether a build for `cuda` serves a toolkit of version `toolkit`: same minor for
+    // per-minor builds, same major for per-major ones.
+    bool serves(const Version& toolkit) const;
+};
+
+std::optional<CudnnId> parse_cudnn_id(std::string_view text);
+// A toolkit id is exactly three numbers.
+std::optional<Version> parse_toolkit_id(std::string_view text);
+
+// A selection request. `system` means: no override.
+struct Spec {
+    bool system = false;
+    Version cuda;                      // 1..3 numbers
+    std::optional<Version> cudnn;      // 1..4 numbers
+    std::optional<Version> cudnn_cuda; // optional "-cudaX[.Y]" on the cuDNN part
+    std::string str() const;
+};
+
+// Thrown for text that is not a spec. what() says what is wrong with the value, without the
+// origin; callers add the file and line.
+class SpecError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Parses a spec: "12", "11.2", "11.2.2+8.1.0.77", "12.4+9", "system", and the full form
+// printed in CVM_ACTIVE ("11.2.2+8.1.0.77-cuda11.2"). Throws SpecError.
+Spec parse_spec(std::string_view text);
+
+// Printable form of a value for an error message: control characters escaped, length capped.
+std::string printable(std::string_view text);
+
+} // namespace cvm

@@ -1,0 +1,326 @@
+#include "core/store.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+
+#include "platform/platform.h"
+
+namespace cvm {
+
+const char* kind_dir(Kind k) { return k == Kind::Cuda ? "cuda" : "cudnn"; }
+
+std::optional<CudnnId> Entry::cudnn_id() const {
+    if (kind != Kind::Cudnn) return std::nullopt;
+    return CudnnId{version, cuda};
+}
+
+static std::string join(const std::vector<std::string>& v, char sep) {
+    std::string out;
+    for (size_t i = 0; i < v.size(); ++i) {
+        if (i) out.push_back(sep);
+        out += v[i];
+    }
+    return out;
+}
+
+static std::vector<std::string> split(const std::string& s, char sep) {
+    std::vector<std::string> out;
+    if (s.empty()) return out;
+    size_t start = 0;
+    while (true) {
+        size_t end = s.find(sep, start);
+        out.push_back(s.substr(start, end - start));
+        if (end == std::string::npos) break;
+        start = end + 1;
+    }
+    return out;
+}
+
+std::string serialize_entry(const Entry& e) {
+    std::ostringstream out;
+    out << "kind=" << kind_dir(e.kind) << "\n";
+    out << "id=" << e.id << "\n";
+    out << "version=" << e.version.str() << "\n";
+    if (e.kind == Kind::Cudnn) out << "cuda=" << e.cuda.str() << "\n";
+    out << "source=" << (e.imported ? "imported" : "installed") << "\n";
+    if (e.imported) out << "path=" << e.path.u8string() << "\n";
+    out << "include=" << join(e.include_dirs, ';') << "\n";
+    out << "lib=" << join(e.lib_dirs, ';') << "\n";
+    out << "bin=" << join(e.bin_dirs, ';') << "\n";
+    if (!e.platform.empty()) out << "platform=" << e.platform << "\n";
+    for (const auto& c : e.components) out << "component=" << c << "\n";
+    for (const auto& a : e.archives) out << "archive=" << a.sha256 << " " << a.name << " " << a.url << "\n";
+    if (!e.note.empty()) out << "note=" << e.note << "\n";
+    return out.str();
+}
+
+Entry parse_entry(const std::string& text, const fs::path& dir, const std::string& source) {
+    Entry e;
+    e.entry_dir = dir;
+    bool have_kind = false;
+    std::istringstream in(text);
+    std::string line;
+    int number = 0;
+    auto bad = [&](const std::string& why) {
+        return std::runtime_error(source + ":" + std::to_string(number) + ": " + why +
+                                  "; remove the folder " + dir.u8string() + " and import or install again");
+    };
+    while (std::getline(in, line)) {
+        ++number;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty() || line[0] == '#') continue;
+        size_t eq = line.find('=');
+        if (eq == std::string::npos) throw bad("expected key=value");
+        std::string key = line.substr(0, eq), value = line.substr(eq + 1);
+        if (key == "kind") {
+            if (value == "cuda") e.kind = Kind::Cuda;
+            else if (value == "cudnn") e.kind = Kind::Cudnn;
+            else throw bad("unknown kind '" + printable(value) + "'");
+            have_kind = true;
+        } else if (key == "id") {
+            e.id = value;
+        } else if (key == "version") {
+            auto v = parse_version(value, 1, 4);
+            if (!v) throw bad("bad version '" + printable(value) + "'");
+            e.version = *v;
+        } else if (key == "cuda") {
+            auto v = parse_version(value, 1, 2);
+            if (!v) throw bad("bad cuda '" + printable(value) + "'");
+            e.cuda = *v;
+        } else if (key == "source") {
+            e.imported = value == "imported";
+        } else if (key == "path") {
+            e.path = fs::u8path(value);
+        } else if (key == "include") {
+            e.include_dirs = split(value, ';');
+        } else if (key == "lib") {
+            e.lib_dirs = split(value, ';');
+        } else if (key == "bin") {
+            e.bin_dirs = split(value, ';');
+        } else if (key == "platform") {
+            e.platform = value;
+        } else if (key == "component") {
+            e.components.push_back(value);
+        } else if (key == "archive") {
+            ArchiveRecord a;
+            size_t s1 = value.find(' ');
+            size_t s2 = s1 == std::string::npos ? s1 : value.find(' ', s1 + 1);
+            a.sha256 = value.substr(0, s1);
+            if (s1 != std::string::npos) a.name = value.substr(s1 + 1, s2 == std::string::npos ? std::string::npos : s2 - s1 - 1);
+            if (s2 != std::string::npos) a.url = value.substr(s2 + 1);
+            e.archives.push_back(a);
+        } else if (key == "note") {
+            e.note = value;
+        }
+        // Unknown keys are ignored, so newer cvm versions can add some.
+    }
+    if (!have_kind || e.id.empty() || e.version.empty()) throw bad("kind, id or version missing");
+    if (!e.imported || e.path.empty()) e.path = dir / "root";
+    return e;
+}
+
+Store::Store(std::vector<fs::path> layers) : layers_(std::move(layers)) {
+    if (layers_.empty()) layers_.push_back(default_root());
+}
+
+fs::path Store::default_root() {
+    if (auto r = platform::get_env("CVM_ROOT"); r && !r->empty()) return fs::u8path(*r);
+    return platform::user_data_dir() / "cvm";
+}
+
+Store Store::from_environment() {
+    std::vector<fs::path> layers{default_root()};
+    auto add_list = [&](const std::string& list, char sep) {
+        for (const auto& item : split(list, sep)) {
+            if (item.empty()) continue;
+            fs::path p = fs::u8path(item);
+            if (std::find(layers.begin(), layers.end(), p) == layers.end()) layers.push_back(p);
+        }
+    };
+    if (auto sp = platform::get_env("CVM_STORE_PATH"))
+        add_list(*sp, platform::path_list_separator());
+    // <root>/store-path: one read-only store per line (the config file's store list).
+    std::ifstream in(layers.front() / "store-path");
+    std::string line;
+    while (in && std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty() || line[0] == '#') continue;
+        add_list(line, '\n');
+    }
+    return Store(std::move(layers));
+}
+
+std::vector<std::pair<std::string, size_t>> Store::ids(Kind kind) const {
+    std::vector<std::pair<std::string, size_t>> out;
+    for (size_t i = 0; i < layers_.size(); ++i) {
+        std::error_code ec;
+        for (fs::directory_iterator it(layers_[i] / kind_dir(kind), ec), end; !ec && it != end;
+             it.increment(ec)) {
+            std::string name = it->path().filename().u8string();
+            if (name.empty() || name[0] == '.') continue;
+            bool seen = std::any_of(out.begin(), out.end(),
+                                    [&](const auto& p) { return p.first == name; });
+            if (!seen) out.emplace_back(name, i);
+        }
+    }
+    return out;
+}
+
+static std::optional<std::string> read_small_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    if (!in) return std::nullopt;
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::optional<Entry> Store::find(Kind kind, const std::string& id) const {
+    for (size_t i = 0; i < layers_.size(); ++i) {
+        fs::path dir = layers_[i] / kind_dir(kind) / fs::u8path(id);
+        auto text = read_small_file(dir / "entry");
+        if (!text) continue;
+        Entry e = parse_entry(*text, dir, (dir / "entry").u8string());
+        e.layer = i;
+        return e;
+    }
+    return std::nullopt;
+}
+
+std::vector<Entry> Store::list(Kind kind) const {
+    std::vector<Entry> out;
+    for (const auto& [id, layer] : ids(kind)) {
+        try {
+            if (auto e = find(kind, id)) out.push_back(std::move(*e));
+        } catch (const std::exception&) {
+            // A damaged entry must not hide the others; `cvm doctor` reports it.
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) {
+        if (a.version != b.version) return b.version < a.version;
+        return b.cuda < a.cuda;
+    });
+    return out;
+}
+
+void Store::add_imported(const Entry& e, bool replace) const {
+    fs::path dir = root() / kind_dir(e.kind) / fs::u8path(e.id);
+    std::error_code ec;
+    if (fs::exists(dir / "entry", ec) && !replace)
+        throw std::runtime_error(std::string(kind_dir(e.kind)) + " " + e.id +
+                                 " is already in the store; run `cvm uninstall " + e.id +
+                                 "` first");
+    fs::create_directories(staging_dir(), ec);
+    fs::path stage = staging_dir() / ("import-" + std::to_string(platform::process_id()) + "-" + e.id);
+    fs::remove_all(stage, ec);
+    fs::create_directories(stage);
+    {
+        std::ofstream out(stage / "entry", std::ios::binary);
+        out << serialize_entry(e);
+        if (!out.flush()) throw std::runtime_error("cannot write " + (stage / "entry").u8string());
+    }
+    fs::create_directories(dir.parent_path());
+    if (replace) fs::remove_all(dir, ec);
+    fs::rename(stage, dir, ec);
+    if (ec) {
+        fs::remove_all(stage);
+        throw std::runtime_error("cannot register " + e.id + " in " + dir.u8string() + ": " +
+                                 ec.message());
+    }
+}
+
+void Store::remove(Kind kind, const std::string& id) const {
+    auto e = find(kind, id);
+    if (!e) throw std::runtime_error(std::string(kind_dir(kind)) + " " + id + " is not installed");
+    if (e->layer != 0)
+        throw std::runtime_error(id + " lives in the read-only store " +
+                                 layers_[e->layer].u8string() + "; it cannot be removed from here");
+    // Move aside first, so a crash never leaves a half-deleted entry that still lists.
+    std::error_code ec;
+    fs::create_directories(staging_dir(), ec);
+    fs::path trash = staging_dir() / ("remove-" + std::to_string(platform::process_id()) + "-" + id);
+    fs::remove_all(trash, ec);
+    fs::rename(e->entry_dir, trash, ec);
+    if (ec)
+        throw std::runtime_error("cannot remove " + e->entry_dir.u8string() + ": " + ec.message());
+    // An imported entry's files are not ours: the folder only holds the entry file. Removing
+    // `trash` never follows links out of it (remove_all does not follow symlinks).
+    fs::remove_all(trash, ec);
+    for (fs::directory_iterator it(views_dir(), ec), end; !ec && it != end; it.increment(ec)) {
+        std::string name = it->path().filename().u8string();
+        size_t plus = name.find('+');
+        if (plus == std::string::npos) continue;
+        std::string part = kind == Kind::Cuda ? name.substr(0, plus) : name.substr(plus + 1);
+        if (part == id) {
+            std::error_code ec2;
+            fs::remove_all(it->path(), ec2);
+        }
+    }
+}
+
+std::string Resolved::active() const {
+    return cudnn ? toolkit.id + "+" + cudnn->id : toolkit.id;
+}
+
+Resolved resolve(const Store& store, const Spec& spec) {
+    if (spec.system) throw ResolveError("'system' selects no toolkit");
+    struct Cand {
+        std::string id;
+        Version v;
+        std::optional<CudnnId> cudnn;
+    };
+    std::vector<Cand> toolkits;
+    for (const auto& [id, layer] : store.ids(Kind::Cuda)) {
+        auto v = parse_toolkit_id(id);
+        if (v && v->has_prefix(spec.cuda)) toolkits.push_back({id, *v, std::nullopt});
+    }
+    std::sort(toolkits.begin(), toolkits.end(), [](const Cand& a, const Cand& b) { return b.v < a.v; });
+    if (toolkits.empty()) {
+        throw ResolveError("CUDA " + spec.cuda.str() +
+                           " is not installed; run `cvm install " + spec.str() +
+                           "` or `cvm import DIR`, or see `cvm list`");
+    }
+    std::vector<Cand> builds;
+    if (spec.cudnn) {
+        for (const auto& [id, layer] : store.ids(Kind::Cudnn)) {
+            auto c = parse_cudnn_id(id);
+            if (!c || !c->version.has_prefix(*spec.cudnn)) continue;
+            if (spec.cudnn_cuda && c->cuda != *spec.cudnn_cuda) continue;
+            builds.push_back({id, c->version, c});
+        }
+        std::sort(builds.begin(), builds.end(), [](const Cand& a, const Cand& b) {
+            if (a.v != b.v) return b.v < a.v;
+            return b.cudnn->cuda < a.cudnn->cuda;
+        });
+    }
+    for (const auto& tk : toolkits) {
+        const Cand* pick = nullptr;
+        if (spec.cudnn) {
+            for (const auto& b : builds)
+                if (b.cudnn->serves(tk.v)) {
+                    pick = &b;
+                    break;
+                }
+            if (!pick) continue;
+        }
+        Resolved r;
+        auto t = store.find(Kind::Cuda, tk.id);
+        if (!t) continue;
+        r.toolkit = std::move(*t);
+        if (pick) {
+            auto c = store.find(Kind::Cudnn, pick->id);
+            if (!c) continue;
+            r.cudnn = std::move(*c);
+        }
+        return r;
+    }
+    std::string what = builds.empty() ? "no cuDNN " + spec.cudnn->str() + " is installed"
+                                      : "no installed cuDNN " + spec.cudnn->str() +
+                                            " is built for CUDA " + spec.cuda.str() +
+                                            " (have " + builds.front().id + ")";
+    throw ResolveError(what + "; run `cvm install " + spec.str() + "`");
+}
+
+} // namespace cvm

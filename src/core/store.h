@@ -1,0 +1,113 @@
+#pragma once
+// The store: toolkits and cuDNN builds side by side, in one writable layer ($CVM_ROOT) and any
+// number of read-only layers (CVM_STORE_PATH).
+//
+//   <layer>/cuda/<toolkit id>/entry     key=value description (see Entry)
+//   <layer>/cuda/<toolkit id>/root/     the files, for an installed toolkit
+//   <layer>/cudnn/<cudnn id>/entry, root/
+//   $CVM_ROOT/version                   the global default spec
+//   $CVM_ROOT/shims/  views/  .staging/  locks/  cache/   (only ever in the writable layer)
+//
+// The entry format is plain text so the shim can read it without a parser library.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/spec.h"
+
+namespace cvm {
+
+namespace fs = std::filesystem;
+
+enum class Kind { Cuda, Cudnn };
+const char* kind_dir(Kind k); // "cuda" / "cudnn"
+
+struct ArchiveRecord {
+    std::string name;   // component or file name
+    std::string url;    // where it came from ("" when unknown)
+    std::string sha256; // of the archive
+};
+
+struct Entry {
+    Kind kind = Kind::Cuda;
+    std::string id;     // "11.2.2" or "8.1.0.77-cuda11.2"
+    Version version;    // toolkit version, or cuDNN version
+    Version cuda;       // cuDNN only: the CUDA it was built for
+    fs::path path;      // where the files are (absolute)
+    bool imported = false;
+    std::vector<std::string> include_dirs; // relative to path, '/' separated
+    std::vector<std::string> lib_dirs;
+    std::vector<std::string> bin_dirs;
+    std::vector<std::string> components;
+    std::vector<ArchiveRecord> archives;
+    std::string platform; // "linux-x86_64", "windows-x86_64", ...
+    std::string note;     // free text (e.g. how the version was found)
+
+    // Set when read from a store:
+    size_t layer = 0;     // 0 = the writable layer
+    fs::path entry_dir;   // <layer>/<kind>/<id>
+
+    std::optional<CudnnId> cudnn_id() const;
+};
+
+std::string serialize_entry(const Entry& e);
+// Parses an entry file's text; `dir` is the entry folder (for a relative or absent path=).
+// Throws std::runtime_error naming `source` on malformed content.
+Entry parse_entry(const std::string& text, const fs::path& dir, const std::string& source);
+
+class Store {
+public:
+    // layers[0] is the writable root.
+    explicit Store(std::vector<fs::path> layers);
+    // CVM_ROOT (default: user data dir / cvm) and CVM_STORE_PATH / <root>/store-path.
+    static Store from_environment();
+    static fs::path default_root();
+
+    const fs::path& root() const { return layers_.front(); }
+    const std::vector<fs::path>& layers() const { return layers_; }
+    fs::path shims_dir() const { return root() / "shims"; }
+    fs::path views_dir() const { return root() / "views"; }
+    fs::path staging_dir() const { return root() / ".staging"; }
+    fs::path locks_dir() const { return root() / "locks"; }
+    fs::path cache_dir() const { return root() / "cache"; }
+    fs::path global_version_file() const { return root() / "version"; }
+
+    // Ids of one kind across all layers (an id in an earlier layer hides the same id later).
+    // Only folder names are read: no entry files.
+    std::vector<std::pair<std::string, size_t>> ids(Kind kind) const;
+    // Reads one entry; nullopt when not present in any layer.
+    std::optional<Entry> find(Kind kind, const std::string& id) const;
+    // All entries of a kind, newest version first. Unreadable entries are skipped.
+    std::vector<Entry> list(Kind kind) const;
+
+    // Writes `e` into the writable layer as <root>/<kind>/<id>/entry (atomically, for imports).
+    // Throws if it exists unless `replace`.
+    void add_imported(const Entry& e, bool replace = false) const;
+    // Removes an entry (and the files of an installed one) from the writable layer, plus the
+    // merged views that use it. Throws if it lives in a read-only layer.
+    void remove(Kind kind, const std::string& id) const;
+
+private:
+    std::vector<fs::path> layers_;
+};
+
+// The combination a spec resolves to in a store.
+struct Resolved {
+    Entry toolkit;
+    std::optional<Entry> cudnn;
+    std::string active() const; // "11.2.2+8.1.0.77-cuda11.2"
+};
+
+// Thrown when a spec names nothing installed; the message says what to run.
+class ResolveError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Newest toolkit matching spec.cuda (for which, when the spec asks for cuDNN, a matching build
+// exists), and the newest matching cuDNN build for it. Reads only the entries it picks.
+Resolved resolve(const Store& store, const Spec& spec);
+
+} // namespace cvm

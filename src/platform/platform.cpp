@@ -1,0 +1,592 @@
+#include "platform/platform.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cwchar>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <system_error>
+
+#ifdef _WIN32
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>
+#include <io.h>
+#include <shellapi.h>
+#else
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+extern char** environ;
+#endif
+
+namespace cvm::platform {
+
+#ifdef _WIN32
+
+static std::wstring widen(const std::string& s) {
+    if (s.empty()) return {};
+    int n = MultiByteToWideChar(CP_UTF8, 0, s.data(), static_cast<int>(s.size()), nullptr, 0);
+    std::wstring w(static_cast<size_t>(n), L'\0');
+    MultiByteToWideChar(CP_UTF8, 0, s.data(), static_cast<int>(s.size()), w.data(), n);
+    return w;
+}
+
+static std::string narrow(const std::wstring& w) {
+    if (w.empty()) return {};
+    int n = WideCharToMultiByte(CP_UTF8, 0, w.data(), static_cast<int>(w.size()), nullptr, 0,
+                                nullptr, nullptr);
+    std::string s(static_cast<size_t>(n), '\0');
+    WideCharToMultiByte(CP_UTF8, 0, w.data(), static_cast<int>(w.size()), s.data(), n, nullptr,
+                        nullptr);
+    return s;
+}
+
+const char* exe_suffix() { return ".exe"; }
+
+std::optional<std::string> get_env(const std::string& name) {
+    std::wstring wname = widen(name);
+    DWORD n = GetEnvironmentVariableW(wname.c_str(), nullptr, 0);
+    if (n == 0) {
+        if (GetLastError() == ERROR_ENVVAR_NOT_FOUND) return std::nullopt;
+        return std::string();
+    }
+    std::wstring buf(n, L'\0');
+    DWORD got = GetEnvironmentVariableW(wname.c_str(), buf.data(), n);
+    buf.resize(got);
+    return narrow(buf);
+}
+
+std::map<std::string, std::string> environment() {
+    std::map<std::string, std::string> out;
+    wchar_t* block = GetEnvironmentStringsW();
+    if (!block) return out;
+    for (wchar_t* p = block; *p; p += wcslen(p) + 1) {
+        std::string entry = narrow(p);
+        // Entries like "=C:=C:\\" describe drive folders; keep them as they are.
+        size_t eq = entry.find('=', 1);
+        if (eq == std::string::npos) continue;
+        out[entry.substr(0, eq)] = entry.substr(eq + 1);
+    }
+    FreeEnvironmentStringsW(block);
+    return out;
+}
+
+bool env_name_equal(const std::string& a, const std::string& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        char x = a[i], y = b[i];
+        if (x >= 'a' && x <= 'z') x = static_cast<char>(x - 32);
+        if (y >= 'a' && y <= 'z') y = static_cast<char>(y - 32);
+        if (x != y) return false;
+    }
+    return true;
+}
+
+fs::path home_dir() {
+    if (auto h = get_env("USERPROFILE")) return fs::u8path(*h);
+    return fs::u8path(get_env("HOMEDRIVE").value_or("C:") + get_env("HOMEPATH").value_or("\\"));
+}
+
+fs::path user_data_dir() {
+    if (auto v = get_env("LOCALAPPDATA"); v && !v->empty()) return fs::u8path(*v);
+    return home_dir() / "AppData" / "Local";
+}
+
+fs::path current_exe() {
+    std::wstring buf(32768, L'\0');
+    DWORD n = GetModuleFileNameW(nullptr, buf.data(), static_cast<DWORD>(buf.size()));
+    buf.resize(n);
+    return fs::path(buf);
+}
+
+// Quote one argument so that CommandLineToArgvW gives it back unchanged.
+static std::wstring quote_arg(const std::wstring& arg) {
+    if (!arg.empty() && arg.find_first_of(L" \t\n\v\"") == std::wstring::npos) return arg;
+    std::wstring out = L"\"";
+    for (size_t i = 0;; ++i) {
+        size_t backslashes = 0;
+        while (i < arg.size() && arg[i] == L'\\') {
+            ++i;
+            ++backslashes;
+        }
+        if (i == arg.size()) {
+            out.append(backslashes * 2, L'\\');
+            break;
+        }
+        if (arg[i] == L'"') {
+            out.append(backslashes * 2 + 1, L'\\');
+            out.push_back(L'"');
+        } else {
+            out.append(backslashes, L'\\');
+            out.push_back(arg[i]);
+        }
+    }
+    out.push_back(L'"');
+    return out;
+}
+
+static std::wstring env_block(const std::map<std::string, std::string>& env) {
+    // CreateProcess wants the block sorted case-insensitively.
+    std::vector<std::wstring> entries;
+    for (const auto& [k, v] : env) entries.push_back(widen(k) + L"=" + widen(v));
+    std::sort(entries.begin(), entries.end(), [](const std::wstring& a, const std::wstring& b) {
+        return _wcsicmp(a.c_str(), b.c_str()) < 0;
+    });
+    std::wstring block;
+    for (const auto& e : entries) {
+        block += e;
+        block.push_back(L'\0');
+    }
+    block.push_back(L'\0');
+    return block;
+}
+
+static BOOL WINAPI ignore_ctrl(DWORD) {
+    // The child gets the same Ctrl-C and decides; the launcher waits for it.
+    return TRUE;
+}
+
+int run_process(const fs::path& program, const std::vector<std::string>& args,
+                const std::map<std::string, std::string>* env, std::string* error) {
+    std::wstring cmd = quote_arg(program.wstring());
+    for (size_t i = 1; i < args.size(); ++i) cmd += L" " + quote_arg(widen(args[i]));
+    STARTUPINFOW si{};
+    si.cb = sizeof(si);
+    PROCESS_INFORMATION pi{};
+    std::wstring block;
+    if (env) block = env_block(*env);
+    if (!CreateProcessW(program.wstring().c_str(), cmd.data(), nullptr, nullptr, TRUE,
+                        CREATE_UNICODE_ENVIRONMENT, env ? block.data() : nullptr, nullptr, &si,
+                        &pi)) {
+        if (error) *error = "cannot start " + program.u8string() + " (Windows error " +
+                            std::to_string(GetLastError()) + ")";
+        return -1;
+    }
+    SetConsoleCtrlHandler(ignore_ctrl, TRUE);
+    WaitForSingleObject(pi.hProcess, INFINITE);
+    DWORD code = 1;
+    GetExitCodeProcess(pi.hProcess, &code);
+    CloseHandle(pi.hThread);
+    CloseHandle(pi.hProcess);
+    return static_cast<int>(code);
+}
+
+void exec_replace(const fs::path& program, const std::vector<std::string>& args,
+                  const std::map<std::string, std::string>& env) {
+    std::string error;
+    int code = run_process(program, args, &env, &error);
+    if (code < 0) {
+        std::fprintf(stderr, "cvm: %s\n", error.c_str());
+        std::exit(126);
+    }
+    std::exit(code);
+}
+
+std::optional<std::string> capture_output(const fs::path& program,
+                                          const std::vector<std::string>& args) {
+    SECURITY_ATTRIBUTES sa{sizeof(sa), nullptr, TRUE};
+    HANDLE rd = nullptr, wr = nullptr;
+    if (!CreatePipe(&rd, &wr, &sa, 0)) return std::nullopt;
+    SetHandleInformation(rd, HANDLE_FLAG_INHERIT, 0);
+    std::wstring cmd = quote_arg(program.wstring());
+    for (size_t i = 1; i < args.size(); ++i) cmd += L" " + quote_arg(widen(args[i]));
+    STARTUPINFOW si{};
+    si.cb = sizeof(si);
+    si.dwFlags = STARTF_USESTDHANDLES;
+    si.hStdOutput = wr;
+    si.hStdError = GetStdHandle(STD_ERROR_HANDLE);
+    si.hStdInput = GetStdHandle(STD_INPUT_HANDLE);
+    PROCESS_INFORMATION pi{};
+    BOOL ok = CreateProcessW(program.wstring().c_str(), cmd.data(), nullptr, nullptr, TRUE, 0,
+                             nullptr, nullptr, &si, &pi);
+    CloseHandle(wr);
+    if (!ok) {
+        CloseHandle(rd);
+        return std::nullopt;
+    }
+    std::string out;
+    char buf[4096];
+    DWORD got = 0;
+    while (ReadFile(rd, buf, sizeof(buf), &got, nullptr) && got > 0) out.append(buf, got);
+    CloseHandle(rd);
+    WaitForSingleObject(pi.hProcess, INFINITE);
+    CloseHandle(pi.hThread);
+    CloseHandle(pi.hProcess);
+    return out;
+}
+
+bool is_executable(const fs::path& p) {
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec)) return false;
+    std::string ext = p.extension().u8string();
+    for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string pathext = get_env("PATHEXT").value_or(".COM;.EXE;.BAT;.CMD");
+    for (auto& c : pathext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    size_t start = 0;
+    while (start <= pathext.size()) {
+        size_t end = pathext.find(';', start);
+        if (end == std::string::npos) end = pathext.size();
+        if (!ext.empty() && pathext.compare(start, end - start, ext) == 0) return true;
+        start = end + 1;
+    }
+    return false;
+}
+
+// A directory junction needs no administrator rights, unlike a directory symlink.
+static bool make_junction(const fs::path& target, const fs::path& link) {
+    if (!CreateDirectoryW(link.wstring().c_str(), nullptr)) return false;
+    HANDLE h = CreateFileW(link.wstring().c_str(), GENERIC_WRITE, 0, nullptr, OPEN_EXISTING,
+                           FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+    if (h == INVALID_HANDLE_VALUE) {
+        RemoveDirectoryW(link.wstring().c_str());
+        return false;
+    }
+    std::wstring substitute = L"\\??\\" + fs::absolute(target).wstring();
+    std::wstring print = fs::absolute(target).wstring();
+    size_t sub_bytes = substitute.size() * sizeof(wchar_t);
+    size_t print_bytes = print.size() * sizeof(wchar_t);
+    std::vector<char> buf(8 + 8 + sub_bytes + 2 + print_bytes + 2, 0);
+    auto put16 = [&](size_t off, size_t v) {
+        buf[off] = static_cast<char>(v & 0xff);
+        buf[off + 1] = static_cast<char>((v >> 8) & 0xff);
+    };
+    DWORD tag = IO_REPARSE_TAG_MOUNT_POINT;
+    std::memcpy(buf.data(), &tag, 4);
+    put16(4, buf.size() - 8);
+    put16(8, 0);
+    put16(10, sub_bytes);
+    put16(12, sub_bytes + 2);
+    put16(14, print_bytes);
+    std::memcpy(buf.data() + 16, substitute.data(), sub_bytes);
+    std::memcpy(buf.data() + 16 + sub_bytes + 2, print.data(), print_bytes);
+    DWORD returned = 0;
+    BOOL ok = DeviceIoControl(h, FSCTL_SET_REPARSE_POINT, buf.data(), static_cast<DWORD>(buf.size()),
+                              nullptr, 0, &returned, nullptr);
+    CloseHandle(h);
+    if (!ok) RemoveDirectoryW(link.wstring().c_str());
+    return ok;
+}
+
+void make_link(const fs::path& target, const fs::path& link, bool is_directory) {
+    std::error_code ec;
+    if (is_directory) {
+        fs::create_directory_symlink(target, link, ec);
+        if (!ec) return;
+        if (make_junction(target, link)) return;
+    } else {
+        fs::create_symlink(target, link, ec);
+        if (!ec) return;
+        fs::create_hard_link(target, link, ec);
+        if (!ec) return;
+    }
+    throw std::runtime_error("cannot link " + link.u8string() + " to " + target.u8string() + ": " +
+                             ec.message());
+}
+
+bool is_terminal(int fd) { return _isatty(fd) != 0; }
+
+FileLock::FileLock(FileLock&& other) noexcept : handle_(other.handle_) { other.handle_ = -1; }
+FileLock& FileLock::operator=(FileLock&& other) noexcept {
+    if (this != &other) {
+        release();
+        handle_ = other.handle_;
+        other.handle_ = -1;
+    }
+    return *this;
+}
+FileLock::~FileLock() { release(); }
+
+bool FileLock::acquire(const fs::path& path, bool try_only) {
+    HANDLE h = CreateFileW(path.wstring().c_str(), GENERIC_READ | GENERIC_WRITE,
+                           FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, nullptr,
+                           OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (h == INVALID_HANDLE_VALUE)
+        throw std::runtime_error("cannot open lock file " + path.u8string());
+    OVERLAPPED ov{};
+    DWORD flags = LOCKFILE_EXCLUSIVE_LOCK | (try_only ? LOCKFILE_FAIL_IMMEDIATELY : 0);
+    if (!LockFileEx(h, flags, 0, 1, 0, &ov)) {
+        CloseHandle(h);
+        if (try_only) return false;
+        throw std::runtime_error("cannot lock " + path.u8string());
+    }
+    release();
+    handle_ = reinterpret_cast<std::intptr_t>(h);
+    return true;
+}
+
+void FileLock::release() {
+    if (handle_ == -1) return;
+    HANDLE h = reinterpret_cast<HANDLE>(handle_);
+    OVERLAPPED ov{};
+    UnlockFileEx(h, 0, 1, 0, &ov);
+    CloseHandle(h);
+    handle_ = -1;
+}
+
+std::uint64_t process_id() { return GetCurrentProcessId(); }
+
+std::vector<std::string> utf8_args(int argc, char** argv) {
+    int n = 0;
+    LPWSTR* wargv = CommandLineToArgvW(GetCommandLineW(), &n);
+    std::vector<std::string> out;
+    if (!wargv) {
+        for (int i = 0; i < argc; ++i) out.emplace_back(argv[i]);
+        return out;
+    }
+    for (int i = 0; i < n; ++i) out.push_back(narrow(wargv[i]));
+    LocalFree(wargv);
+    return out;
+}
+
+#else // POSIX
+
+const char* exe_suffix() { return ""; }
+
+std::optional<std::string> get_env(const std::string& name) {
+    const char* v = std::getenv(name.c_str());
+    if (!v) return std::nullopt;
+    return std::string(v);
+}
+
+std::map<std::string, std::string> environment() {
+    std::map<std::string, std::string> out;
+    for (char** e = environ; e && *e; ++e) {
+        const char* eq = std::strchr(*e, '=');
+        if (!eq) continue;
+        out.emplace(std::string(*e, static_cast<size_t>(eq - *e)), std::string(eq + 1));
+    }
+    return out;
+}
+
+bool env_name_equal(const std::string& a, const std::string& b) { return a == b; }
+
+fs::path home_dir() {
+    if (auto h = get_env("HOME"); h && !h->empty()) return fs::path(*h);
+    return fs::path("/");
+}
+
+fs::path user_data_dir() {
+    if (auto x = get_env("XDG_DATA_HOME"); x && !x->empty() && x->front() == '/')
+        return fs::path(*x);
+    return home_dir() / ".local" / "share";
+}
+
+fs::path current_exe() {
+    std::error_code ec;
+    fs::path p = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::path() : p;
+}
+
+static std::vector<char*> c_strings(std::vector<std::string>& storage) {
+    std::vector<char*> out;
+    out.reserve(storage.size() + 1);
+    for (auto& s : storage) out.push_back(s.data());
+    out.push_back(nullptr);
+    return out;
+}
+
+void exec_replace(const fs::path& program, const std::vector<std::string>& args,
+                  const std::map<std::string, std::string>& env) {
+    std::vector<std::string> argv_storage = args;
+    std::vector<std::string> env_storage;
+    env_storage.reserve(env.size());
+    for (const auto& [k, v] : env) env_storage.push_back(k + "=" + v);
+    auto argv = c_strings(argv_storage);
+    auto envp = c_strings(env_storage);
+    execve(program.c_str(), argv.data(), envp.data());
+    int err = errno;
+    std::fprintf(stderr, "cvm: cannot run %s: %s\n", program.c_str(), std::strerror(err));
+    std::_Exit(err == ENOENT ? 127 : 126);
+}
+
+int run_process(const fs::path& program, const std::vector<std::string>& args,
+                const std::map<std::string, std::string>* env, std::string* error) {
+    std::vector<std::string> argv_storage = args;
+    std::vector<std::string> env_storage;
+    if (env)
+        for (const auto& [k, v] : *env) env_storage.push_back(k + "=" + v);
+    auto argv = c_strings(argv_storage);
+    auto envp = c_strings(env_storage);
+    int fds[2];
+    if (pipe(fds) != 0) {
+        if (error) *error = std::strerror(errno);
+        return -1;
+    }
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    pid_t pid = fork();
+    if (pid < 0) {
+        if (error) *error = std::strerror(errno);
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        if (env)
+            execve(program.c_str(), argv.data(), envp.data());
+        else
+            execv(program.c_str(), argv.data());
+        int err = errno;
+        ssize_t ignored = write(fds[1], &err, sizeof(err));
+        (void)ignored;
+        _exit(127);
+    }
+    close(fds[1]);
+    int child_err = 0;
+    ssize_t got = read(fds[0], &child_err, sizeof(child_err));
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (got == static_cast<ssize_t>(sizeof(child_err))) {
+        if (error) *error = "cannot run " + program.string() + ": " + std::strerror(child_err);
+        return -1;
+    }
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return 1;
+}
+
+std::optional<std::string> capture_output(const fs::path& program,
+                                          const std::vector<std::string>& args) {
+    int fds[2];
+    if (pipe(fds) != 0) return std::nullopt;
+    std::vector<std::string> argv_storage = args;
+    auto argv = c_strings(argv_storage);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return std::nullopt;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], 1);
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) dup2(devnull, 2);
+        execv(program.c_str(), argv.data());
+        _exit(127);
+    }
+    close(fds[1]);
+    std::string out;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+        if (n > 0) out.append(buf, static_cast<size_t>(n));
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) == 127) return std::nullopt;
+    return out;
+}
+
+bool is_executable(const fs::path& p) {
+    struct stat st;
+    if (stat(p.c_str(), &st) != 0) return false;
+    return S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;
+}
+
+void make_link(const fs::path& target, const fs::path& link, bool is_directory) {
+    std::error_code ec;
+    if (is_directory)
+        fs::create_directory_symlink(target, link, ec);
+    else
+        fs::create_symlink(target, link, ec);
+    if (ec)
+        throw std::runtime_error("cannot link " + link.string() + " to " + target.string() +
+                                 ": " + ec.message());
+}
+
+bool is_terminal(int fd) { return isatty(fd) != 0; }
+
+FileLock::FileLock(FileLock&& other) noexcept : handle_(other.handle_) { other.handle_ = -1; }
+FileLock& FileLock::operator=(FileLock&& other) noexcept {
+    if (this != &other) {
+        release();
+        handle_ = other.handle_;
+        other.handle_ = -1;
+    }
+    return *this;
+}
+FileLock::~FileLock() { release(); }
+
+bool FileLock::acquire(const fs::path& path, bool try_only) {
+    int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        throw std::runtime_error("cannot open lock file " + path.string() + ": " +
+                                 std::strerror(errno));
+    int rc;
+    while ((rc = flock(fd, LOCK_EX | (try_only ? LOCK_NB : 0))) != 0 && errno == EINTR) {
+    }
+    if (rc != 0) {
+        int err = errno;
+        close(fd);
+        if (try_only && err == EWOULDBLOCK) return false;
+        throw std::runtime_error("cannot lock " + path.string() + ": " + std::strerror(err));
+    }
+    release();
+    handle_ = fd;
+    return true;
+}
+
+void FileLock::release() {
+    if (handle_ == -1) return;
+    close(static_cast<int>(handle_));
+    handle_ = -1;
+}
+
+std::uint64_t process_id() { return static_cast<std::uint64_t>(getpid()); }
+
+std::vector<std::string> utf8_args(int argc, char** argv) {
+    return std::vector<std::string>(argv, argv + argc);
+}
+
+#endif
+
+} // namespace cvm::platform
+
+namespace cvm::platform {
+
+fs::path find_executable(const std::string& name, const std::string& path_list) {
+    fs::path given = fs::u8path(name);
+    std::vector<std::string> suffixes{""};
+    if (host_os() == Os::Windows) {
+        std::string pathext = get_env("PATHEXT").value_or(".COM;.EXE;.BAT;.CMD");
+        size_t start = 0;
+        while (start < pathext.size()) {
+            size_t end = pathext.find(';', start);
+            if (end == std::string::npos) end = pathext.size();
+            if (end > start) suffixes.push_back(pathext.substr(start, end - start));
+            start = end + 1;
+        }
+    }
+    auto try_path = [&](const fs::path& base) -> fs::path {
+        for (const auto& suffix : suffixes) {
+            fs::path candidate = base;
+            candidate += fs::u8path(suffix);
+            if (is_executable(candidate)) return candidate;
+        }
+        return {};
+    };
+    if (given.has_parent_path()) return try_path(given);
+    size_t start = 0;
+    char sep = path_list_separator();
+    while (start <= path_list.size()) {
+        size_t end = path_list.find(sep, start);
+        if (end == std::string::npos) end = path_list.size();
+        std::string dir = path_list.substr(start, end - start);
+        start = end + 1;
+        if (dir.empty()) continue;
+        if (auto found = try_path(fs::u8path(dir) / given); !found.empty()) return found;
+    }
+    return {};
+}
+
+} // namespace cvm::platform

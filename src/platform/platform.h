@@ -1,0 +1,101 @@
+#pragma once
+// The only place that knows which operating system it runs on. Everything else in cvm is
+// written against these functions, so the same code builds for Linux and Windows.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cvm::platform {
+
+namespace fs = std::filesystem;
+
+enum class Os { Linux, Windows };
+
+constexpr Os host_os() {
+#ifdef _WIN32
+    return Os::Windows;
+#else
+    return Os::Linux;
+#endif
+}
+
+constexpr char path_list_separator(Os os = host_os()) { return os == Os::Windows ? ';' : ':'; }
+
+// Executable suffix of the host ("" or ".exe").
+const char* exe_suffix();
+
+// Environment variable lookup (UTF-8). Empty values count as set.
+std::optional<std::string> get_env(const std::string& name);
+
+// A copy of the whole environment, names as the OS spells them.
+std::map<std::string, std::string> environment();
+
+// Environment names compare case-insensitively on Windows.
+bool env_name_equal(const std::string& a, const std::string& b);
+
+// The per-user data folder: $XDG_DATA_HOME, ~/.local/share; %LOCALAPPDATA% on Windows.
+fs::path user_data_dir();
+fs::path home_dir();
+
+// Absolute path of the running executable.
+fs::path current_exe();
+
+// Replace the current process with `program` (Linux: execve). On Windows start it, wait, and
+// exit with its code, forwarding Ctrl-C. Returns only on failure, with errno-style message set.
+// `env` is the full environment for the child.
+[[noreturn]] void exec_replace(const fs::path& program, const std::vector<std::string>& args,
+                               const std::map<std::string, std::string>& env);
+
+// Start `program` with `args`, wait, return its exit code (or -1 and message when it could not
+// start). `env` empty means inherit.
+int run_process(const fs::path& program, const std::vector<std::string>& args,
+                const std::map<std::string, std::string>* env, std::string* error);
+
+// Run and capture stdout (for `nvcc --version`). nullopt when it cannot start.
+std::optional<std::string> capture_output(const fs::path& program,
+                                          const std::vector<std::string>& args);
+
+// True when the file is executable by the user (Windows: by PATHEXT suffix).
+bool is_executable(const fs::path& p);
+
+// Create a link at `link` that shows `target`: a symlink where possible, else a hard link (files)
+// or a junction (directories) on Windows. Never a copy.
+void make_link(const fs::path& target, const fs::path& link, bool is_directory);
+
+bool is_terminal(int fd);
+
+// An exclusive advisory lock on a file, held until destruction. Blocks unless try_only.
+class FileLock {
+public:
+    FileLock() = default;
+    FileLock(const FileLock&) = delete;
+    FileLock& operator=(const FileLock&) = delete;
+    FileLock(FileLock&& other) noexcept;
+    FileLock& operator=(FileLock&& other) noexcept;
+    ~FileLock();
+    // Returns false when try_only and someone else holds it. Throws on other errors.
+    bool acquire(const fs::path& path, bool try_only = false);
+    void release();
+    bool held() const { return handle_ != invalid_handle(); }
+
+private:
+    static std::intptr_t invalid_handle() { return -1; }
+    std::intptr_t handle_ = -1;
+};
+
+// Process id, for naming staging folders.
+std::uint64_t process_id();
+
+// UTF-8 argv for main (on Windows converts from the wide command line).
+std::vector<std::string> utf8_args(int argc, char** argv);
+
+} // namespace cvm::platform
+
+namespace cvm::platform {
+// The first executable called `name` in a PATH-style list (PATHEXT suffixes tried on Windows).
+// A name with a folder part is returned as it is when executable. Empty path when none.
+fs::path find_executable(const std::string& name, const std::string& path_list);
+} // namespace cvm::platform
