@@ -23,6 +23,7 @@ struct Version {
     friend bool operator!=(const Version& a, const Version& b) { return !(a == b); }
     // Numeric order; a shorter version sorts before a longer one with the same prefix.
     friend bool operator<(const Version& a, const Version& b) { return a.parts < b.parts; }
+    friend bool operator>(const Version& a, const Version& b) { return b < a; }
 };
 
 // Parses "1.2.3": only digits and dots, each number at most 9 digits, between min_parts and

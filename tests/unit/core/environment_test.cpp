@@ -1,0 +1,106 @@
+#include <catch2/catch.hpp>
+
+#include "core/environment.h"
+#include "test_support.h"
+
+using namespace cvm;
+using cvm::test::TempDir;
+using cvm::test::write_file;
+using platform::Os;
+
+namespace {
+std::optional<std::string> value_of(const std::vector<EnvChange>& changes, const std::string& name) {
+    for (const auto& c : changes)
+        if (c.name == name) return c.value;
+    FAIL("no change for " + name);
+    return std::nullopt;
+}
+
+Resolved combo(const fs::path& tk, const fs::path& dnn) {
+    Resolved r;
+    r.toolkit.kind = Kind::Cuda;
+    r.toolkit.id = "11.2.2";
+    r.toolkit.version = *parse_version("11.2.2");
+    r.toolkit.path = tk;
+    r.toolkit.bin_dirs = {"bin"};
+    r.toolkit.lib_dirs = {"lib64"};
+    Entry c;
+    c.kind = Kind::Cudnn;
+    c.id = "8.1.0.77-cuda11.2";
+    c.version = *parse_version("8.1.0.77");
+    c.cuda = *parse_version("11.2");
+    c.path = dnn;
+    c.lib_dirs = {"lib"};
+    c.bin_dirs = {"bin"};
+    r.cudnn = c;
+    return r;
+}
+} // namespace
+
+TEST_CASE("the environment of a combination (Linux)") {
+    TempDir t("env");
+    fs::path other = t.path / "cuda-10.2";
+    write_file(other / "bin" / "nvcc", "");
+    write_file(other / "lib64" / "libcudart.so", "");
+    Resolved r = combo("/opt/cuda-11.2", "/opt/cudnn-8.1");
+    Layout l = layout_of(r, "/root/views/11.2.2+8.1.0.77-cuda11.2", Os::Linux);
+    ForeignDirs rules;
+    rules.store_layers = {"/home/u/.local/share/cvm"};
+    rules.shims_dir = "/home/u/.local/share/cvm/shims";
+    std::string path = "/home/u/.local/share/cvm/shims:" + (other / "bin").string() +
+                       ":/usr/bin:/home/u/.local/share/cvm/views/12.4.1+9/bin:/bin";
+    auto ch = compute_environment(l, path, (other / "lib64").string() + ":/opt/x", rules, Os::Linux);
+    CHECK(value_of(ch, "CUDA_PATH") == "/root/views/11.2.2+8.1.0.77-cuda11.2");
+    CHECK(value_of(ch, "CUDA_HOME") == "/root/views/11.2.2+8.1.0.77-cuda11.2");
+    CHECK(value_of(ch, "CUDA_PATH_V11_2") == "/root/views/11.2.2+8.1.0.77-cuda11.2");
+    CHECK(value_of(ch, "CUDNN_PATH") == "/opt/cudnn-8.1");
+    CHECK(value_of(ch, "PATH") == "/opt/cuda-11.2/bin:/home/u/.local/share/cvm/shims:/usr/bin:/bin");
+    CHECK(value_of(ch, "LD_LIBRARY_PATH") == "/opt/cuda-11.2/lib64:/opt/cudnn-8.1/lib:/opt/x");
+    CHECK(value_of(ch, "CVM_ACTIVE") == "11.2.2+8.1.0.77-cuda11.2");
+}
+
+TEST_CASE("system folders stay on PATH even when they hold nvcc") {
+    ForeignDirs rules;
+    CHECK_FALSE(is_foreign_cuda_dir("/usr/bin", rules, Os::Linux, false));
+    CHECK_FALSE(is_foreign_cuda_dir("/usr/lib/x86_64-linux-gnu", rules, Os::Linux, true));
+    CHECK_FALSE(is_foreign_cuda_dir("C:\\Windows\\System32", rules, Os::Windows, false));
+    CHECK(is_foreign_cuda_dir("C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v10.2\\bin", rules, Os::Windows, false));
+    CHECK(is_foreign_cuda_dir("c:/program files/nvidia gpu computing toolkit/cuda/v12.4/libnvvp", rules, Os::Windows, false));
+}
+
+TEST_CASE("the environment on Windows: cuDNN bin on PATH, no LD_LIBRARY_PATH") {
+    Resolved r = combo("C:\\cuda", "C:\\cudnn");
+    r.toolkit.lib_dirs = {"lib/x64"};
+    Layout l = layout_of(r, "C:\\Users\\u\\AppData\\Local\\cvm\\views\\x", Os::Windows);
+    ForeignDirs rules;
+    rules.store_layers = {"C:\\Users\\u\\AppData\\Local\\cvm"};
+    rules.shims_dir = "C:\\Users\\u\\AppData\\Local\\cvm\\shims";
+    rules.probe_filesystem = false;
+    auto ch = compute_environment(l, std::string("C:\\Windows;C:\\Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v10.2\\bin;C:\\Users\\u\\AppData\\Local\\cvm\\shims"),
+                                  std::nullopt, rules, Os::Windows);
+    std::string p = *value_of(ch, "PATH");
+    CHECK(p.find("v10.2") == std::string::npos);
+    CHECK(p.find("C:\\Windows") != std::string::npos);
+    CHECK(p.rfind("C:\\cuda", 0) == 0);
+    CHECK(p.find("C:\\cudnn") != std::string::npos);
+    for (const auto& c : ch) CHECK(c.name != "LD_LIBRARY_PATH");
+}
+
+TEST_CASE("a toolkit without cuDNN unsets CUDNN_PATH and uses its own folder") {
+    Resolved r = combo("/opt/cuda", "/x");
+    r.cudnn.reset();
+    Layout l = layout_of(r, "", Os::Linux);
+    auto ch = compute_environment(l, std::string("/usr/bin"), std::nullopt, ForeignDirs{}, Os::Linux);
+    CHECK(value_of(ch, "CUDA_PATH") == "/opt/cuda");
+    CHECK_FALSE(value_of(ch, "CUDNN_PATH"));
+    CHECK(value_of(ch, "LD_LIBRARY_PATH") == "/opt/cuda/lib64");
+    CHECK(value_of(ch, "CVM_ACTIVE") == "11.2.2");
+}
+
+TEST_CASE("apply_changes sets and unsets") {
+    std::map<std::string, std::string> env{{"CUDNN_PATH", "/old"}, {"HOME", "/h"}};
+    apply_changes(env, {{"CUDNN_PATH", std::nullopt}, {"CUDA_PATH", std::string("/c")}}, Os::Linux);
+    CHECK(env.count("CUDNN_PATH") == 0);
+    CHECK(env["CUDA_PATH"] == "/c");
+    CHECK(env["HOME"] == "/h");
+}
