@@ -1,0 +1,61 @@
+# Shared helpers for the integration tests (sourced). Each test gets a fresh temp folder and
+# store; nothing outside it is written.
+set -euo pipefail
+: "${CVM_BIN:?CVM_BIN must name the folder with the built cvm}"
+CVM="$CVM_BIN/cvm"
+TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/cvm-it.XXXXXX")
+cleanup_test_tmp() { chmod -R u+w "$TEST_TMP" 2>/dev/null || true; rm -rf "$TEST_TMP"; }
+trap cleanup_test_tmp EXIT
+export CVM_ROOT="$TEST_TMP/root"
+unset CVM_VERSION CVM_STORE_PATH CUDA_PATH CUDA_HOME CUDNN_PATH CVM_ACTIVE || true
+export NO_COLOR=1
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+assert_eq() { [[ "$1" == "$2" ]] || fail "${3:-values differ}: expected [$2], got [$1]"; }
+assert_contains() { [[ "$1" == *"$2"* ]] || fail "${3:-missing text}: [$2] not in [$1]"; }
+assert_not_contains() { [[ "$1" != *"$2"* ]] || fail "${3:-unexpected text}: [$2] in [$1]"; }
+# expect_rc CODE CMD...: runs CMD, captures stdout in $OUT and stderr in $ERR.
+expect_rc() {
+    local want=$1; shift
+    local rc=0
+    OUT=$("$@" 2>"$TEST_TMP/.stderr") || rc=$?
+    ERR=$(cat "$TEST_TMP/.stderr")
+    [[ $rc == "$want" ]] || fail "expected exit $want from [$*], got $rc; stderr: $ERR"
+}
+
+# make_toolkit DIR VERSION: a fake toolkit whose nvcc prints what it sees.
+make_toolkit() {
+    local dir=$1 version=$2
+    local major=${version%%.*} rest=${version#*.}
+    local minor=${rest%%.*}
+    mkdir -p "$dir/bin" "$dir/include" "$dir/lib64"
+    printf '{"cuda":{"name":"CUDA SDK","version":"%s"}}\n' "$version" > "$dir/version.json"
+    printf '#define CUDA_VERSION %d\n' $((major * 1000 + minor * 10)) > "$dir/include/cuda.h"
+    cat > "$dir/bin/nvcc" <<EOS
+#!/bin/sh
+echo "fake nvcc $version"
+echo "self=\$0"
+echo "CUDA_PATH=\$CUDA_PATH"
+echo "CVM_ACTIVE=\$CVM_ACTIVE"
+echo "PATH=\$PATH"
+echo "LD_LIBRARY_PATH=\${LD_LIBRARY_PATH:-}"
+echo "args=\$*"
+exit \${FAKE_NVCC_EXIT:-0}
+EOS
+    chmod +x "$dir/bin/nvcc"
+    printf '#!/bin/sh\necho ptxas %s\n' "$version" > "$dir/bin/ptxas"
+    chmod +x "$dir/bin/ptxas"
+    : > "$dir/lib64/libcudart.so.$major"
+}
+
+# make_cudnn DIR VERSION(3 numbers): a fake cuDNN folder in the redist layout.
+make_cudnn() {
+    local dir=$1 version=$2
+    IFS=. read -r ma mi pa <<<"$version"
+    mkdir -p "$dir/include" "$dir/lib"
+    printf '#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n' "$ma" "$mi" "$pa" \
+        > "$dir/include/cudnn_version.h"
+    : > "$dir/include/cudnn.h"
+    : > "$dir/lib/libcudnn.so.$ma"
+}
