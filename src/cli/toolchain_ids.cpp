@@ -1,5 +1,7 @@
 #include "toolchain_ids.h"
 
+#include "registry/registry.h"
+
 namespace cvm::cli {
 
 ToolkitIdentity toolkit_identity(const ToolkitFacts& t) {
@@ -9,15 +11,31 @@ ToolkitIdentity toolkit_identity(const ToolkitFacts& t) {
         id.how = "version from " + t.evidence;
         return id;
     }
+    // A toolkit assembled from wheels (or an old one without version.json): its components'
+    // versions name the release in the registry.
+    if (t.cudart || t.nvcc) {
+        try {
+            auto reg = registry::load_default_registry();
+            auto matches = registry::find_cuda_by_components(reg, t.cudart, t.nvcc);
+            if (matches.size() == 1) {
+                id.version = matches.front()->version;
+                id.how = "version from the registry's release with cudart " +
+                         (t.cudart ? t.cudart->str() : std::string("?")) + " / nvcc " +
+                         (t.nvcc ? t.nvcc->str() : std::string("?"));
+                return id;
+            }
+        } catch (const std::exception&) {
+            // No registry: fall through to what the files alone say.
+        }
+    }
     std::optional<Version> mm = t.cuda_h;
     const std::optional<Version>& component = t.cudart ? t.cudart : t.nvcc;
     if (!mm && component) mm = Version{{component->major(), component->minor()}};
     if (!mm) return id;
-    // TODO(registry): map the component version to its release through registry/cuda.toml.
     unsigned patch = component && component->parts.size() >= 3 ? component->parts[2] : 0;
     id.version = Version{{mm->major(), mm->minor(), patch}};
     id.how = std::string("version from include/cuda.h and the ") + (t.cudart ? "cudart" : "nvcc") +
-             " build number";
+             " build number (release unknown to the registry)";
     return id;
 }
 
