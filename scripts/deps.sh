@@ -1,0 +1,21 @@
+# Sourced by the other scripts: installs the Debian packages a step needs, only when missing.
+# usage: need_packages pkg...
+need_packages() {
+    local missing=()
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "cvm: installing Debian packages: ${missing[*]}" >&2
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+BUILD_PACKAGES=(build-essential cmake ninja-build pkg-config libcli11-dev libtomlplusplus-dev libarchive-dev
+                libcurl4-openssl-dev nlohmann-json3-dev libssl-dev liblzma-dev zlib1g-dev catch2 ca-certificates python3)
+# What the tests run besides the build: real shells, a real Lmod, hyperfine-free (benchmarks are
+# separate), archive tools to build test archives, clang for the fuzzers, mingw-w64 and Wine for
+# the Windows build.
+TEST_PACKAGES=(bash zsh fish lmod xz-utils zip unzip libarchive-tools clang libclang-rt-dev file binutils)

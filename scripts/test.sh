@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Runs every test: a warnings-as-errors build and its tests, the same under AddressSanitizer and
+# UBSan, the libFuzzer targets briefly, and the Windows build under Wine.
+# Usage: scripts/test.sh [--quick]   (--quick: only the first build and its tests)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/deps.sh
+need_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+jobs=$(nproc)
+status=0
+step() { echo; echo "=== $* ==="; }
+
+if [ -x scripts/build-windows.sh ] && [ "${1:-}" != "--quick" ]; then
+    step "Windows cross build (mingw-w64), tested under Wine by the windows_* tests"
+    scripts/build-windows.sh || status=1
+fi
+
+step "build (warnings as errors)"
+cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCVM_WERROR=ON >/dev/null
+cmake --build build-test -j"$jobs"
+step "tests"
+(cd build-test && ctest --output-on-failure -j"$jobs") || status=1
+
+[ "${1:-}" == "--quick" ] && exit $status
+
+step "build with AddressSanitizer + UBSan"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCVM_WERROR=ON -DCVM_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+step "tests under AddressSanitizer + UBSan"
+# The Windows tests run Wine, not these binaries: once is enough.
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --output-on-failure -j"$jobs" -LE windows) || status=1
+
+step "fuzzers (libFuzzer, briefly)"
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCVM_FUZZ=ON -DCVM_TESTS=OFF >/dev/null
+cmake --build build-fuzz -j"$jobs" 2>&1 | tail -1
+for f in build-fuzz/bin/fuzz_*; do
+    [ -x "$f" ] || continue
+    name=$(basename "$f")
+    corpus=tests/fuzz/corpus/${name#fuzz_}
+    mkdir -p "build-fuzz/corpus-$name"
+    args=("build-fuzz/corpus-$name")
+    [ -d "$corpus" ] && args+=("$corpus")
+    if "$f" -max_total_time="${CVM_FUZZ_SECONDS:-20}" -rss_limit_mb=2048 "${args[@]}" >"build-fuzz/$name.log" 2>&1; then
+        echo "$name: $(grep -Eo 'Done [0-9]+ runs' "build-fuzz/$name.log" | tail -1)"
+    else
+        echo "$name: FAILED (build-fuzz/$name.log)"; tail -30 "build-fuzz/$name.log"; status=1
+    fi
+done
+
+step "summary"
+[ $status -eq 0 ] && echo "all test stages passed" || echo "some test stage FAILED"
+exit $status
