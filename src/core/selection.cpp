@@ -57,8 +57,8 @@ std::optional<Selection> read_version_file(const fs::path& file, Selection::Orig
     std::ifstream in(file, std::ios::binary);
     if (!in) return std::nullopt;
     std::string content;
-    // A version file is one short line; refuse to slurp something huge by mistake.
-    content.resize(64 * 1024);
+    // The spec is on one of the first lines; 4 KiB holds any sane version file.
+    content.resize(4096);
     in.read(content.data(), static_cast<std::streamsize>(content.size()));
     content.resize(static_cast<size_t>(in.gcount()));
     Selection sel;

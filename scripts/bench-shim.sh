@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Shim overhead, side by side in one hyperfine run: the tool called directly, through cvm's shim
+# from a folder six levels below the .cudaversion, and through pyenv's bash shim (where
+# /root/.pyenv exists). Also times `cvm env`. Prints medians and the differences.
+# Usage: scripts/bench-shim.sh [build folder with bin/cvm]   (default: build-release, built if missing)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/deps.sh
+need_packages hyperfine "${BUILD_PACKAGES[@]}"
+build=${1:-build-release}
+if [ ! -x "$build/bin/cvm" ]; then
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCVM_TESTS=OFF >/dev/null
+    cmake --build "$build" -j"$(nproc)" >/dev/null
+fi
+cvm=$(realpath "$build/bin/cvm")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export CVM_ROOT="$tmp/root"
+unset CVM_VERSION
+
+# A toolkit whose tool is a real (tiny, compiled) program, so the figures show launch cost only.
+tk="$tmp/cuda-12.4"
+mkdir -p "$tk/bin" "$tk/include" "$tk/lib64"
+printf '{"cuda":{"version":"12.4.1"}}' > "$tk/version.json"
+printf '#define CUDA_VERSION 12040\n' > "$tk/include/cuda.h"
+printf 'int main(void){return 0;}\n' > "$tmp/t.c"
+cc -O2 -o "$tk/bin/cvmbench" "$tmp/t.c"
+mkdir -p "$tmp/dnn/include" "$tmp/dnn/lib"
+printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n' > "$tmp/dnn/include/cudnn_version.h"
+: > "$tmp/dnn/lib/libcudnn.so.9"
+"$cvm" import "$tk" 2>/dev/null
+"$cvm" import --cuda 12 "$tmp/dnn" 2>/dev/null
+proj="$tmp/proj"
+deep="$proj/1/2/3/4/5/6"
+mkdir -p "$deep"
+(cd "$proj" && "$cvm" use 12.4+9 2>/dev/null)
+cd "$deep"
+"$CVM_ROOT/shims/cvmbench"   # creates the merged view once, as the first real use would
+
+cmds=(-n direct "$tk/bin/cvmbench" -n cvm-shim "$CVM_ROOT/shims/cvmbench")
+if [ -x /root/.pyenv/libexec/pyenv ]; then
+    # pyenv's own shim for the same tool, in a scratch PYENV_ROOT.
+    export PYENV_ROOT="$tmp/pyenv"
+    mkdir -p "$PYENV_ROOT/versions/bench/bin"
+    cp "$tk/bin/cvmbench" "$PYENV_ROOT/versions/bench/bin/"
+    /root/.pyenv/libexec/pyenv rehash
+    export PYENV_VERSION=bench
+    cmds+=(-n pyenv-shim "$PYENV_ROOT/shims/cvmbench")
+fi
+if [ -x /usr/local/cuda-13.0/bin/nvcc ]; then
+    "$cvm" import /usr/local/cuda-13.0 >/dev/null 2>&1 || true
+    cmds+=(-n "nvcc-direct" "/usr/local/cuda-13.0/bin/nvcc --version" -n "nvcc-shim" "env CVM_VERSION=13 $CVM_ROOT/shims/nvcc --version")
+fi
+cmds+=(-n "cvm-env" "$cvm env --shell bash")
+
+hyperfine -N --warmup 20 --min-runs 200 --export-json "$tmp/shim.json" "${cmds[@]}" >/dev/null 2>&1 || \
+    hyperfine -N --warmup 20 --min-runs 200 --export-json "$tmp/shim.json" "${cmds[@]}"
+python3 - "$tmp/shim.json" <<'PY'
+import json, sys
+res = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
+med = {k: r["median"] * 1000 for k, r in res.items()}
+for k in med:
+    print(f"{k:12s} median {med[k]:8.3f} ms   mean {res[k]['mean']*1000:8.3f} ms ± {res[k]['stddev']*1000:.3f}")
+print()
+d = med["cvm-shim"] - med["direct"]
+print(f"cvm shim overhead: {d:.3f} ms over the direct call (target: at most 1 ms)  ratio {med['cvm-shim']/med['direct']:.2f}x")
+if "pyenv-shim" in med:
+    print(f"pyenv shim overhead: {med['pyenv-shim'] - med['direct']:.3f} ms; cvm's shim is {med['pyenv-shim']/med['cvm-shim']:.1f}x faster than pyenv's")
+if "nvcc-shim" in med:
+    print(f"real nvcc --version: direct {med['nvcc-direct']:.3f} ms, through the shim {med['nvcc-shim']:.3f} ms (+{med['nvcc-shim']-med['nvcc-direct']:.3f} ms)")
+print(f"cvm env: {med['cvm-env']:.3f} ms median (target: under 5 ms)")
+PY
