@@ -14,12 +14,8 @@ cmake --install "$build" >/dev/null
 cvm="$prefix/bin/cvm"
 echo "cvm: installed $cvm"
 
-# Register what NVIDIA's installers and packages left on the machine.
-shopt -s nullglob
-for dir in /usr/local/cuda-* /opt/cuda-*; do
-    [ -d "$dir" ] && [ ! -L "$dir" ] || continue
-    "$cvm" import "$dir" || echo "cvm: could not import $dir (see above)" >&2
-done
+# Register what NVIDIA's installers and packages left on the machine (/usr/local/cuda-*, ...).
+"$cvm" import --detect
 "$cvm" rehash
 # A first global default, so `cvm current` answers: the newest toolkit with its newest cuDNN.
 if [ ! -s "${CVM_ROOT:-${XDG_DATA_HOME:-$HOME/.local/share}/cvm}/version" ]; then

@@ -110,5 +110,10 @@ expect_rc 0 "$CVM" uninstall 11.2.2
 expect_rc 0 "$CVM" uninstall 12.4.1
 [[ ! -e "$CVM_ROOT/shims/nvcc" ]] || fail "rehash left a stale shim"
 expect_rc 2 "$CVM" use "11.2;rm"
+
+# --detect registers what installers left: CUDA_PATH_Vx_y variables and the default folders.
+CUDA_PATH_V11_2="$TEST_TMP/cuda-11.2" expect_rc 0 "$CVM" import --detect
+assert_contains "$ERR" "imported cuda 11.2.2 from $TEST_TMP/cuda-11.2"
+expect_rc 2 "$CVM" import --detect "$TEST_TMP/cuda-11.2"
 expect_rc 2 "$CVM" frobnicate
 echo "core_cli: ok"
