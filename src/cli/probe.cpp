@@ -1,0 +1,87 @@
+// `cvm probe [SPEC] [--json] [--benchmark]`: starts the helper cvm-probe (src/probe) in exactly
+// the environment the selection gives a program, so it loads what the user's program loads, and
+// relays its report and exit code. The helper is told which folders the selection put cuDNN and
+// the CUDA runtime in, so a library loaded from anywhere else is reported too.
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "cli/context.h"
+#include "platform/platform.h"
+
+namespace cvm::cli {
+
+namespace {
+
+fs::path probe_program() {
+    fs::path exe = platform::current_exe();
+    fs::path probe = exe.parent_path() / (std::string("cvm-probe") + platform::exe_suffix());
+    std::error_code ec;
+    if (!fs::is_regular_file(probe, ec) || !platform::is_executable(probe))
+        throw Failure("probe: the helper " + probe.u8string() +
+                      " is missing; cvm-probe belongs next to cvm, reinstall cvm");
+    return probe;
+}
+
+// The folders of an entry that hold its shared libraries: lib dirs on Linux, on Windows the
+// DLL folders (bin) as well.
+std::vector<std::string> library_dirs(const Entry& e) {
+    std::vector<std::string> dirs;
+    auto add = [&](const std::vector<std::string>& relative) {
+        for (const auto& d : relative)
+            dirs.push_back((e.path / fs::u8path(d)).u8string());
+    };
+    if (platform::host_os() == platform::Os::Windows) add(e.bin_dirs);
+    add(e.lib_dirs);
+    return dirs;
+}
+
+} // namespace
+
+void register_probe(CLI::App& app) {
+    auto* cmd = app.add_subcommand(
+        "probe", "Load the cuDNN that the selection makes a program load, run a convolution on "
+                 "the GPU and check it");
+    auto spec = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    auto benchmark = std::make_shared<bool>(false);
+    cmd->add_option("spec", *spec,
+                    "probe this SPEC (CUDA[+CUDNN] or system) instead of the selection");
+    cmd->add_flag("--json", *json, "print one JSON document on stdout");
+    cmd->add_flag("--benchmark", *benchmark,
+                  "time every forward algorithm, fastest first (as cudnn.benchmark would)");
+    cmd->callback([spec, json, benchmark] {
+        Store store = open_store();
+        Selection sel = current_selection(store, spec->empty() ? std::nullopt
+                                                               : std::optional<std::string>(*spec));
+        fs::path program = probe_program();
+        auto env = platform::environment();
+        std::vector<std::string> args{program.u8string()};
+        if (*json) args.push_back("--json");
+        if (*benchmark) args.push_back("--benchmark");
+        // `system`: the machine's own libraries, with no expectations about where they live.
+        if (!(sel.origin != Selection::Origin::None && sel.spec.system)) {
+            Resolved r = resolve_selection(store, sel);
+            apply_changes(env, selection_changes(store, r));
+            args.push_back("--cudart-major");
+            args.push_back(std::to_string(r.toolkit.version.major()));
+            for (const auto& dir : library_dirs(r.toolkit)) {
+                args.push_back("--expect-cudart-dir");
+                args.push_back(dir);
+            }
+            if (r.cudnn) {
+                args.push_back("--cudnn-major");
+                args.push_back(std::to_string(r.cudnn->version.major()));
+                for (const auto& dir : library_dirs(*r.cudnn)) {
+                    args.push_back("--expect-cudnn-dir");
+                    args.push_back(dir);
+                }
+            }
+        }
+        std::string error;
+        int code = platform::run_process(program, args, &env, &error);
+        if (code < 0) throw Failure("probe: could not start " + program.u8string() + ": " + error);
+        if (code != 0) throw ExitCode{code};
+    });
+}
+
+} // namespace cvm::cli

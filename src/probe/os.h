@@ -1,0 +1,59 @@
+#pragma once
+// The few operating-system services the probe needs, behind plain functions so that they can move
+// to src/platform later. os_posix.cpp and os_windows.cpp implement them; CMake picks one.
+
+#include <string>
+#include <vector>
+
+namespace cvm::probe::os {
+
+// An opened shared library; null when the open failed.
+using LibraryHandle = void*;
+
+// Loads a library by its bare name through the system's normal search (dlopen / LoadLibrary),
+// exactly as a program asking for that name would. On failure returns null and sets `error`.
+LibraryHandle open_library(const std::string& name, std::string& error);
+
+// The address of `symbol` in `library`, or null.
+void* find_symbol(LibraryHandle library, const char* symbol);
+
+// The path the loader used for an opened library, resolved to a real path where possible.
+std::string library_path(LibraryHandle library, const char* any_symbol);
+
+struct LoadedModule {
+    std::string path;      // as the loader names it
+    std::string real_path; // symbolic links resolved
+};
+
+// Every module mapped into the process right now (dl_iterate_phdr / EnumProcessModules).
+std::vector<LoadedModule> loaded_modules();
+
+struct SearchFolder {
+    std::string path;
+    std::string origin; // e.g. "LD_LIBRARY_PATH", "RUNPATH", "system default", "PATH"
+};
+
+// The folders the loader searches for a bare library name from this program, in order.
+std::vector<SearchFolder> library_search_folders();
+
+// Entries of the loader's cache (Linux ld.so.cache) whose name starts with `prefix`, as
+// "name => path" lines; empty where the system has no such cache.
+std::vector<std::string> loader_cache_entries(const std::string& prefix);
+
+// Candidate file names for the CUDA runtime and cuDNN on this OS. `major` < 0 means all known.
+std::vector<std::string> cudart_names(int major);
+std::vector<std::string> cudnn_names(int major);
+
+// True when a module file name belongs to CUDA or cuDNN (libcudnn*, libcudart*, libcuda.so*,
+// cudnn64_9.dll, nvcuda.dll, ...).
+bool is_cuda_module_name(const std::string& file_name);
+
+// True when a module file name is one of cuDNN's libraries (front or sub-library).
+bool is_cudnn_module_name(const std::string& file_name);
+// True when a module file name is the CUDA runtime (libcudart.so.*, cudart64_*.dll).
+bool is_cudart_module_name(const std::string& file_name);
+
+// The same folder, compared as the OS does (after resolving links; case-blind on Windows).
+bool same_folder(const std::string& a, const std::string& b);
+
+} // namespace cvm::probe::os

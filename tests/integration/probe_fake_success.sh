@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# cvm-probe against fake cuDNN 9, 8 and 7 builds and a fake CUDA runtime: the library search,
+# the sub-libraries' paths, the versions, the convolutions and the benchmark.
+set -euo pipefail
+source "$(dirname "$0")/lib_probe.sh"
+probe_need_tools
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+probe_build_fakes "$TMP/cudnn9" 9
+export LD_LIBRARY_PATH="$TMP/cudnn9"
+probe_run "$TMP/out.json" --json
+probe_expect_rc 0 "cuDNN 9 fake" "$TMP/out.json"
+probe_jq "$TMP/out.json" '.ok == true' "cuDNN 9: report not ok"
+probe_jq "$TMP/out.json" '.cudnn_version.number == 91900 and .cudnn_version.text == "9.19.0"' \
+    "cuDNN 9: version"
+probe_jq "$TMP/out.json" '.cudnn_version.cudart_text == "13.0" and .runtime_version.number == 13000' \
+    "cuDNN 9: CUDA versions"
+probe_jq "$TMP/out.json" ".cudnn.path == \"$TMP/cudnn9/libcudnn.so.9\"" "cuDNN 9: front path"
+probe_jq "$TMP/out.json" ".cudart.path == \"$TMP/cudnn9/libcudart.so.13\"" "cuDNN 9: runtime path"
+probe_jq "$TMP/out.json" '.device.name == "Fake GPU (CPU convolution)" and
+    .device.compute_capability == "9.0" and .device.count == 1 and .driver_version.number == 13000' \
+    "cuDNN 9: device"
+for lib in libcudnn.so.9 libcudnn_graph.so.9 libcudnn_ops.so.9 libcudnn_cnn.so.9 libcudart.so.13; do
+    probe_jq "$TMP/out.json" "[.libraries[].real_path] | index(\"$TMP/cudnn9/$lib\") != null" \
+        "cuDNN 9: $lib (loaded on demand) missing from the libraries"
+done
+probe_jq "$TMP/out.json" '[.libraries[].real_path | select(test("libcudnn_adv"))] | length == 0' \
+    "cuDNN 9: a sub-library the probe never needs was reported loaded"
+probe_jq "$TMP/out.json" ".cudnn_folders == [\"$TMP/cudnn9\"]" "cuDNN 9: one folder"
+probe_jq "$TMP/out.json" '(.convolutions | length) >= 3 and all(.convolutions[]; .ran and .matched)' \
+    "cuDNN 9: convolutions"
+probe_jq "$TMP/out.json" 'any(.convolutions[]; .stride[0] == 2) and
+    any(.convolutions[]; .pad[0] > 0) and all(.convolutions[]; .algorithm == "IMPLICIT_PRECOMP_GEMM")' \
+    "cuDNN 9: shapes and the heuristic's algorithm"
+probe_jq "$TMP/out.json" 'all(.convolutions[]; .math == "FMA") and .problems == []' \
+    "cuDNN 9: FMA math, no problems"
+
+# The benchmark lists every algorithm, fastest first, and checks each one that runs.
+probe_run "$TMP/bench.json" --json --benchmark
+probe_expect_rc 0 "benchmark" "$TMP/bench.json"
+probe_jq "$TMP/bench.json" '(.benchmark | length) == (.convolutions | length) + 1' "benchmark shapes"
+probe_jq "$TMP/bench.json" 'all(.benchmark[]; (.algorithms | length) == 8)' "benchmark algorithms"
+probe_jq "$TMP/bench.json" 'all(.benchmark[]; [.algorithms[] | select(.status == "CUDNN_STATUS_SUCCESS") | .time_ms] as $t | $t == ($t | sort))' \
+    "benchmark: not fastest first"
+probe_jq "$TMP/bench.json" 'all(.benchmark[:-1][].algorithms[] | select(.status == "CUDNN_STATUS_SUCCESS"); .verified and .matched)' \
+    "benchmark: an algorithm was not verified"
+probe_jq "$TMP/bench.json" '.benchmark[-1].algorithms[0] | .verified and .matched and .checked == 8192' \
+    "benchmark: the fastest algorithm on the large shape was not verified"
+probe_jq "$TMP/bench.json" '[.benchmark[-1].algorithms[] | select(.verified)] | length == 1' \
+    "benchmark: only the fastest algorithm on the large shape is verified"
+probe_jq "$TMP/bench.json" 'any(.benchmark[].algorithms[]; .status == "CUDNN_STATUS_NOT_SUPPORTED (3000)")' \
+    "benchmark: a refused algorithm is named"
+
+# The human report.
+probe_run "$TMP/out.txt"
+probe_expect_rc 0 "text report" "$TMP/out.txt"
+grep -q '^cuDNN   9.19.0 (91900), built for CUDA 13.0' "$TMP/out.txt" || probe_fail "text: version line"
+grep -q '^result: OK' "$TMP/out.txt" || probe_fail "text: result line"
+grep -q "$TMP/cudnn9/libcudnn_cnn.so.9" "$TMP/out.txt" || probe_fail "text: sub-library path"
+
+# cuDNN 8: libcudnn.so.8 with the _infer/_train sub-libraries, built for CUDA 12.2.
+probe_build_fakes "$TMP/cudnn8" 8
+export LD_LIBRARY_PATH="$TMP/cudnn8"
+probe_run "$TMP/out8.json" --json --cudnn-major 8
+probe_expect_rc 0 "cuDNN 8 fake" "$TMP/out8.json"
+probe_jq "$TMP/out8.json" '.cudnn.name == "libcudnn.so.8" and .cudnn_version.text == "8.9.7"' \
+    "cuDNN 8: version"
+probe_jq "$TMP/out8.json" ".cudart.path == \"$TMP/cudnn8/libcudart.so.12\"" \
+    "cuDNN 8: the CUDA runtime it was built for comes first"
+probe_jq "$TMP/out8.json" "[.libraries[].real_path] | index(\"$TMP/cudnn8/libcudnn_cnn_infer.so.8\") != null" \
+    "cuDNN 8: sub-library"
+
+# cuDNN 7: one library holding everything.
+probe_build_fakes "$TMP/cudnn7" 7
+export LD_LIBRARY_PATH="$TMP/cudnn7"
+probe_run "$TMP/out7.json" --json --cudnn-major 7
+probe_expect_rc 0 "cuDNN 7 fake" "$TMP/out7.json"
+probe_jq "$TMP/out7.json" '.cudnn_version.text == "7.6.5" and .ok' "cuDNN 7: version"
+probe_jq "$TMP/out7.json" 'all(.convolutions[]; .math == "DEFAULT")' "cuDNN 7 has no FMA math mode"
+echo "PASS"

@@ -1,0 +1,95 @@
+/* A fake CUDA runtime for testing cvm-probe without a GPU: "device memory" is host memory, so
+ * the fake cuDNN can run its CPU convolution on the pointers the probe hands it.
+ *
+ * Build: cc -shared -fPIC -DFAKE_RUNTIME_VERSION=13000 -Wl,-soname,libcudart.so.13 \
+ *           -o libcudart.so.13 fake_cudart.c
+ * Environment switches, read at each call:
+ *   FAKE_CUDART_MODE=no_driver   no driver: cudaDriverGetVersion gives 0, device count fails (35)
+ *   FAKE_CUDART_MODE=no_device   a driver but no device (cudaErrorNoDevice, 100)
+ *   FAKE_CUDART_MODE=old_driver  the driver supports CUDA 11.0 only (35, driver version 11000)
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef FAKE_RUNTIME_VERSION
+#define FAKE_RUNTIME_VERSION 13000
+#endif
+#ifndef FAKE_DRIVER_VERSION
+#define FAKE_DRIVER_VERSION 13000
+#endif
+
+static int mode_is(const char* wanted) {
+    const char* mode = getenv("FAKE_CUDART_MODE");
+    return mode && strcmp(mode, wanted) == 0;
+}
+
+int cudaDriverGetVersion(int* version) {
+    *version = mode_is("no_driver") ? 0 : mode_is("old_driver") ? 11000 : FAKE_DRIVER_VERSION;
+    return 0;
+}
+
+int cudaRuntimeGetVersion(int* version) {
+    *version = FAKE_RUNTIME_VERSION;
+    return 0;
+}
+
+int cudaGetDeviceCount(int* count) {
+    *count = 0;
+    if (mode_is("no_driver") || mode_is("old_driver")) return 35;
+    if (mode_is("no_device")) return 100;
+    *count = 1;
+    return 0;
+}
+
+int cudaSetDevice(int device) { return device == 0 ? 0 : 101; }
+
+int cudaGetDeviceProperties(void* properties, int device) {
+    if (device != 0) return 101;
+    memset(properties, 0, 256);
+    strcpy((char*)properties, "Fake GPU (CPU convolution)");
+    return 0;
+}
+
+int cudaDeviceGetAttribute(int* value, int attribute, int device) {
+    if (device != 0) return 101;
+    *value = attribute == 75 ? 9 : 0; /* compute capability 9.0 */
+    return 0;
+}
+
+int cudaMalloc(void** pointer, size_t bytes) {
+    *pointer = malloc(bytes ? bytes : 1);
+    return *pointer ? 0 : 2;
+}
+
+int cudaFree(void* pointer) {
+    free(pointer);
+    return 0;
+}
+
+int cudaMemcpy(void* destination, const void* source, size_t bytes, int kind) {
+    (void)kind;
+    memcpy(destination, source, bytes);
+    return 0;
+}
+
+int cudaDeviceSynchronize(void) { return 0; }
+
+const char* cudaGetErrorName(int error) {
+    switch (error) {
+    case 0: return "cudaSuccess";
+    case 2: return "cudaErrorMemoryAllocation";
+    case 35: return "cudaErrorInsufficientDriver";
+    case 100: return "cudaErrorNoDevice";
+    case 101: return "cudaErrorInvalidDevice";
+    default: return "cudaErrorUnknown";
+    }
+}
+
+const char* cudaGetErrorString(int error) {
+    switch (error) {
+    case 0: return "no error";
+    case 35: return "CUDA driver version is insufficient for CUDA runtime version";
+    case 100: return "no CUDA-capable device is detected";
+    default: return "fake error";
+    }
+}
