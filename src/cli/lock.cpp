@@ -1,0 +1,243 @@
+// `cvm lock [--check]`: record the project's exact toolchain in cvm.lock beside its .cudaversion
+// (or, with --check, compare what is installed here with it).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/context.h"
+#include "cli/lock.h"
+#include "core/lockfile.h"
+#include "platform/platform.h"
+
+namespace cvm::cli {
+
+namespace {
+
+nlohmann::json toolchain_json(const LockedToolchain& tc) {
+    nlohmann::json j;
+    j["id"] = tc.id;
+    j["source"] = tc.imported ? "imported" : "installed";
+    if (!tc.platform.empty()) j["platform"] = tc.platform;
+    j["components"] = tc.components;
+    j["archives"] = nlohmann::json::array();
+    for (const auto& a : tc.archives)
+        j["archives"].push_back({{"name", a.name}, {"url", a.url}, {"sha256", a.sha256}});
+    j["reproducible"] = tc.reproducible();
+    return j;
+}
+
+std::string why_not_reproducible(const LockedToolchain& tc) {
+    std::string what = std::string(kind_dir(tc.kind)) + " " + tc.id;
+    if (tc.imported)
+        return what + " is imported from a folder: the lock records no archive, so every "
+                      "machine must `cvm import` the same build";
+    if (tc.archives.empty())
+        return what +
+               " was installed without a recorded archive: `cvm install --locked` cannot fetch it";
+    return what + " has an archive without a source URL: `cvm install --locked` cannot fetch it";
+}
+
+} // namespace
+
+void register_lock(CLI::App& app) {
+    auto* cmd = app.add_subcommand(
+        "lock", "Record the project's exact toolkit and cuDNN (ids, components, archive URLs and "
+                "SHA-256 sums) in cvm.lock beside its .cudaversion");
+    auto check = std::make_shared<bool>(false);
+    auto json = std::make_shared<bool>(false);
+    cmd->add_flag("--check", *check,
+                  "compare cvm.lock with what is installed here instead of writing it (exit 1 on "
+                  "any difference)");
+    cmd->add_flag("--json", *json, "print one JSON document");
+    cmd->callback([check, json] {
+        std::error_code ec;
+        fs::path cwd = fs::current_path(ec);
+        auto project = find_project_file(cwd);
+        if (!project)
+            throw UsageError("lock: no .cudaversion in " + cwd.u8string() +
+                             " or above; run `cvm use SPEC` in the project first");
+        std::optional<Selection> sel;
+        try {
+            sel = read_version_file(*project, Selection::Origin::ProjectFile);
+        } catch (const SelectionError& e) {
+            throw UsageError(e.what());
+        }
+        if (!sel)
+            throw UsageError("lock: " + project->u8string() +
+                             " holds no spec; run `cvm use SPEC` to write one");
+        if (sel->spec.system)
+            throw UsageError(
+                "lock: " + sel->origin_text() +
+                " selects 'system': there is no cvm toolchain to lock; run `cvm use SPEC`");
+        if (auto v = platform::get_env("CVM_VERSION"); v && !v->empty())
+            note("CVM_VERSION is set, but cvm.lock records the project's " + sel->origin_text());
+        Store store = open_store();
+        Resolved r = resolve_selection(store, *sel);
+        fs::path file = lockfile_path_for(*project);
+
+        if (*check) {
+            Lockfile locked;
+            try {
+                locked = read_lockfile(file);
+            } catch (const LockfileError& e) {
+                throw UsageError(std::string("lock --check: ") + e.what());
+            }
+            std::vector<std::string> diffs;
+            if (locked.active() != r.active())
+                diffs.push_back(file.u8string() + " locks " + locked.active() + ", but " +
+                                sel->origin_text() + " selects " + r.active() + " here");
+            if (locked.cuda.id == r.toolkit.id)
+                for (auto& d : lock_differences(locked.cuda, r.toolkit))
+                    diffs.push_back(d);
+            if (locked.cudnn && r.cudnn && locked.cudnn->id == r.cudnn->id)
+                for (auto& d : lock_differences(*locked.cudnn, *r.cudnn))
+                    diffs.push_back(d);
+            if (*json) {
+                nlohmann::json doc;
+                doc["file"] = file.u8string();
+                doc["locked"] = locked.active();
+                doc["selected"] = r.active();
+                doc["matches"] = diffs.empty();
+                doc["differences"] = diffs;
+                print_json(doc);
+            } else if (diffs.empty()) {
+                note(r.active() + " matches " + file.u8string());
+            } else {
+                for (const auto& d : diffs)
+                    note(d);
+                note("run `cvm install --locked` to install what is locked, or `cvm lock` to lock "
+                     "what is here");
+            }
+            if (!diffs.empty()) throw ExitCode{1};
+            return;
+        }
+
+        Lockfile lock = lockfile_of(r, sel->spec.str());
+        try {
+            write_lockfile(file, lock);
+        } catch (const std::exception& e) {
+            throw Failure(std::string("lock: ") + e.what());
+        }
+        if (*json) {
+            nlohmann::json doc;
+            doc["file"] = file.u8string();
+            doc["spec"] = lock.spec;
+            doc["active"] = lock.active();
+            doc["cuda"] = toolchain_json(lock.cuda);
+            doc["cudnn"] = lock.cudnn ? toolchain_json(*lock.cudnn) : nlohmann::json(nullptr);
+            print_json(doc);
+            return;
+        }
+        note("wrote " + file.u8string() + ": " + lock.active());
+        if (!lock.cuda.reproducible()) note("note: " + why_not_reproducible(lock.cuda));
+        if (lock.cudnn && !lock.cudnn->reproducible())
+            note("note: " + why_not_reproducible(*lock.cudnn));
+    });
+}
+
+#ifdef CVM_HAVE_INSTALL
+std::vector<install::InstallResult> install_locked(install::Installer& installer,
+                                                   const Store& store) {
+    std::error_code ec;
+    fs::path cwd = fs::current_path(ec);
+    auto file = find_lockfile(cwd);
+    if (!file)
+        throw UsageError("install --locked: no .cudaversion in " + cwd.u8string() +
+                         " or above, so no cvm.lock; run it in the project's folder");
+    if (!fs::exists(*file, ec))
+        throw UsageError("install --locked: there is no " + file->u8string() +
+                         "; run `cvm lock` where the toolchain is installed and commit cvm.lock");
+    Lockfile lock;
+    try {
+        lock = read_lockfile(*file);
+    } catch (const LockfileError& e) {
+        throw UsageError(std::string("install --locked: ") + e.what());
+    }
+    std::vector<const LockedToolchain*> wanted{&lock.cuda};
+    if (lock.cudnn) wanted.push_back(&*lock.cudnn);
+    std::string host = install::host_redist_platform();
+    for (const auto* tc : wanted)
+        if (!tc->platform.empty() && !host.empty() && tc->platform != host)
+            throw UsageError("install --locked: " + file->u8string() + " records " +
+                             kind_dir(tc->kind) + " " + tc->id + " for " + tc->platform +
+                             ", but this machine is " + host + "; lock the project on " + host);
+
+    // Refuse before anything is installed: what is here must match, what is missing must be
+    // fetchable.
+    std::vector<std::string> problems;
+    for (const auto* tc : wanted) {
+        std::string what = std::string(kind_dir(tc->kind)) + " " + tc->id;
+        if (auto e = store.find(tc->kind, tc->id)) {
+            for (auto& d : lock_differences(*tc, *e))
+                problems.push_back(d);
+        } else if (tc->imported) {
+            problems.push_back(what + " is locked as imported from a folder (no archive is known); "
+                                      "import the same build here with `cvm import DIR`");
+        } else if (!tc->reproducible()) {
+            problems.push_back(what + " is locked without an archive URL to fetch it from; "
+                                      "install it by hand, then check with `cvm lock --check`");
+        }
+    }
+    if (!problems.empty()) {
+        for (const auto& p : problems)
+            note(p);
+        throw Failure("install --locked: this store differs from " + file->u8string() +
+                      "; nothing was installed");
+    }
+
+    std::vector<install::InstallResult> results;
+    auto mirror = platform::get_env("CVM_MIRROR");
+    for (const auto* tc : wanted) {
+        if (auto e = store.find(tc->kind, tc->id)) {
+            results.push_back({tc->kind, tc->id, e->path, true, e->components});
+            continue;
+        }
+        install::InstallResult r;
+        if (tc->kind == Kind::Cuda) {
+            r = installer.install_toolkit(tc->id, tc->components);
+        } else {
+            auto id = parse_cudnn_id(tc->id);
+            const LockedArchive& a = tc->archives.front();
+            if (tc->archives.size() == 1 && a.url.find("/cudnn/redist/") != std::string::npos)
+                r = installer.install_cudnn(id->version.str(), id->cuda.str());
+            else
+                r = installer.install_url(mirrored_url(a.url, mirror), a.sha256);
+        }
+        std::string what = std::string(kind_dir(tc->kind)) + " " + tc->id;
+        auto e = store.find(tc->kind, tc->id);
+        std::vector<std::string> diffs;
+        if (!e) {
+            diffs.push_back(what + ": the archive installed " + kind_dir(r.kind) + " " + r.id +
+                            " instead");
+        } else {
+            diffs = lock_differences(*tc, *e);
+        }
+        if (!diffs.empty()) {
+            // Take back what this command installed: the store keeps only what is locked.
+            if (!r.already_installed) {
+                try {
+                    store.remove(r.kind, r.id);
+                } catch (const std::exception&) {
+                }
+            }
+            for (const auto& d : diffs)
+                note(d);
+            throw Failure("install --locked: what the mirror serves for " + what + " is not what " +
+                          file->u8string() + " records; removed it again");
+        }
+        results.push_back(r);
+    }
+    try {
+        Selection sel = current_selection(store, std::nullopt);
+        if (sel.origin != Selection::Origin::None && !sel.spec.system &&
+            resolve(store, sel.spec).active() != lock.active())
+            note("note: " + sel.origin_text() + " selects " + resolve(store, sel.spec).active() +
+                 " here, not the locked " + lock.active() + "; `cvm use " + lock.active() +
+                 "` pins it");
+    } catch (const std::exception&) {
+    }
+    return results;
+}
+#endif
+
+} // namespace cvm::cli

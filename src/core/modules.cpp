@@ -1,0 +1,433 @@
+#include "core/modules.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <system_error>
+
+#include "core/view.h"
+
+namespace cvm {
+
+const char* const kModuleMarker = "cvm-generated module";
+
+namespace {
+
+bool is_path_variable(const std::string& name) {
+    return name == "PATH" || name == "LD_LIBRARY_PATH";
+}
+
+// A Lua string literal: every byte that could end or bend the literal is escaped.
+std::string lua_string(const std::string& s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        switch (c) {
+        case '\\':
+            out += "\\\\";
+            break;
+        case '"':
+            out += "\\\"";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        default:
+            if (c < 0x20 || c == 0x7f) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\%03u", static_cast<unsigned>(c));
+                out += buf;
+            } else {
+                out.push_back(static_cast<char>(c));
+            }
+        }
+    }
+    return out + "\"";
+}
+
+// A Tcl word in double quotes: no substitution can happen inside ($, [ and \ are escaped).
+std::string tcl_string(const std::string& s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        switch (c) {
+        case '\\':
+            out += "\\\\";
+            break;
+        case '"':
+            out += "\\\"";
+            break;
+        case '$':
+            out += "\\$";
+            break;
+        case '[':
+            out += "\\[";
+            break;
+        case ']':
+            out += "\\]";
+            break;
+        case '{':
+            out += "\\{";
+            break;
+        case '}':
+            out += "\\}";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        default:
+            if (c < 0x20 || c == 0x7f) {
+                char buf[8];
+                std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+                out += buf;
+            } else {
+                out.push_back(static_cast<char>(c));
+            }
+        }
+    }
+    return out + "\"";
+}
+
+std::string header_line(const ModuleFile& m, ModuleFormat f) {
+    return std::string(kModuleMarker) + " " + m.name() + ", written by `cvm export " +
+           (f == ModuleFormat::Lua ? "lmod" : "tcl") +
+           "`; do not edit: the next export rewrites or removes it";
+}
+
+// The help text: what the module is and exactly what it sets.
+std::string help_text(const std::string& intro, const std::vector<ModuleActions>& branches) {
+    std::ostringstream out;
+    out << intro << "\n";
+    for (const auto& b : branches) {
+        out << "\n";
+        if (!b.toolkit_id.empty()) out << "With cuda/" << b.toolkit_id << " loaded:\n";
+        for (const auto& [name, value] : b.set)
+            out << "  " << name << "=" << value << "\n";
+        for (const auto& [name, dirs] : b.prepend) {
+            out << "  " << name << ": prepends";
+            for (const auto& d : dirs)
+                out << " " << d;
+            out << "\n";
+        }
+    }
+    out << "\nUnloading restores every value it changed.";
+    return out.str();
+}
+
+void render_actions_lua(std::ostream& out, const ModuleActions& a, const std::string& indent) {
+    for (const auto& [name, value] : a.set)
+        out << indent << "pushenv(" << lua_string(name) << ", " << lua_string(value) << ")\n";
+    // Prepending one folder at a time, last first, leaves them in `cvm env`'s order; a folder
+    // already there (the toolkit's, from the cuda module) moves to the front and is counted
+    // twice, so unloading the cudnn module keeps it for the cuda module.
+    for (const auto& [name, dirs] : a.prepend)
+        for (auto it = dirs.rbegin(); it != dirs.rend(); ++it)
+            out << indent << "prepend_path(" << lua_string(name) << ", " << lua_string(*it)
+                << ")\n";
+}
+
+// Lmod 8's built-in Tcl interpreter (LMOD_FAST_TCL_INTERP, on by default) lets `pushenv` set
+// the real environment before Lmod saves the previous value, so the value saved for unloading
+// would be the new one. Putting the old value back right after the call (only under Lmod:
+// Environment Modules keeps its own state) makes unloading restore what was there. The
+// `info exists` before the unset matters: it makes Tcl re-read the changed environment.
+const char* const kTclPushenv =
+    "proc cvm_pushenv {name value} {\n"
+    "    set had [info exists ::env($name)]\n"
+    "    if {$had} { set old $::env($name) }\n"
+    "    pushenv $name $value\n"
+    "    if {[info exists ::ModuleTool] && $::ModuleTool eq \"Lmod\"} {\n"
+    "        if {$had} { set ::env($name) $old } elseif {[info exists ::env($name)]} {\n"
+    "            unset ::env($name)\n"
+    "        }\n"
+    "    }\n"
+    "}\n";
+
+void render_actions_tcl(std::ostream& out, const ModuleActions& a, const std::string& indent) {
+    for (const auto& [name, value] : a.set)
+        out << indent << "cvm_pushenv " << tcl_string(name) << " " << tcl_string(value) << "\n";
+    for (const auto& [name, dirs] : a.prepend)
+        for (auto it = dirs.rbegin(); it != dirs.rend(); ++it)
+            out << indent << "prepend-path " << tcl_string(name) << " " << tcl_string(*it) << "\n";
+}
+
+std::string wrong_toolkit_message(const ModuleFile& m) {
+    std::string list;
+    for (const auto& b : m.branches)
+        list += (list.empty() ? "" : ", ") + ("cuda/" + b.toolkit_id);
+    return m.name() + " is built for CUDA " + m.built_for +
+           ", but another cuda module is loaded; run `module load cuda/" +
+           m.branches.front().toolkit_id + "` first (compatible: " + list + ")";
+}
+
+std::string render_lua(const ModuleFile& m) {
+    std::ostringstream out;
+    out << "-- " << header_line(m, ModuleFormat::Lua) << "\n";
+    out << "help(" << lua_string(m.help) << ")\n";
+    for (const auto& w : m.whatis)
+        out << "whatis(" << lua_string(w) << ")\n";
+    out << "family(" << lua_string(kind_dir(m.kind)) << ")\n";
+    if (m.kind == Kind::Cuda) {
+        render_actions_lua(out, m.branches.front(), "");
+        return out.str();
+    }
+    out << "local toolkits = {";
+    for (size_t i = 0; i < m.branches.size(); ++i)
+        out << (i ? ", " : " ") << lua_string(m.branches[i].toolkit_id);
+    out << " }\n";
+    out << "local toolkit = nil\n"
+           "for _, id in ipairs(toolkits) do\n"
+           "    if isloaded(\"cuda/\" .. id) then\n"
+           "        toolkit = id\n"
+           "        break\n"
+           "    end\n"
+           "end\n"
+           "if toolkit == nil then\n"
+           "    if mode() == \"load\" and isloaded(\"cuda\") then\n"
+           "        LmodError("
+        << lua_string(wrong_toolkit_message(m))
+        << ")\n"
+           "    end\n"
+           "    toolkit = toolkits[1]\n"
+           "end\n"
+           "depends_on(\"cuda/\" .. toolkit)\n";
+    for (size_t i = 0; i < m.branches.size(); ++i) {
+        out << (i ? "elseif" : "if") << " toolkit == " << lua_string(m.branches[i].toolkit_id)
+            << " then\n";
+        render_actions_lua(out, m.branches[i], "    ");
+    }
+    out << "end\n";
+    return out.str();
+}
+
+std::string render_tcl(const ModuleFile& m) {
+    std::ostringstream out;
+    out << "#%Module1.0\n";
+    out << "## " << header_line(m, ModuleFormat::Tcl) << "\n";
+    out << "proc ModulesHelp { } {\n    puts stderr " << tcl_string(m.help) << "\n}\n";
+    for (const auto& w : m.whatis)
+        out << "module-whatis " << tcl_string(w) << "\n";
+    out << "conflict " << kind_dir(m.kind) << "\n";
+    out << kTclPushenv;
+    if (m.kind == Kind::Cuda) {
+        render_actions_tcl(out, m.branches.front(), "");
+        return out.str();
+    }
+    out << "set toolkits [list";
+    for (const auto& b : m.branches)
+        out << " " << tcl_string(b.toolkit_id);
+    out << "]\n";
+    out << "set toolkit \"\"\n"
+           "foreach id $toolkits {\n"
+           "    if {[is-loaded \"cuda/$id\"]} {\n"
+           "        set toolkit $id\n"
+           "        break\n"
+           "    }\n"
+           "}\n"
+           "if {$toolkit eq \"\"} {\n"
+           "    if {[module-info mode load] && [is-loaded cuda]} {\n"
+           "        error "
+        << tcl_string(wrong_toolkit_message(m))
+        << "\n"
+           "    }\n"
+           "    set toolkit [lindex $toolkits 0]\n"
+           "}\n"
+           "depends-on \"cuda/$toolkit\"\n";
+    for (size_t i = 0; i < m.branches.size(); ++i) {
+        out << (i ? "} elseif" : "if") << " {$toolkit eq " << tcl_string(m.branches[i].toolkit_id)
+            << "} {\n";
+        render_actions_tcl(out, m.branches[i], "    ");
+    }
+    out << "}\n";
+    return out.str();
+}
+
+std::string describe_layer(const Store& store, const Entry& e) {
+    std::string s = (e.imported ? "imported from " : "installed in ") + e.path.u8string();
+    if (e.layer != 0) s += " (read-only store " + store.layers()[e.layer].u8string() + ")";
+    return s;
+}
+
+// True when the first two lines of `file` carry the marker.
+bool written_by_cvm(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::string line;
+    for (int i = 0; i < 2 && std::getline(in, line); ++i)
+        if (line.find(kModuleMarker) != std::string::npos) return true;
+    return false;
+}
+
+void write_atomically(const fs::path& target, const std::string& text) {
+    fs::create_directories(target.parent_path());
+    fs::path tmp = target.parent_path() / fs::u8path("." + target.filename().u8string() + ".tmp" +
+                                                     std::to_string(platform::process_id()));
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << text;
+        if (!out.flush())
+            throw std::runtime_error("cannot write " + tmp.u8string() +
+                                     "; check that the folder is writable");
+    }
+    std::error_code ec;
+    fs::rename(tmp, target, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        throw std::runtime_error("cannot write " + target.u8string() + ": " + ec.message());
+    }
+}
+
+} // namespace
+
+ModuleActions module_actions_of(const std::vector<EnvChange>& changes, platform::Os os) {
+    ModuleActions a;
+    for (const auto& c : changes) {
+        if (!c.value) continue;
+        if (is_path_variable(c.name)) {
+            std::vector<std::string> dirs;
+            for (auto& d : split_path_list(*c.value, os))
+                if (!d.empty()) dirs.push_back(std::move(d));
+            if (!dirs.empty()) a.prepend.emplace_back(c.name, std::move(dirs));
+        } else {
+            a.set.emplace_back(c.name, *c.value);
+        }
+    }
+    return a;
+}
+
+static ModuleActions actions_of(const Store& store, const Resolved& r, const fs::path& view,
+                                platform::Os os) {
+    Layout layout = layout_of(r, view, os);
+    auto changes =
+        compute_environment(layout, std::nullopt, std::nullopt, foreign_dirs_of(store), os);
+    return module_actions_of(changes, os);
+}
+
+ModuleFile toolkit_module(const Store& store, const Entry& toolkit, platform::Os os) {
+    ModuleFile m;
+    m.kind = Kind::Cuda;
+    m.id = toolkit.id;
+    m.version = toolkit.version.str();
+    Resolved r;
+    r.toolkit = toolkit;
+    m.branches.push_back(actions_of(store, r, {}, os));
+    m.whatis = {"Name: CUDA toolkit", "Version: " + m.version, "Category: compiler, library",
+                "Description: NVIDIA CUDA toolkit " + m.version + ", " +
+                    describe_layer(store, toolkit),
+                "URL: https://developer.nvidia.com/cuda-toolkit"};
+    m.help = help_text("NVIDIA CUDA toolkit " + m.version + ", " + describe_layer(store, toolkit) +
+                           ".\nLoading sets what `cvm env " + toolkit.id +
+                           "` sets; load a cudnn module on top for cuDNN.",
+                       m.branches);
+    return m;
+}
+
+ModuleFile cudnn_module(const Store& store, const Entry& cudnn, const std::vector<Entry>& toolkits,
+                        const std::function<fs::path(const Resolved&)>& view_for, platform::Os os) {
+    ModuleFile m;
+    m.kind = Kind::Cudnn;
+    m.id = cudnn.id;
+    m.version = cudnn.version.str();
+    m.built_for = cudnn.cuda.str();
+    std::string needs;
+    for (const auto& tk : toolkits) {
+        Resolved r;
+        r.toolkit = tk;
+        r.cudnn = cudnn;
+        ModuleActions a = actions_of(store, r, view_for(r), os);
+        a.toolkit_id = tk.id;
+        m.branches.push_back(std::move(a));
+        needs += (needs.empty() ? "" : ", ") + ("cuda/" + tk.id);
+    }
+    m.whatis = {"Name: cuDNN", "Version: " + m.version, "Category: library",
+                "Description: NVIDIA cuDNN " + m.version + " built for CUDA " + m.built_for + ", " +
+                    describe_layer(store, cudnn) + "; needs one of " + needs,
+                "URL: https://developer.nvidia.com/cudnn"};
+    m.help = help_text(
+        "NVIDIA cuDNN " + m.version + " built for CUDA " + m.built_for + ", " +
+            describe_layer(store, cudnn) + ".\nNeeds one of " + needs +
+            ": it uses the one loaded, or loads the newest.\nLoading sets what `cvm env "
+            "TOOLKIT+" +
+            cudnn.id +
+            "` sets: CUDA_PATH and CUDA_HOME name the merged view of the loaded toolkit and "
+            "this cuDNN.",
+        m.branches);
+    return m;
+}
+
+std::string render_module(const ModuleFile& m, ModuleFormat format) {
+    return format == ModuleFormat::Lua ? render_lua(m) : render_tcl(m);
+}
+
+fs::path module_file_name(const ModuleFile& m, ModuleFormat format) {
+    return fs::u8path(kind_dir(m.kind)) /
+           fs::u8path(format == ModuleFormat::Lua ? m.id + ".lua" : m.id);
+}
+
+ExportResult export_modules(const Store& store, const fs::path& dir, ModuleFormat format,
+                            platform::Os os) {
+    ExportResult result;
+    std::vector<Entry> toolkits;
+    for (auto& e : store.list(Kind::Cuda)) {
+        // The id becomes a file name: only a well-formed one that matches its folder.
+        if (!parse_toolkit_id(e.id) || e.entry_dir.filename().u8string() != e.id) {
+            result.skipped.push_back("cuda " + printable(e.id) + ": not a toolkit id (entry " +
+                                     e.entry_dir.u8string() + ")");
+            continue;
+        }
+        toolkits.push_back(std::move(e));
+    }
+    std::set<fs::path> keep;
+    auto emit = [&](const ModuleFile& m) {
+        fs::path target = dir / module_file_name(m, format);
+        write_atomically(target, render_module(m, format));
+        result.written.push_back(target);
+        keep.insert(target);
+    };
+    for (const auto& tk : toolkits)
+        emit(toolkit_module(store, tk, os));
+    for (const auto& dnn : store.list(Kind::Cudnn)) {
+        auto id = parse_cudnn_id(dnn.id);
+        if (!id || dnn.entry_dir.filename().u8string() != dnn.id) {
+            result.skipped.push_back("cudnn " + printable(dnn.id) +
+                                     ": not a cuDNN build id (entry " + dnn.entry_dir.u8string() +
+                                     ")");
+            continue;
+        }
+        std::vector<Entry> compatible;
+        for (const auto& tk : toolkits)
+            if (id->serves(tk.version)) compatible.push_back(tk);
+        if (compatible.empty()) {
+            result.skipped.push_back("cudnn " + dnn.id + ": no installed toolkit is CUDA " +
+                                     dnn.cuda.str() + "; run `cvm install cuda " + dnn.cuda.str() +
+                                     "` and export again");
+            continue;
+        }
+        emit(cudnn_module(
+            store, dnn, compatible, [&](const Resolved& r) { return ensure_view(store, r, os); },
+            os));
+    }
+    for (const char* sub : {"cuda", "cudnn"}) {
+        std::error_code ec;
+        for (fs::directory_iterator it(dir / sub, ec), end; !ec && it != end; it.increment(ec)) {
+            if (keep.count(it->path())) continue;
+            std::error_code e2;
+            if (!fs::is_regular_file(it->path(), e2) || !written_by_cvm(it->path())) continue;
+            if (fs::remove(it->path(), e2)) result.removed.push_back(it->path());
+        }
+    }
+    return result;
+}
+
+} // namespace cvm
