@@ -21,6 +21,13 @@ std::string platform_name() {
 bool register_entry(const Store& store, Entry e) {
     if (auto existing = store.find(e.kind, e.id)) {
         std::error_code ec;
+        if (existing->layer != 0) {
+            // A shared read-only store has it too: the user's own copy takes precedence.
+            store.add_imported(e);
+            note("imported " + std::string(kind_dir(e.kind)) + " " + e.id + " from " + e.path.u8string() +
+                 "; it hides the one in the read-only store " + store.layers()[existing->layer].u8string());
+            return true;
+        }
         if (fs::equivalent(existing->path, e.path, ec)) {
             note(std::string(kind_dir(e.kind)) + " " + e.id + " from " + e.path.u8string() + " is already registered");
             return false;

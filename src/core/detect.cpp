@@ -83,7 +83,7 @@ std::optional<CudnnNameInfo> cudnn_info_from_name(std::string_view name) {
     static const std::regex wheel(R"(^nvidia[_-]cudnn[_-]cu([0-9]+)-([0-9]+(\.[0-9]+){2,3}))");
     // Redist: cudnn-linux-x86_64-8.9.7.29_cuda12-archive
     static const std::regex redist(
-        R"(^cudnn-(linux|windows)-([a-z0-9_]+)-([0-9]+(\.[0-9]+){2,3})_cuda([0-9]+)-archive)");
+        R"(^cudnn-(linux|windows)-([a-z0-9_]+)-([0-9]+(\.[0-9]+){2,3})_cuda([0-9]+(\.[0-9]+)?)-archive)");
     // Legacy: cudnn-11.2-windows-x64-v8.1.0.77, cudnn-10.2-windows10-x64-v7.6.5.32
     static const std::regex legacy(
         R"(^cudnn-([0-9]+\.[0-9]+)-(linux|windows[0-9]*)-(x64|ppc64le|aarch64sbsa)-v([0-9]+(\.[0-9]+){2,3}))");
@@ -96,7 +96,7 @@ std::optional<CudnnNameInfo> cudnn_info_from_name(std::string_view name) {
     }
     if (std::regex_search(s, m, redist)) {
         info.version = *parse_version(m[3].str(), 3, 4);
-        info.cuda = parse_version(m[5].str(), 1, 1);
+        info.cuda = parse_version(m[5].str(), 1, 2); // 8.3/8.4 builds name a minor: _cuda11.5
         info.platform = m[1].str() + "-" + m[2].str();
         return info;
     }

@@ -1,6 +1,8 @@
 #include "core/store.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <string_view>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -61,20 +63,23 @@ Entry parse_entry(const std::string& text, const fs::path& dir, const std::strin
     Entry e;
     e.entry_dir = dir;
     bool have_kind = false;
-    std::istringstream in(text);
-    std::string line;
+    std::string_view rest(text);
     int number = 0;
     auto bad = [&](const std::string& why) {
         return std::runtime_error(source + ":" + std::to_string(number) + ": " + why +
                                   "; remove the folder " + dir.u8string() + " and import or install again");
     };
-    while (std::getline(in, line)) {
+    while (!rest.empty()) {
+        size_t nl = rest.find('\n');
+        std::string_view line = rest.substr(0, nl);
+        rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
         ++number;
-        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         if (line.empty() || line[0] == '#') continue;
         size_t eq = line.find('=');
-        if (eq == std::string::npos) throw bad("expected key=value");
-        std::string key = line.substr(0, eq), value = line.substr(eq + 1);
+        if (eq == std::string_view::npos) throw bad("expected key=value");
+        std::string_view key = line.substr(0, eq);
+        std::string value(line.substr(eq + 1));
         if (key == "kind") {
             if (value == "cuda") e.kind = Kind::Cuda;
             else if (value == "cudnn") e.kind = Kind::Cudnn;
@@ -169,12 +174,16 @@ std::vector<std::pair<std::string, size_t>> Store::ids(Kind kind) const {
     return out;
 }
 
+// One fopen/fread: `cvm list` reads every entry, so this is its inner loop.
 static std::optional<std::string> read_small_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    std::FILE* f = std::fopen(p.u8string().c_str(), "rb");
+    if (!f) return std::nullopt;
+    std::string out;
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+    std::fclose(f);
+    return out;
 }
 
 std::optional<Entry> Store::find(Kind kind, const std::string& id) const {

@@ -36,6 +36,9 @@ TEST_CASE("cuDNN facts from archive and wheel names") {
     CHECK(redist->version.str() == "8.9.7.29");
     CHECK(redist->cuda->str() == "12");
     CHECK(redist->platform == "linux-x86_64");
+    auto minor = cudnn_info_from_name("cudnn-linux-x86_64-8.3.2.44_cuda11.5-archive.tar.xz");
+    REQUIRE(minor);
+    CHECK(minor->cuda->str() == "11.5");
     auto wheel = cudnn_info_from_name("nvidia_cudnn_cu12-9.1.0.70-py3-none-manylinux2014_x86_64.whl");
     REQUIRE(wheel);
     CHECK(wheel->version.str() == "9.1.0.70");

@@ -1,0 +1,241 @@
+// `cvm env`, `cvm deactivate`, `cvm script`, `cvm init`: shell code for a selection. The text
+// itself comes from core/shell.h; this file picks the shell, the selection and the output.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/context.h"
+#include "core/shell.h"
+#include "platform/platform.h"
+
+namespace cvm::cli {
+
+namespace {
+
+Shell shell_of(const std::string& option, const std::string& command) {
+    if (option.empty())
+        return detect_shell([](const std::string& n) { return platform::get_env(n); },
+                            platform::host_os());
+    auto s = parse_shell(option);
+    if (!s)
+        throw UsageError(command + ": --shell " + printable(option) +
+                         " is not one of bash, zsh, fish, pwsh, cmd");
+    return *s;
+}
+
+void print(const std::string& text) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+}
+
+template <typename F> std::string rendered(const std::string& command, F&& render) {
+    try {
+        return render();
+    } catch (const ShellError& e) {
+        throw Failure(command + ": " + e.what());
+    }
+}
+
+// PATH and LD_LIBRARY_PATH as they were before the current activation: the code an activation
+// prints first undoes the earlier one, so its lists start from the saved values.
+std::optional<std::string> pre_activation_value(const std::string& name) {
+    auto saved = platform::get_env("_CVM_SAVED");
+    if (saved) {
+        std::string list = " " + *saved + " ";
+        if (list.find(" " + name + " ") != std::string::npos)
+            return platform::get_env("_CVM_OLD_" + name);
+    }
+    return platform::get_env(name);
+}
+
+std::vector<EnvChange> activation_changes(const Store& store, const Resolved& r, Layout& layout) {
+    selection_changes(store, r, &layout); // makes the merged view; fills the layout
+    return compute_environment(layout, pre_activation_value("PATH"),
+                               pre_activation_value("LD_LIBRARY_PATH"), foreign_dirs_of(store),
+                               platform::host_os());
+}
+
+void write_file(const fs::path& file, const std::string& text) {
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    if (!out)
+        throw Failure("script: cannot write " + file.u8string() +
+                      "; check the folder exists and is writable");
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (!out) throw Failure("script: cannot write " + file.u8string());
+}
+
+void register_env_command(CLI::App& app) {
+    auto* cmd = app.add_subcommand(
+        "env", "Print code that activates the selection in this shell: eval \"$(cvm env)\"");
+    auto shell = std::make_shared<std::string>();
+    auto spec = std::make_shared<std::string>();
+    cmd->add_option("--shell", *shell, "bash, zsh, fish, pwsh or cmd (default: the current shell)");
+    cmd->add_option("spec", *spec, "CUDA[+CUDNN] instead of the selection for this folder");
+    cmd->footer(
+        "bash/zsh: eval \"$(cvm env)\"    fish: cvm env --shell fish | source\n"
+        "pwsh: cvm env --shell pwsh | Out-String | Invoke-Expression\n"
+        "cmd: cvm env --shell cmd > \"%TEMP%\\cvm-env.bat\" && call \"%TEMP%\\cvm-env.bat\"\n"
+        "Undo with cvm_deactivate (bash, zsh, fish, pwsh) or the output of `cvm deactivate`.");
+    cmd->callback([shell, spec] {
+        Shell sh = shell_of(*shell, "env");
+        Store store = open_store();
+        Selection sel = current_selection(store, spec->empty() ? std::nullopt
+                                                               : std::optional<std::string>(*spec));
+        if (sel.origin != Selection::Origin::None && sel.spec.system) {
+            // `system` means no override: undo whatever cvm activated.
+            print(rendered("env", [&] { return render_deactivate(sh); }));
+            return;
+        }
+        Resolved r = resolve_selection(store, sel);
+        Layout layout;
+        auto changes = activation_changes(store, r, layout);
+        print(rendered("env", [&] { return render_env(sh, changes); }));
+    });
+}
+
+void register_deactivate_command(CLI::App& app) {
+    auto* cmd = app.add_subcommand(
+        "deactivate", "Print code that restores what `cvm env` or an activation script changed");
+    auto shell = std::make_shared<std::string>();
+    cmd->add_option("--shell", *shell, "bash, zsh, fish, pwsh or cmd (default: the current shell)");
+    cmd->callback([shell] {
+        Shell sh = shell_of(*shell, "deactivate");
+        print(rendered("deactivate", [&] { return render_deactivate(sh); }));
+    });
+}
+
+void register_script_command(CLI::App& app) {
+    auto* cmd = app.add_subcommand(
+        "script", "Write a standalone activation script (cmd: activate_cuda112.bat for CUDA 11.2)");
+    auto shell = std::make_shared<std::string>();
+    auto spec = std::make_shared<std::string>();
+    auto output = std::make_shared<std::string>();
+    cmd->add_option("spec", *spec, "CUDA[+CUDNN] (default: the selection for this folder)");
+    cmd->add_option("--shell", *shell, "cmd, pwsh, bash, zsh or fish (default: the current shell)");
+    cmd->add_option("-o,--output", *output,
+                    "the file to write; '-' for standard output (default: activate_cudaXY.bat or "
+                    ".ps1 for cmd and pwsh, standard output for the others)");
+    cmd->callback([shell, spec, output] {
+        Shell sh = shell_of(*shell, "script");
+        Store store = open_store();
+        Selection sel = current_selection(store, spec->empty() ? std::nullopt
+                                                               : std::optional<std::string>(*spec));
+        if (sel.origin != Selection::Origin::None && sel.spec.system)
+            throw UsageError("script: 'system' changes nothing (" + sel.origin_text() +
+                             "); give a toolkit, e.g. cvm script 12.4");
+        Resolved r = resolve_selection(store, sel);
+        Layout layout;
+        auto changes = selection_changes(store, r, &layout);
+
+        std::string target = *output;
+        if (target.empty() && (sh == Shell::Cmd || sh == Shell::Pwsh))
+            target = script_file_name(sh, layout.toolkit_version);
+        bool to_stdout = target.empty() || target == "-";
+
+        ActivationScript s;
+        s.active = r.active();
+        s.file_name = to_stdout ? script_file_name(sh, layout.toolkit_version)
+                                : fs::u8path(target).filename().u8string();
+        s.changes = changes;
+        for (const auto& d : layout.bin_dirs)
+            s.bin_dirs.push_back(d.u8string());
+        for (const auto& d : layout.lib_dirs)
+            s.lib_dirs.push_back(d.u8string());
+        for (const auto& l : store.layers())
+            s.store_layers.push_back(l.u8string());
+        s.shims_dir = store.shims_dir().u8string();
+        s.os = platform::host_os();
+        std::string text = rendered("script", [&] { return render_script(sh, s); });
+        if (to_stdout) {
+            print(text);
+            return;
+        }
+        write_file(fs::u8path(target), text);
+        switch (sh) {
+        case Shell::Cmd:
+            note("wrote " + target + ": `call " + s.file_name + "` activates " + s.active +
+                 ", `call " + s.file_name + " deactivate` restores");
+            break;
+        case Shell::Pwsh:
+            note("wrote " + target + ": `. ./" + s.file_name + "` activates " + s.active +
+                 ", `cvm_deactivate` restores");
+            break;
+        case Shell::Fish:
+            note("wrote " + target + ": `source " + target + "` activates " + s.active +
+                 ", `cvm_deactivate` restores");
+            break;
+        default:
+            note("wrote " + target + ": `. " + target + "` activates " + s.active +
+                 ", `cvm_deactivate` restores");
+        }
+    });
+}
+
+void register_init_command(CLI::App& app) {
+    auto* cmd = app.add_subcommand(
+        "init", "Print what a shell's rc file needs (the shims folder on PATH, completions)");
+    auto shell = std::make_shared<std::string>();
+    auto complete = std::make_shared<std::string>();
+    cmd->add_option("shell", *shell, "bash, zsh, fish or pwsh");
+    // For the completion scripts: installed ids, one a line.
+    cmd->add_option("--complete", *complete, "ids or specs")->group("");
+    cmd->footer("bash: echo 'eval \"$(cvm init bash)\"' >> ~/.bashrc\n"
+                "zsh:  echo 'eval \"$(cvm init zsh)\"' >> ~/.zshrc   (after compinit)\n"
+                "fish: echo 'cvm init fish | source' >> ~/.config/fish/config.fish\n"
+                "pwsh: Add-Content $PROFILE 'cvm init pwsh | Out-String | Invoke-Expression'");
+    cmd->callback([shell, complete] {
+        if (!complete->empty()) {
+            if (*complete != "ids" && *complete != "specs")
+                throw UsageError("init: --complete takes ids or specs");
+            Store store = open_store();
+            std::string text;
+            auto toolkits = store.ids(Kind::Cuda);
+            auto cudnns = store.ids(Kind::Cudnn);
+            std::sort(toolkits.begin(), toolkits.end());
+            std::sort(cudnns.begin(), cudnns.end());
+            for (const auto& t : toolkits)
+                text += t.first + "\n";
+            if (*complete == "ids") {
+                for (const auto& c : cudnns)
+                    text += c.first + "\n";
+            } else {
+                for (const auto& t : toolkits) {
+                    auto tv = parse_toolkit_id(t.first);
+                    if (!tv) continue;
+                    for (const auto& c : cudnns) {
+                        auto cid = parse_cudnn_id(c.first);
+                        if (cid && cid->serves(*tv)) text += t.first + "+" + c.first + "\n";
+                    }
+                }
+            }
+            print(text);
+            return;
+        }
+        if (shell->empty()) throw UsageError("init: name the shell: cvm init bash|zsh|fish|pwsh");
+        auto sh = parse_shell(*shell);
+        if (!sh)
+            throw UsageError("init: " + printable(*shell) + " is not one of bash, zsh, fish, pwsh");
+        Store store = open_store();
+        std::string shims = store.shims_dir().u8string();
+        try {
+            print(render_init(*sh, shims, platform::host_os()));
+        } catch (const ShellError& e) {
+            throw UsageError(std::string("init: ") + e.what());
+        }
+    });
+}
+
+} // namespace
+
+void register_env(CLI::App& app) {
+    register_env_command(app);
+    register_deactivate_command(app);
+    register_script_command(app);
+    register_init_command(app);
+}
+
+} // namespace cvm::cli

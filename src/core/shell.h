@@ -1,0 +1,90 @@
+#pragma once
+// Shell code for `cvm env`, `cvm deactivate`, `cvm script` and `cvm init`: bash, zsh, fish,
+// PowerShell and cmd. Pure text generation (no I/O), so every renderer is unit-tested and the
+// integration tests run its output in the real shells.
+//
+// Every activation, from `cvm env` or from a generated script, shares one saved state in the
+// environment itself, so that any of them can be undone by any deactivate step:
+//   _CVM_SAVED          the names the activation changed, separated by single spaces
+//   _CVM_OLD_<NAME>     the value NAME had before the first activation; absent when NAME was unset
+// An activation first undoes an earlier one (restoring the saved values), then saves the current
+// values of the names it changes, then changes them; so repeated activations keep the state from
+// before the first one. Deactivating restores exactly that state, unsetting what was unset.
+// bash, zsh, fish and PowerShell get a function `cvm_deactivate`; cmd scripts take the argument
+// `deactivate`, and `cvm deactivate --shell SHELL` prints the same restore code for any shell.
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/environment.h"
+#include "core/spec.h"
+#include "platform/platform.h"
+
+namespace cvm {
+
+enum class Shell { Bash, Zsh, Fish, Pwsh, Cmd };
+
+// "bash", "zsh", "fish", "pwsh" (also "powershell"), "cmd"; case-insensitive; a path or a
+// ".exe" suffix is accepted ("/usr/bin/zsh", "pwsh.exe"). nullopt for anything else.
+std::optional<Shell> parse_shell(std::string_view name);
+const char* shell_name(Shell shell);
+
+// The shell `cvm env` talks to when --shell is absent. Linux: the basename of $SHELL (bash when
+// unknown). Windows: PowerShell when PSModulePath holds a user module folder (PowerShell adds
+// one; the machine-wide value has only two entries), else cmd.
+using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
+Shell detect_shell(const EnvLookup& get_env, platform::Os os);
+
+// A value or name a shell cannot carry (a line break for cmd, a NUL anywhere).
+class ShellError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// [A-Za-z_][A-Za-z0-9_]*
+bool is_variable_name(std::string_view name);
+
+// A literal that evaluates to exactly `value` in the shell. bash/zsh: single quotes; fish:
+// single quotes with \\ and \'; PowerShell: single quotes (all four quote code points doubled)
+// with non-ASCII characters spelled as [char] codes, so the code is pure ASCII whatever the
+// console's encoding; cmd: caret escapes and doubled %, for an unquoted `set NAME=...` line of
+// a batch file run with delayed expansion off.
+std::string shell_quote(Shell shell, std::string_view value);
+
+// Code that activates `changes` (from compute_environment) in the current shell.
+std::string render_env(Shell shell, const std::vector<EnvChange>& changes);
+
+// Code that undoes the current activation (nothing when none is active).
+std::string render_deactivate(Shell shell);
+
+// A standalone activation script: it needs no cvm at run time. PATH (and LD_LIBRARY_PATH when
+// `changes` has it) are computed when the script runs: other CUDA toolkits' folders are removed
+// by the rules of is_foreign_cuda_dir as far as a shell can follow them, then the selection's
+// folders go first. Every other change is set as given.
+struct ActivationScript {
+    std::string active;                // CVM_ACTIVE, for the header
+    std::string file_name;             // cmd/pwsh: how the script names itself in its usage text
+    std::vector<EnvChange> changes;    // compute_environment's list
+    std::vector<std::string> bin_dirs; // first on PATH
+    std::vector<std::string> lib_dirs; // first on LD_LIBRARY_PATH
+    std::vector<std::string> store_layers; // folders under which everything is another toolkit's
+    std::string shims_dir;                 // ...except this one, which stays
+    platform::Os os = platform::host_os();
+};
+std::string render_script(Shell shell, const ActivationScript& script);
+
+// The default file of `cvm script`: activate_cuda112.bat (cmd), .ps1 (pwsh), .sh, .fish.
+std::string script_file_name(Shell shell, const Version& toolkit);
+
+// What a shell's rc file needs: `shims_dir` first on PATH (idempotent: earlier copies are
+// removed) and, for bash, zsh, fish and PowerShell, completion of cvm's commands. The completion
+// asks `cvm init --complete ids|specs` for installed ids. cmd has no rc file: ShellError.
+std::string render_init(Shell shell, const std::string& shims_dir, platform::Os os);
+
+// The subcommands offered by completion, in order.
+const std::vector<std::string>& completion_commands();
+
+} // namespace cvm

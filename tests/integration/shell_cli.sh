@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# `cvm env`, `cvm script`, `cvm deactivate` and `cvm init` as commands: files, names, exit codes,
+# and the completions of `cvm init` in real bash, zsh and fish.
+source "$(dirname "$0")/lib.sh"
+
+# A Windows-possible hostile folder (no '"'), so the cmd script can be written too.
+BASE="$TEST_TMP/my dir 'q' \$HOME %PATH% ^&! (x) ünï"
+export CVM_ROOT="$BASE/root"
+make_toolkit "$BASE/cuda-11.2" 11.2.2
+make_toolkit "$BASE/cuda-12.4" 12.4.1
+make_cudnn "$BASE/cudnn-linux-x86_64-9.1.0.70_cuda12-archive" 9.1.0
+for d in cuda-11.2 cuda-12.4 cudnn-linux-x86_64-9.1.0.70_cuda12-archive; do
+    "$CVM" import "$BASE/$d" 2>/dev/null || fail "import $d"
+done
+work="$BASE/work"
+mkdir -p "$work"
+cd "$work"
+
+# Usage errors and failures.
+expect_rc 2 "$CVM" env --shell tcsh 11.2
+assert_contains "$ERR" "tcsh"
+expect_rc 2 "$CVM" env 'bad;spec'
+expect_rc 1 "$CVM" env --shell bash
+assert_contains "$ERR" "cvm use"
+expect_rc 1 "$CVM" env --shell bash 13
+expect_rc 2 "$CVM" script system --shell bash
+expect_rc 2 "$CVM" init
+expect_rc 2 "$CVM" init cmd
+assert_contains "$ERR" "PATH"
+expect_rc 2 "$CVM" init --complete nonsense
+
+# cmd: activate_cuda112.bat in the current folder, CRLF, UTF-8, the values caret-escaped.
+expect_rc 0 "$CVM" script 11.2 --shell cmd
+assert_contains "$ERR" "activate_cuda112.bat"
+[[ -f "$work/activate_cuda112.bat" ]] || fail "cvm script --shell cmd did not write activate_cuda112.bat"
+bat=$(cat "$work/activate_cuda112.bat")
+assert_contains "$bat" $'@echo off\r\n'
+assert_contains "$bat" $'chcp 65001 >nul\r\n'
+escaped=${BASE//%/%%}
+escaped=${escaped//^/^^}
+escaped=${escaped//&/^&}
+escaped=${escaped//(/^(}
+escaped=${escaped//)/^)}
+assert_contains "$bat" "set CUDA_PATH=$escaped/cuda-11.2"$'\r\n'
+if grep -q $'[^\r]$' "$work/activate_cuda112.bat"; then fail "a line of the .bat file does not end in CRLF"; fi
+# 12.4 gets its own name; -o names the file; -o - prints it.
+expect_rc 0 "$CVM" script 12.4+9 --shell cmd
+[[ -f "$work/activate_cuda124.bat" ]] || fail "no activate_cuda124.bat"
+expect_rc 0 "$CVM" script 11.2 --shell cmd -o "$work/other name.bat"
+[[ -f "$work/other name.bat" ]] || fail "-o was not honoured"
+expect_rc 0 "$CVM" script 11.2 --shell cmd -o -
+assert_contains "$OUT" "@echo off"
+
+# pwsh: activate_cuda112.ps1, pure ASCII (non-ASCII letters as [char] codes).
+expect_rc 0 "$CVM" script 11.2 --shell pwsh
+[[ -f "$work/activate_cuda112.ps1" ]] || fail "no activate_cuda112.ps1"
+if LC_ALL=C grep -q -P '[^\x00-\x7f]' "$work/activate_cuda112.ps1"; then fail "the .ps1 file is not ASCII"; fi
+assert_contains "$(cat "$work/activate_cuda112.ps1")" "+[char]0x00FC+"
+
+# bash/zsh/fish scripts go to standard output unless -o.
+expect_rc 0 "$CVM" script 11.2 --shell bash
+assert_contains "$OUT" "# cvm activation script for CUDA 11.2.2"
+[[ ! -e "$work/activate_cuda112.sh" ]] || fail "a bash script was written without -o"
+expect_rc 0 "$CVM" script 11.2 --shell fish -o "$work/act.fish"
+[[ -f "$work/act.fish" ]] || fail "-o was not honoured for fish"
+
+# The shell comes from SHELL when --shell is absent.
+OUT=$(SHELL=/usr/bin/fish "$CVM" env 11.2) || fail "cvm env with SHELL=fish failed"
+assert_contains "$OUT" "set -gx CUDA_PATH "
+OUT=$(SHELL=/bin/zsh "$CVM" env 11.2) || fail "cvm env with SHELL=zsh failed"
+assert_contains "$OUT" "export CUDA_PATH="
+
+# Completion data.
+expect_rc 0 "$CVM" init --complete ids
+assert_eq "$OUT" $'11.2.2\n12.4.1\n9.1.0.70-cuda12'
+expect_rc 0 "$CVM" init --complete specs
+assert_eq "$OUT" $'11.2.2\n12.4.1\n12.4.1+9.1.0.70-cuda12'
+
+# bash: init twice, shims first once; completion of commands and of installed ids.
+export PATH="$CVM_BIN:$PATH"
+out=$(bash --norc --noprofile -c '
+    eval "$(cvm init bash)"; eval "$(cvm init bash)"
+    printf "%s\n" "${PATH%%:*}"
+    n=0; IFS=:; for d in $PATH; do [ "$d" = "$CVM_ROOT/shims" ] && n=$((n+1)); done; echo "count=$n"
+    unset IFS
+    COMP_WORDS=(cvm unin); COMP_CWORD=1; _cvm_complete; echo "cmds=${COMPREPLY[*]}"
+    COMP_WORDS=(cvm uninstall ""); COMP_CWORD=2; _cvm_complete; echo "ids=${COMPREPLY[*]}"
+    COMP_WORDS=(cvm env --shell f); COMP_CWORD=3; _cvm_complete; echo "shells=${COMPREPLY[*]}"
+    COMP_WORDS=(cvm use 12.4.1+); COMP_CWORD=2; _cvm_complete; echo "specs=${COMPREPLY[*]}"
+') || fail "cvm init bash did not evaluate: $out"
+assert_eq "$out" "$CVM_ROOT/shims
+count=1
+cmds=uninstall
+ids=11.2.2 12.4.1 9.1.0.70-cuda12
+shells=fish
+specs=12.4.1+9.1.0.70-cuda12"
+
+if command -v zsh > /dev/null 2>&1; then
+    out=$(HOME="$TEST_TMP" zsh -f -c '
+        eval "$(cvm init zsh)"
+        autoload -Uz compinit && compinit -u -d "$HOME/.zcompdump"
+        eval "$(cvm init zsh)"
+        print -r -- "${PATH%%:*} ${_comps[cvm]}"
+    ') || fail "cvm init zsh did not evaluate: $out"
+    assert_eq "$out" "$CVM_ROOT/shims _cvm"
+fi
+
+if command -v fish > /dev/null 2>&1; then
+    out=$(fish --no-config -c '
+        cvm init fish | source; cvm init fish | source
+        echo $PATH[1] (count (contains -i -- $CVM_ROOT/shims $PATH))
+        complete -C "cvm unin"
+        complete -C "cvm uninstall " | sort
+    ') || fail "cvm init fish did not evaluate: $out"
+    assert_eq "$out" "$CVM_ROOT/shims 1
+uninstall
+11.2.2
+12.4.1
+9.1.0.70-cuda12"
+fi
+echo "PASS: shell commands"
