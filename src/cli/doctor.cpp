@@ -1,0 +1,120 @@
+// `cvm doctor [--json]`: which CUDA and cuDNN libraries a program really loads here and through
+// cvm, what is incompatible, and the fix for each problem. Gathers the machine's facts, hands
+// them to cvm::doctor::diagnose (src/doctor) and prints its report. Exit 0 healthy, 1 problems.
+//
+// Test hooks (all optional): CVM_PROC_DRIVER_VERSION (file read instead of
+// /proc/driver/nvidia/version), CVM_NVIDIA_SMI (program run instead of nvidia-smi), CVM_PYTHON
+// (interpreter to inspect; empty: none), CVM_LD_SO_CACHE (cache read instead of
+// /etc/ld.so.cache; empty: none), CVM_LD_DEFAULT_DIRS (':'-separated folders instead of the
+// loader's built-in ones), CVM_WINDOWS_DIR (instead of %SystemRoot%).
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/context.h"
+#include "doctor/diagnose.h"
+#include "doctor/report.h"
+#include "platform/platform.h"
+#include "registry/registry.h"
+
+namespace cvm::cli {
+
+namespace {
+
+std::vector<std::string> split_colon_list(const std::string& text) {
+    std::vector<std::string> out;
+    for (const auto& item : split_path_list(text, platform::Os::Linux))
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
+} // namespace
+
+void register_doctor(CLI::App& app) {
+    auto* cmd = app.add_subcommand(
+        "doctor", "Diagnose the environment: which CUDA/cuDNN libraries actually load and why, "
+                  "what is incompatible, how to fix it");
+    auto json = std::make_shared<bool>(false);
+    cmd->add_flag("--json", *json, "print one JSON document on stdout");
+    cmd->callback([json] {
+        using namespace cvm::doctor;
+        const platform::Os os = platform::host_os();
+        Store store = open_store();
+        doctor::RealFileSystem fs;
+
+        DoctorInputs in;
+        in.os = os;
+        in.fs = &fs;
+        in.env = platform::environment();
+        std::error_code ec;
+        in.cwd = fs::current_path(ec).u8string();
+        in.selection = current_selection(store, std::nullopt);
+        if (in.selection.origin != Selection::Origin::None && !in.selection.spec.system) {
+            try {
+                Resolved r = resolve(store, in.selection.spec);
+                Layout layout;
+                in.selected_changes = selection_changes(store, r, &layout);
+                in.selection_dirs.push_back(r.toolkit.path.u8string());
+                if (r.cudnn) in.selection_dirs.push_back(r.cudnn->path.u8string());
+                in.selection_dirs.push_back(layout.cuda_path.u8string());
+                in.resolved = std::move(r);
+            } catch (const ResolveError& e) {
+                in.resolve_error = e.what();
+            }
+        }
+
+        std::optional<registry::Registry> reg;
+        try {
+            reg = registry::load_default_registry();
+            in.registry = &*reg;
+        } catch (const std::exception& e) {
+            if (!*json)
+                note(std::string("doctor: no compatibility data (") + e.what() +
+                     "); driver and cuDNN range checks are skipped");
+        }
+
+        in.driver = detect_driver(default_driver_probe());
+        const std::string python = default_python();
+        if (!python.empty()) in.python = inspect_python(python, fs);
+
+        std::optional<LdCache> cache;
+        if (os == platform::Os::Linux) {
+            auto cache_path = platform::get_env("CVM_LD_SO_CACHE").value_or("/etc/ld.so.cache");
+            if (!cache_path.empty()) {
+                auto read = read_ld_cache_file(cache_path);
+                if (read) {
+                    cache = std::move(*read.cache);
+                    in.ld_cache = &*cache;
+                }
+                in.ld_cache_path = cache_path;
+            }
+            auto self = read_elf_file(platform::current_exe().u8string());
+            if (self) in.linux_abi = *self.info;
+            if (auto dirs = platform::get_env("CVM_LD_DEFAULT_DIRS"))
+                in.linux_default_dirs = split_colon_list(*dirs);
+            else if (in.linux_abi)
+                in.linux_default_dirs = default_linux_library_dirs(*in.linux_abi, fs);
+        } else {
+            std::string windows =
+                platform::get_env("CVM_WINDOWS_DIR")
+                    .value_or(platform::get_env("SystemRoot")
+                                  .value_or(platform::get_env("WINDIR").value_or("C:\\Windows")));
+            in.windows.windows_dir = windows;
+            in.windows.system32_dir = path_join(windows, "System32");
+            in.windows.system16_dir = path_join(windows, "System");
+        }
+
+        DoctorReport report = diagnose(in);
+        if (*json) {
+            print_json(report_json(report));
+        } else {
+            const bool colour = platform::is_terminal(1) && !platform::get_env("NO_COLOR");
+            std::string text = report_text(report, colour);
+            std::fwrite(text.data(), 1, text.size(), stdout);
+        }
+        if (!report.healthy()) throw ExitCode{1};
+    });
+}
+
+} // namespace cvm::cli

@@ -1,0 +1,42 @@
+#pragma once
+// The NVIDIA driver and GPUs of this machine: from /proc/driver/nvidia/version (Linux) or
+// `nvidia-smi --query-gpu=name,driver_version --format=csv,noheader`. Tests point both at fakes
+// through CVM_PROC_DRIVER_VERSION (a file path) and CVM_NVIDIA_SMI (a program path).
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cvm::doctor {
+
+struct DriverInfo {
+    std::optional<std::string> version; // "580.159.04"
+    std::string source;                 // the file or program it came from
+    std::vector<std::string> gpus;      // GPU names (nvidia-smi); empty when none or unknown
+    bool smi_ran = false;               // nvidia-smi answered (so an empty `gpus` means none)
+    std::vector<std::string> notes;     // what could not be read, for the report
+};
+
+// "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu ..." gives "580.159.04".
+std::optional<std::string> driver_version_from_proc(std::string_view text);
+
+struct SmiGpu {
+    std::string name;
+    std::string driver;
+};
+// Lines "NVIDIA H200, 580.159.04" of `nvidia-smi --query-gpu=name,driver_version
+// --format=csv,noheader`; lines that do not fit are skipped.
+std::vector<SmiGpu> gpus_from_smi(std::string_view text);
+
+struct DriverProbe {
+    std::string proc_version_file = "/proc/driver/nvidia/version"; // empty: do not read
+    std::string nvidia_smi;                                        // empty: do not run
+};
+// The probe of this process: CVM_PROC_DRIVER_VERSION and CVM_NVIDIA_SMI when set, else the
+// default file (Linux) and `nvidia-smi` found on PATH.
+DriverProbe default_driver_probe();
+
+DriverInfo detect_driver(const DriverProbe& probe);
+
+} // namespace cvm::doctor

@@ -1,0 +1,43 @@
+#pragma once
+// The loader emulation reads the machine only through this interface, so tests can point it at
+// temporary folders (or a fake) and the search logic stays a pure function of its inputs.
+
+#include "byte_source.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cvm::doctor {
+
+class FileSystemView {
+public:
+    virtual ~FileSystemView() = default;
+    // Whether `path` names a regular file (after following symbolic links).
+    virtual bool is_file(const std::string& path) const = 0;
+    virtual bool is_directory(const std::string& path) const = 0;
+    // The file a path finally names after following every symbolic link; nullopt when missing.
+    virtual std::optional<std::string> real_path(const std::string& path) const = 0;
+    // The entry names of a folder (unsorted); empty when it cannot be read.
+    virtual std::vector<std::string> list(const std::string& dir) const = 0;
+    // The bytes of a file, or nullptr when it cannot be opened.
+    virtual std::unique_ptr<ByteSource> open(const std::string& path) const = 0;
+};
+
+// The real file system, through std::filesystem (UTF-8 paths).
+class RealFileSystem : public FileSystemView {
+public:
+    bool is_file(const std::string& path) const override;
+    bool is_directory(const std::string& path) const override;
+    std::optional<std::string> real_path(const std::string& path) const override;
+    std::vector<std::string> list(const std::string& dir) const override;
+    std::unique_ptr<ByteSource> open(const std::string& path) const override;
+};
+
+// Path text helpers that work for both '/' and '\' separated paths, independent of the host.
+std::string path_join(const std::string& dir, const std::string& name);
+std::string path_dirname(const std::string& path);
+std::string path_basename(const std::string& path);
+
+} // namespace cvm::doctor

@@ -1,0 +1,194 @@
+#include "python_env.h"
+
+#include "core/detect.h"
+#include "platform/platform.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+
+namespace cvm::doctor {
+
+namespace {
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+    return s.substr(0, prefix.size()) == prefix;
+}
+bool ends_with(std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// The quoted string starting at `at` ('...' or "..."), nullopt when there is none.
+std::optional<std::string> quoted_at(std::string_view text, std::size_t at) {
+    while (at < text.size() && (text[at] == ' ' || text[at] == '\t'))
+        ++at;
+    if (at >= text.size() || (text[at] != '\'' && text[at] != '"')) return std::nullopt;
+    const char quote = text[at];
+    const auto end = text.find(quote, at + 1);
+    if (end == std::string_view::npos) return std::nullopt;
+    return std::string(text.substr(at + 1, end - at - 1));
+}
+
+std::string text_of(const FileSystemView& fs, const std::string& path) {
+    auto src = fs.open(path);
+    if (!src) return {};
+    auto bytes = src->read_up_to(0, 1 << 20);
+    if (!bytes) return {};
+    return std::string(bytes->begin(), bytes->end());
+}
+
+// "nvidia_cudnn_cu12-9.1.0.70.dist-info" gives "9.1.0.70" for prefix "nvidia_cudnn_cu".
+std::optional<std::string> dist_info_version(const FileSystemView& fs, const std::string& dir,
+                                             std::string_view prefix) {
+    std::vector<std::string> names = fs.list(dir);
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names) {
+        if (!starts_with(n, prefix) || !ends_with(n, ".dist-info")) continue;
+        const auto dash = n.find('-');
+        if (dash == std::string::npos) continue;
+        return n.substr(dash + 1, n.size() - dash - 1 - std::string_view(".dist-info").size());
+    }
+    return std::nullopt;
+}
+
+bool holds_cudnn(const FileSystemView& fs, const std::string& dir) {
+    for (const auto& n : fs.list(dir))
+        if (starts_with(n, "libcudnn.so") || starts_with(n, "cudnn64_")) return true;
+    return false;
+}
+
+// The nvidia-cudnn-cu* wheel's library folder beside a package, when installed.
+void wheel_cudnn(const FileSystemView& fs, const std::string& site, FrameworkInstall& f) {
+    const std::string cudnn = path_join(path_join(site, "nvidia"), "cudnn");
+    for (const char* sub : {"lib", "bin"}) {
+        const std::string dir = path_join(cudnn, sub);
+        if (fs.is_directory(dir) && holds_cudnn(fs, dir)) {
+            f.own_cudnn_dir = dir;
+            f.own_cudnn_version = dist_info_version(fs, site, "nvidia_cudnn_cu");
+            return;
+        }
+    }
+}
+
+} // namespace
+
+std::optional<std::string> python_string_assignment(std::string_view text, std::string_view name) {
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        auto eol = text.find('\n', pos);
+        std::string_view line =
+            text.substr(pos, eol == std::string_view::npos ? std::string_view::npos : eol - pos);
+        pos = eol == std::string_view::npos ? text.size() : eol + 1;
+        if (!starts_with(line, name)) continue;
+        std::size_t at = name.size();
+        // Optional annotation: "cuda: Optional[str] = '12.1'".
+        if (at < line.size() && line[at] == ':') {
+            auto eq = line.find('=', at);
+            if (eq == std::string_view::npos) continue;
+            at = eq;
+        } else {
+            while (at < line.size() && line[at] == ' ')
+                ++at;
+            if (at >= line.size() || line[at] != '=') continue;
+        }
+        return quoted_at(line, at + 1); // nullopt for "= None"
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> build_info_value(std::string_view text, std::string_view key) {
+    for (const char* quote : {"'", "\""}) {
+        const std::string pattern = std::string(quote) + std::string(key) + quote;
+        auto at = text.find(pattern);
+        if (at == std::string_view::npos) continue;
+        auto colon = text.find(':', at + pattern.size());
+        if (colon == std::string_view::npos || colon > at + pattern.size() + 4) continue;
+        if (auto v = quoted_at(text, colon + 1)) return v;
+    }
+    // TensorFlow before 2.4: module-level names cuda_version_number / cudnn_version_number.
+    return python_string_assignment(text, std::string(key) + "_number");
+}
+
+std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& search_path,
+                                              const FileSystemView& fs) {
+    std::vector<FrameworkInstall> out;
+    bool have_torch = false, have_tf = false;
+    for (const auto& site : search_path) {
+        if (site.empty() || !fs.is_directory(site)) continue;
+        const std::string torch = path_join(site, "torch");
+        const std::string torch_version = path_join(torch, "version.py");
+        if (!have_torch && fs.is_file(torch_version)) {
+            have_torch = true;
+            const std::string text = text_of(fs, torch_version);
+            FrameworkInstall f;
+            f.name = "pytorch";
+            f.location = torch;
+            f.version = python_string_assignment(text, "__version__").value_or("");
+            f.cuda = python_string_assignment(text, "cuda");
+            const std::string lib = path_join(torch, "lib");
+            if (fs.is_directory(lib) && holds_cudnn(fs, lib)) {
+                f.own_cudnn_dir = lib;
+            } else {
+                wheel_cudnn(fs, site, f);
+            }
+            out.push_back(std::move(f));
+        }
+        const std::string tf = path_join(site, "tensorflow");
+        const std::string build_info =
+            path_join(path_join(path_join(tf, "python"), "platform"), "build_info.py");
+        if (!have_tf && fs.is_file(build_info)) {
+            have_tf = true;
+            const std::string text = text_of(fs, build_info);
+            FrameworkInstall f;
+            f.name = "tensorflow";
+            f.location = tf;
+            for (const char* dist :
+                 {"tensorflow-", "tensorflow_gpu-", "tensorflow_intel-", "tensorflow_cpu-"}) {
+                if (auto v = dist_info_version(fs, site, dist)) {
+                    f.version = *v;
+                    break;
+                }
+            }
+            f.cuda = build_info_value(text, "cuda_version");
+            f.cudnn = build_info_value(text, "cudnn_version");
+            wheel_cudnn(fs, site, f);
+            out.push_back(std::move(f));
+        }
+    }
+    return out;
+}
+
+std::string default_python() {
+    if (auto p = platform::get_env("CVM_PYTHON")) return *p;
+    auto path = platform::get_env("PATH");
+    for (const char* name : {"python3", "python"}) {
+        auto found = platform::find_executable(name, path ? *path : std::string());
+        if (!found.empty()) return found.u8string();
+    }
+    return {};
+}
+
+std::optional<PythonInfo> inspect_python(const std::string& python, const FileSystemView& fs) {
+    if (python.empty()) return std::nullopt;
+    auto out = platform::capture_output(
+        fs::u8path(python),
+        {python, "-c",
+         "import sys, json; print(json.dumps({'version': '%d.%d.%d' % tuple(sys.version_info[:3]),"
+         " 'path': sys.path}))"});
+    if (!out) return std::nullopt;
+    nlohmann::json doc = nlohmann::json::parse(*out, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object() || !doc.contains("path") || !doc["path"].is_array())
+        return std::nullopt;
+    PythonInfo info;
+    info.executable = python;
+    if (doc.contains("version") && doc["version"].is_string())
+        info.version = doc["version"].get<std::string>();
+    for (const auto& p : doc["path"])
+        if (p.is_string() && !p.get<std::string>().empty())
+            info.search_path.push_back(p.get<std::string>());
+    info.frameworks = find_frameworks(info.search_path, fs);
+    return info;
+}
+
+} // namespace cvm::doctor

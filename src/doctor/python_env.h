@@ -1,0 +1,53 @@
+#pragma once
+// PyTorch and TensorFlow in the active Python: which CUDA and cuDNN they were built with and
+// whether they bring their own cuDNN. Python is asked only for its search path (importing torch
+// is slow and may crash on a broken machine); the facts come from the installed files:
+//   torch/version.py           __version__ = '2.1.2+cu121', cuda = '12.1'
+//   torch/lib/                 a bundled libcudnn.so.N / cudnn64_N.dll
+//   tensorflow/python/platform/build_info.py   'cuda_version': '11.2', 'cudnn_version': '8'
+//   nvidia/cudnn/              the nvidia-cudnn-cu* wheel (with its *.dist-info version)
+// CVM_PYTHON names the interpreter (tests use a fake); default python3, then python, on PATH.
+
+#include "file_system_view.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cvm::doctor {
+
+struct FrameworkInstall {
+    std::string name;                 // "pytorch", "tensorflow"
+    std::string version;              // "2.1.2+cu121", "2.10.0"
+    std::string location;             // the package folder
+    std::optional<std::string> cuda;  // the CUDA it was built with ("12.1"); none: a CPU build
+    std::optional<std::string> cudnn; // the cuDNN it was built with, when the files say ("8")
+    // Its own cuDNN (torch/lib, or the nvidia-cudnn wheel beside it), when present.
+    std::optional<std::string> own_cudnn_dir;
+    std::optional<std::string> own_cudnn_version; // from the wheel's dist-info name
+};
+
+struct PythonInfo {
+    std::string executable;
+    std::string version; // "3.10.12"
+    std::vector<std::string> search_path;
+    std::vector<FrameworkInstall> frameworks;
+};
+
+// Readers of the single files (pure).
+std::optional<std::string> python_string_assignment(std::string_view text, std::string_view name);
+std::optional<std::string> build_info_value(std::string_view text, std::string_view key);
+
+// Looks for the frameworks in `search_path` (the first folder holding a package wins, as for
+// import).
+std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& search_path,
+                                              const FileSystemView& fs);
+
+// The interpreter to ask: CVM_PYTHON, else python3 / python on PATH; empty when none.
+std::string default_python();
+
+// Runs `python` for its version and sys.path, then find_frameworks. nullopt when it cannot run.
+std::optional<PythonInfo> inspect_python(const std::string& python, const FileSystemView& fs);
+
+} // namespace cvm::doctor

@@ -1,0 +1,125 @@
+#include "doctor/driver.h"
+#include "doctor/python_env.h"
+
+#include "doctor_test_support.h"
+
+#include <catch2/catch.hpp>
+
+using namespace cvm::doctor;
+using namespace cvm::doctor::test;
+
+TEST_CASE("driver version from /proc/driver/nvidia/version", "[doctor][driver]") {
+    CHECK(driver_version_from_proc(
+              "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Oct  2 "
+              "19:00:00 UTC 2025\nGCC version:  gcc version 12.2.0\n") ==
+          std::optional<std::string>("580.159.04"));
+    CHECK(driver_version_from_proc("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
+                                   "535.104.05  Release Build  (dvs-builder@U16)\n") ==
+          std::optional<std::string>("535.104.05"));
+    CHECK(driver_version_from_proc("NVRM version: NVIDIA UNIX x86_64 Kernel Module  460.27.04\n") ==
+          std::optional<std::string>("460.27.04"));
+    CHECK_FALSE(driver_version_from_proc(""));
+    CHECK_FALSE(driver_version_from_proc("GCC version: 12.2.0\n"));
+}
+
+TEST_CASE("GPUs and driver from nvidia-smi's CSV", "[doctor][driver]") {
+    auto gpus = gpus_from_smi("NVIDIA H200, 580.159.04\nNVIDIA H200, 580.159.04\n");
+    REQUIRE(gpus.size() == 2);
+    CHECK(gpus[0].name == "NVIDIA H200");
+    CHECK(gpus[0].driver == "580.159.04");
+    CHECK(gpus_from_smi("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
+                        "driver.\n")
+              .empty());
+}
+
+TEST_CASE("detect_driver through the override file and a fake nvidia-smi", "[doctor][driver]") {
+    TempDir t;
+    write_file(t / "version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  470.57.02  Tue\n");
+    const std::string smi = t / "nvidia-smi";
+    write_file(smi, "#!/bin/sh\necho 'Tesla T4, 470.57.02'\n");
+    fs::permissions(smi, fs::perms::owner_all);
+    DriverProbe probe;
+    probe.proc_version_file = t / "version";
+    probe.nvidia_smi = smi;
+    auto info = detect_driver(probe);
+    CHECK(info.version == std::optional<std::string>("470.57.02"));
+    CHECK(info.source == t / "version");
+    CHECK(info.gpus == std::vector<std::string>{"Tesla T4"});
+
+    SECTION("no /proc file: the version comes from nvidia-smi") {
+        probe.proc_version_file = t / "absent";
+        auto i2 = detect_driver(probe);
+        CHECK(i2.version == std::optional<std::string>("470.57.02"));
+        CHECK(i2.source == smi);
+    }
+    SECTION("a driver without GPUs") {
+        write_file(smi, "#!/bin/sh\necho 'No devices were found'\nexit 6\n");
+        probe.proc_version_file.clear();
+        auto i2 = detect_driver(probe);
+        CHECK_FALSE(i2.version);
+        CHECK(i2.smi_ran);
+        CHECK(i2.gpus.empty());
+        REQUIRE_FALSE(i2.notes.empty());
+        CHECK(i2.notes[0].find("No devices were found") != std::string::npos);
+    }
+}
+
+TEST_CASE("reading framework files", "[doctor][python]") {
+    CHECK(python_string_assignment("__version__ = '2.1.2+cu121'\ndebug = False\n"
+                                   "cuda: Optional[str] = '12.1'\n",
+                                   "cuda") == std::optional<std::string>("12.1"));
+    CHECK(python_string_assignment("__version__ = '1.7.1'\ncuda = '10.2'\n", "__version__") ==
+          std::optional<std::string>("1.7.1"));
+    CHECK_FALSE(python_string_assignment("cuda: Optional[str] = None\n", "cuda"));
+    CHECK_FALSE(python_string_assignment("cudart = '1'\n", "cuda"));
+    CHECK(build_info_value("build_info = {'cuda_version': '11.2', 'cudnn_version': '8', "
+                           "'is_cuda_build': True}",
+                           "cudnn_version") == std::optional<std::string>("8"));
+    CHECK(build_info_value("cuda_version_number = '10.1'\n", "cuda_version") ==
+          std::optional<std::string>("10.1"));
+}
+
+TEST_CASE("frameworks found in a site-packages folder", "[doctor][python]") {
+    TempDir t;
+    const std::string site = t.mkdir("lib/python3.10/site-packages");
+    write_file(site + "/torch/version.py",
+               "__version__ = '2.1.2+cu121'\ncuda: Optional[str] = '12.1'\n");
+    t.mkdir("lib/python3.10/site-packages/torch/lib");
+    write_file(site + "/nvidia/cudnn/lib/libcudnn.so.8", "");
+    t.mkdir("lib/python3.10/site-packages/nvidia_cudnn_cu12-8.9.2.26.dist-info");
+    write_file(site + "/tensorflow/python/platform/build_info.py",
+               "build_info = {'cuda_version': '11.2', 'cudnn_version': '8'}\n");
+    t.mkdir("lib/python3.10/site-packages/tensorflow-2.10.1.dist-info");
+    RealFileSystem view;
+    auto found = find_frameworks({t / "nowhere", site}, view);
+    REQUIRE(found.size() == 2);
+    CHECK(found[0].name == "pytorch");
+    CHECK(found[0].version == "2.1.2+cu121");
+    CHECK(found[0].cuda == std::optional<std::string>("12.1"));
+    CHECK(found[0].own_cudnn_dir == std::optional<std::string>(site + "/nvidia/cudnn/lib"));
+    CHECK(found[0].own_cudnn_version == std::optional<std::string>("8.9.2.26"));
+    CHECK(found[1].name == "tensorflow");
+    CHECK(found[1].version == "2.10.1");
+    CHECK(found[1].cuda == std::optional<std::string>("11.2"));
+    CHECK(found[1].cudnn == std::optional<std::string>("8"));
+
+    SECTION("through a Python interpreter (a fake that prints its search path)") {
+        const std::string python = t / "bin/python3";
+        write_file(python, "#!/bin/sh\necho '{\"version\": \"3.10.12\", \"path\": [\"\", \"" +
+                               site + "\"]}'\n");
+        fs::permissions(python, fs::perms::owner_all);
+        auto info = inspect_python(python, view);
+        REQUIRE(info);
+        CHECK(info->version == "3.10.12");
+        CHECK(info->search_path == std::vector<std::string>{site});
+        CHECK(info->frameworks.size() == 2);
+    }
+    SECTION("a real python3, when there is one") {
+        auto python = find_program("python3");
+        if (!python) return;
+        auto info = inspect_python(*python, view);
+        REQUIRE(info);
+        CHECK_FALSE(info->version.empty());
+        CHECK_FALSE(info->search_path.empty());
+    }
+}
