@@ -8,6 +8,7 @@ class App;
 namespace cvm::cli {
 
 void register_install(CLI::App& app);   // install.cpp
+void register_install_forward(CLI::App& app); // install_forward.cpp: runs cvm-install
 void register_import(CLI::App& app);    // import.cpp
 void register_uninstall(CLI::App& app); // uninstall.cpp
 void register_list(CLI::App& app);      // list.cpp

@@ -16,8 +16,14 @@ int main(int argc, char** argv) {
                  "cvm"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("cvm ") + CVM_VERSION_STRING);
-#ifdef CVM_HAVE_INSTALL
+#ifdef CVM_TOOL_INSTALL
+    // cvm-install: the install command alone (see src/cli/CMakeLists.txt).
     register_install(app);
+#else
+#if defined(CVM_HAVE_INSTALL)
+    register_install(app);
+#elif defined(CVM_INSTALL_FORWARD)
+    register_install_forward(app);
 #endif
     register_import(app);
     register_uninstall(app);
@@ -41,6 +47,7 @@ int main(int argc, char** argv) {
 #endif
 #ifdef CVM_HAVE_LOCK
     register_lock(app);
+#endif
 #endif
 
     auto args = cvm::platform::utf8_args(argc, argv);

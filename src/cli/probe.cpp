@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "core/shims.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {
@@ -13,8 +14,7 @@ namespace cvm::cli {
 namespace {
 
 fs::path probe_program() {
-    fs::path exe = platform::current_exe();
-    fs::path probe = exe.parent_path() / (std::string("cvm-probe") + platform::exe_suffix());
+    fs::path probe = companion_program("cvm-probe");
     std::error_code ec;
     if (!fs::is_regular_file(probe, ec) || !platform::is_executable(probe))
         throw Failure("probe: the helper " + probe.u8string() +

@@ -8,13 +8,17 @@
 
 namespace cvm {
 
+fs::path companion_program(const std::string& name) {
+    fs::path exe_dir = platform::current_exe().parent_path();
+    std::string file = name + platform::exe_suffix();
+    std::error_code ec;
+    if (fs::exists(exe_dir / file, ec)) return exe_dir / file;
+    return exe_dir.parent_path() / "libexec" / "cvm" / file;
+}
+
 fs::path shim_binary() {
     if (auto v = platform::get_env("CVM_SHIM_BINARY"); v && !v->empty()) return fs::u8path(*v);
-    fs::path exe_dir = platform::current_exe().parent_path();
-    std::string name = std::string("cvm-shim") + platform::exe_suffix();
-    std::error_code ec;
-    if (fs::exists(exe_dir / name, ec)) return exe_dir / name;
-    return exe_dir.parent_path() / "libexec" / "cvm" / name;
+    return companion_program("cvm-shim");
 }
 
 std::vector<std::string> toolkit_tools(const Store& store) {

@@ -10,8 +10,11 @@ namespace cvm {
 
 namespace fs = std::filesystem;
 
-// Where the shim launcher binary is: CVM_SHIM_BINARY, else beside the running cvm
-// (cvm-shim[.exe]), else <exe dir>/../libexec/cvm/cvm-shim.
+// A program that ships with cvm (cvm-shim, cvm-probe, cvm-install): beside the running cvm, else
+// in <exe dir>/../libexec/cvm/. `name` is without the .exe suffix.
+fs::path companion_program(const std::string& name);
+
+// Where the shim launcher binary is: CVM_SHIM_BINARY, else companion_program("cvm-shim").
 fs::path shim_binary();
 
 // Names of the tools every toolkit in the store provides (no duplicates, sorted). On Windows
