@@ -48,8 +48,10 @@ if [ -x /root/.pyenv/libexec/pyenv ]; then
     cmds+=(-n pyenv-shim "$PYENV_ROOT/shims/cvmbench")
 fi
 if [ -x /usr/local/cuda-13.0/bin/nvcc ]; then
-    "$cvm" import /usr/local/cuda-13.0 >/dev/null 2>&1 || true
-    cmds+=(-n "nvcc-direct" "/usr/local/cuda-13.0/bin/nvcc --version" -n "nvcc-shim" "env CVM_VERSION=13 $CVM_ROOT/shims/nvcc --version")
+    # The real nvcc, as a tool of the selected toolkit (nvcc finds its files through /proc/self/exe).
+    ln -s /usr/local/cuda-13.0/bin/nvcc "$tk/bin/nvcc"
+    "$cvm" rehash 2>/dev/null
+    cmds+=(-n "nvcc-direct" "$tk/bin/nvcc --version" -n "nvcc-shim" "$CVM_ROOT/shims/nvcc --version")
 fi
 cmds+=(-n "cvm-env" "$cvm env --shell bash")
 
