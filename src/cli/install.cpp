@@ -1,0 +1,147 @@
+// cvm install: archives (FILE|URL), toolkits and cuDNN builds from NVIDIA's manifests, and specs.
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "cli/context.h"
+#include "cli/lock.h"
+#include "core/shims.h"
+#include "install/error.h"
+#include "install/installer.h"
+#include "install/progress.h"
+#include "registry/registry.h"
+
+namespace cvm::cli {
+
+namespace {
+
+struct InstallArgs {
+    std::vector<std::string> what;
+    std::string components;
+    std::string cuda;
+    std::string sha256;
+    bool allow_http = false;
+    bool json = false;
+    bool locked = false;
+};
+
+bool looks_like_archive_name(const std::string& s) {
+    for (const char* ext : {".zip", ".whl", ".tgz", ".tar.xz", ".tar.gz", ".tar", ".xz"})
+        if (s.size() > std::strlen(ext) &&
+            s.compare(s.size() - std::strlen(ext), std::strlen(ext), ext) == 0)
+            return true;
+    return s.find('/') != std::string::npos || s.find('\\') != std::string::npos;
+}
+
+void run_install(const InstallArgs& a) {
+    using namespace cvm::install;
+    Store store = open_store();
+    fs::create_directories(store.root());
+    std::optional<registry::Registry> reg;
+    try {
+        reg = registry::load_default_registry();
+    } catch (const std::exception& e) {
+        note(std::string("no release registry (") + e.what() + "); versions are tried as given");
+    }
+    auto progress = Progress::for_stderr();
+    InstallerOptions options;
+    options.progress = progress.get();
+    options.registry = reg ? &*reg : nullptr;
+    options.download.allow_insecure_http = options.download.allow_insecure_http || a.allow_http;
+    Installer installer(store, options);
+
+    std::vector<InstallResult> results;
+    const auto& w = a.what;
+    auto only = [&](bool components_ok, bool cuda_ok) {
+        if (!components_ok && !a.components.empty())
+            throw UsageError("install: --components only applies to `cvm install cuda VERSION`");
+        if (!cuda_ok && !a.cuda.empty())
+            throw UsageError("install: --cuda only applies to `cvm install cudnn VERSION`");
+    };
+    if (a.locked) {
+        if (!w.empty())
+            throw UsageError(
+                "install --locked takes no FILE, URL or SPEC: it installs what cvm.lock records");
+        only(false, false);
+        results = install_locked(installer, store);
+    } else if (w.empty()) {
+        throw UsageError("install: say what to install: FILE, URL, SPEC, `cuda VERSION` or `cudnn "
+                         "VERSION --cuda N`");
+    } else if (w[0] == "cuda" || w[0] == "cudnn") {
+        if (w.size() != 2)
+            throw UsageError("install: `cvm install " + w[0] + " VERSION` takes one version");
+        if (w[0] == "cuda") {
+            only(true, false);
+            results.push_back(installer.install_toolkit(w[1], split_component_list(a.components)));
+        } else {
+            only(false, true);
+            results.push_back(installer.install_cudnn(w[1], a.cuda));
+        }
+    } else {
+        if (w.size() != 1)
+            throw UsageError("install: one FILE, URL or SPEC at a time (got " +
+                             std::to_string(w.size()) + ")");
+        only(false, false);
+        const std::string& x = w[0];
+        std::error_code ec;
+        if (x.find("://") != std::string::npos) {
+            results.push_back(installer.install_url(x, a.sha256));
+        } else if (fs::is_regular_file(fs::u8path(x), ec)) {
+            results.push_back(installer.install_file(fs::u8path(x)));
+        } else if (looks_like_archive_name(x)) {
+            throw UsageError("install: " + printable(x) + " does not exist");
+        } else {
+            results = installer.install_spec(spec_argument(x));
+            if (results.empty()) note(printable(x) + " is already installed");
+        }
+    }
+    bool toolkit_added = false;
+    for (const auto& r : results)
+        toolkit_added |= r.kind == Kind::Cuda && !r.already_installed;
+    if (toolkit_added) {
+        std::error_code ec;
+        fs::path shim = shim_binary();
+        if (fs::exists(shim, ec)) rehash(store, shim);
+    }
+    if (a.json) {
+        nlohmann::json list = nlohmann::json::array();
+        for (const auto& r : results)
+            list.push_back({{"kind", kind_dir(r.kind)},
+                            {"id", r.id},
+                            {"path", r.path.u8string()},
+                            {"already_installed", r.already_installed},
+                            {"components", r.components}});
+        print_json({{"installed", list}});
+    }
+}
+
+} // namespace
+
+void register_install(CLI::App& app) {
+    auto* cmd = app.add_subcommand("install", "Install a CUDA toolkit or cuDNN build: FILE|URL, "
+                                              "`cuda VERSION`, `cudnn VERSION --cuda N`, or SPEC");
+    auto a = std::make_shared<InstallArgs>();
+    cmd->add_option("what", a->what,
+                    "an archive (.tar.xz, .tgz, .zip, .whl) or its URL; `cuda 12.4.1`; `cudnn "
+                    "9.1.0 --cuda 12`; or a spec like 12.4+9");
+    cmd->add_option("--components", a->components,
+                    "toolkit components, comma-separated (default: compiler, runtime, headers, "
+                    "math libraries)");
+    cmd->add_option("--cuda", a->cuda, "the CUDA a cuDNN build is for (12, or 11.8)");
+    cmd->add_option("--sha256", a->sha256, "expected checksum of an archive given by URL");
+    cmd->add_flag("--allow-http", a->allow_http,
+                  "allow plain http:// downloads from other machines");
+    cmd->add_flag("--json", a->json, "print the result as JSON");
+    cmd->add_flag("--locked", a->locked, "install exactly what the project's cvm.lock records");
+    cmd->callback([a] {
+        try {
+            run_install(*a);
+        } catch (const install::InstallError& e) {
+            if (e.exit_code() == 2) throw UsageError(e.what());
+            throw Failure(e.what());
+        } catch (const std::filesystem::filesystem_error& e) {
+            throw Failure(std::string("install failed: ") + e.what());
+        }
+    });
+}
+
+} // namespace cvm::cli

@@ -1,0 +1,546 @@
+#include "install/download.h"
+
+#include "install/error.h"
+#include "install/progress.h"
+#include "install/sha256.h"
+#include "platform/platform.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace cvm::install {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void global_init() {
+    static std::once_flag once;
+    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+long env_long(const char* name, long fallback) {
+    auto v = platform::get_env(name);
+    if (!v || v->empty()) return fallback;
+    try {
+        std::size_t used = 0;
+        long n = std::stol(*v, &used);
+        if (used == v->size() && n >= 0) return n;
+    } catch (...) {
+    }
+    fail_input(std::string(name) + "=\"" + *v + "\" is not a whole number");
+}
+
+struct UrlParts {
+    std::string scheme, host, path;
+};
+
+std::optional<UrlParts> parse_url(const std::string& url) {
+    CURLU* u = curl_url();
+    std::optional<UrlParts> out;
+    if (curl_url_set(u, CURLUPART_URL, url.c_str(), 0) == CURLUE_OK) {
+        UrlParts parts;
+        char* s = nullptr;
+        if (curl_url_get(u, CURLUPART_SCHEME, &s, 0) == CURLUE_OK) {
+            parts.scheme = s;
+            curl_free(s);
+        }
+        if (curl_url_get(u, CURLUPART_HOST, &s, 0) == CURLUE_OK) {
+            parts.host = s;
+            curl_free(s);
+        }
+        if (curl_url_get(u, CURLUPART_PATH, &s, CURLU_URLDECODE) == CURLUE_OK) {
+            parts.path = s;
+            curl_free(s);
+        }
+        out = parts;
+    }
+    curl_url_cleanup(u);
+    return out;
+}
+
+bool loopback(const std::string& host) {
+    return host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]";
+}
+
+// Errors worth another attempt: the network or the server hiccuped.
+bool transient(CURLcode code, long http_status) {
+    switch (code) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_GOT_NOTHING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+    case CURLE_SSL_CONNECT_ERROR:
+        return true;
+    case CURLE_HTTP_RETURNED_ERROR:
+        return http_status >= 500 || http_status == 408 || http_status == 429;
+    default:
+        return false;
+    }
+}
+
+struct Transfer {
+    const DownloadRequest* request = nullptr;
+    std::string url;
+    fs::path part;
+    std::string* memory = nullptr; // fetch_text
+    std::uint64_t max_size = 0;
+    CURL* easy = nullptr;
+    std::ofstream out;
+    Sha256 hash;
+    std::uint64_t hashed = 0;  // bytes of the part file fed to `hash`
+    std::uint64_t resumed = 0; // bytes already there when this attempt started
+    std::uint64_t received = 0;
+    unsigned attempt = 0;
+    bool restarted_clean = false;
+    Clock::time_point not_before{};
+    int progress_id = -1;
+    std::string write_error;
+    char errbuf[CURL_ERROR_SIZE] = {};
+    bool finished = false;
+};
+
+std::string label_of(const DownloadRequest& r) {
+    if (!r.label.empty()) return r.label;
+    return r.destination.filename().u8string();
+}
+
+size_t on_write(char* data, size_t size, size_t count, void* user) {
+    auto* t = static_cast<Transfer*>(user);
+    size_t n = size * count;
+    if (t->memory != nullptr) {
+        if (t->memory->size() + n > t->max_size) {
+            t->write_error = "larger than " + Progress::format_bytes(t->max_size);
+            return 0;
+        }
+        t->memory->append(data, n);
+    } else {
+        t->out.write(data, static_cast<std::streamsize>(n));
+        if (!t->out) {
+            t->write_error = std::strerror(errno != 0 ? errno : EIO);
+            return 0;
+        }
+        t->hash.update(data, n);
+        t->hashed += n;
+    }
+    t->received += n;
+    return n;
+}
+
+class Downloader {
+public:
+    explicit Downloader(const DownloadOptions& options) : options_(options) {
+        global_init();
+        multi_ = curl_multi_init();
+    }
+    ~Downloader() {
+        for (auto& t : transfers_)
+            drop(*t);
+        curl_multi_cleanup(multi_);
+    }
+
+    void add(std::unique_ptr<Transfer> t) { transfers_.push_back(std::move(t)); }
+
+    void run() {
+        for (;;) {
+            auto now = Clock::now();
+            unsigned active = 0;
+            bool waiting = false;
+            Clock::time_point earliest = Clock::time_point::max();
+            for (auto& t : transfers_) {
+                if (t->finished) continue;
+                if (t->easy != nullptr)
+                    ++active;
+                else {
+                    waiting = true;
+                    earliest = std::min(earliest, t->not_before);
+                }
+            }
+            for (auto& t : transfers_) {
+                if (t->finished || t->easy != nullptr || t->not_before > now ||
+                    active >= std::max(1u, options_.parallel))
+                    continue;
+                begin(*t);
+                if (t->easy != nullptr) ++active;
+            }
+            if (active == 0 && !waiting) break;
+            int running = 0;
+            curl_multi_perform(multi_, &running);
+            int left = 0;
+            while (CURLMsg* msg = curl_multi_info_read(multi_, &left)) {
+                if (msg->msg != CURLMSG_DONE) continue;
+                Transfer* t = nullptr;
+                curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &t);
+                complete(*t, msg->data.result);
+            }
+            report_progress();
+            if (active == 0 && waiting) {
+                auto wait = std::min<Clock::duration>(earliest - Clock::now(),
+                                                      std::chrono::milliseconds(200));
+                if (wait > Clock::duration::zero()) std::this_thread::sleep_for(wait);
+            } else {
+                curl_multi_poll(multi_, nullptr, 0, 100, nullptr);
+            }
+        }
+    }
+
+private:
+    void drop(Transfer& t) {
+        if (t.easy != nullptr) {
+            curl_multi_remove_handle(multi_, t.easy);
+            curl_easy_cleanup(t.easy);
+            t.easy = nullptr;
+        }
+        if (t.out.is_open()) t.out.close();
+    }
+
+    [[noreturn]] void fail(Transfer& t, const std::string& message, bool input = false) {
+        if (options_.progress && t.progress_id >= 0)
+            options_.progress->finish(t.progress_id, false);
+        for (auto& other : transfers_) {
+            drop(*other);
+            if (options_.progress && other->progress_id >= 0 && other.get() != &t)
+                options_.progress->finish(other->progress_id, false, "stopped");
+        }
+        if (input) fail_input(message);
+        fail_operation(message);
+    }
+
+    // Prepares the part file (resuming what is there) and starts one attempt.
+    void begin(Transfer& t) {
+        t.received = 0;
+        t.write_error.clear();
+        t.errbuf[0] = 0;
+        std::error_code ec;
+        if (t.memory != nullptr) {
+            t.memory->clear();
+            t.resumed = 0;
+        } else {
+            std::uint64_t have = fs::exists(t.part, ec) ? fs::file_size(t.part, ec) : 0;
+            if (ec) have = 0;
+            if (t.request->expected_size && have > t.request->expected_size) {
+                fs::remove(t.part, ec);
+                have = 0;
+            }
+            if (have != t.hashed) {
+                // Feed what an earlier run left behind into the checksum.
+                t.hash = Sha256();
+                t.hashed = 0;
+                if (have > 0) {
+                    std::ifstream in(t.part, std::ios::binary);
+                    std::vector<char> buf(1 << 20);
+                    while (in && t.hashed < have) {
+                        in.read(buf.data(), static_cast<std::streamsize>(std::min<std::uint64_t>(
+                                                buf.size(), have - t.hashed)));
+                        auto got = static_cast<std::size_t>(in.gcount());
+                        t.hash.update(buf.data(), got);
+                        t.hashed += got;
+                    }
+                    if (t.hashed != have) {
+                        t.hash = Sha256();
+                        t.hashed = 0;
+                        have = 0;
+                        fs::remove(t.part, ec);
+                    }
+                }
+            }
+            t.resumed = have;
+            fs::create_directories(t.part.parent_path(), ec);
+            t.out.open(t.part, have > 0 ? std::ios::binary | std::ios::app
+                                        : std::ios::binary | std::ios::trunc);
+            if (!t.out) fail(t, "cannot write " + t.part.u8string() + ": " + std::strerror(errno));
+            if (t.request->expected_size && have == t.request->expected_size) {
+                // Complete from an earlier run: only the checksum is left to check.
+                t.out.close();
+                finish_file(t);
+                return;
+            }
+        }
+        if (options_.progress && t.progress_id < 0 && t.request != nullptr)
+            t.progress_id = options_.progress->start("downloading", label_of(*t.request),
+                                                     t.request->expected_size);
+        CURL* e = curl_easy_init();
+        t.easy = e;
+        curl_easy_setopt(e, CURLOPT_URL, t.url.c_str());
+        curl_easy_setopt(e, CURLOPT_PRIVATE, &t);
+        curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, &on_write);
+        curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
+        curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.errbuf);
+        curl_easy_setopt(e, CURLOPT_FAILONERROR, 1L);
+        curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+        curl_easy_setopt(e, CURLOPT_MAXREDIRS, 10L);
+        curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(e, CURLOPT_USERAGENT, "cvm");
+        curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 512L * 1024);
+        curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https,http,file");
+        auto parts = parse_url(t.url);
+        bool plain_ok = options_.allow_insecure_http || (parts && loopback(parts->host));
+        curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, plain_ok ? "https,http" : "https");
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
+        curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
+        curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, options_.connect_timeout_s);
+        if (options_.stall_timeout_s > 0) {
+            curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+            curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, options_.stall_timeout_s);
+        }
+        if (t.resumed > 0)
+            curl_easy_setopt(e, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(t.resumed));
+        curl_multi_add_handle(multi_, e);
+    }
+
+    void retry_later(Transfer& t, const std::string& why) {
+        ++t.attempt;
+        long delay = options_.retry_delay_ms << std::min(t.attempt - 1, 5u);
+        delay = std::min(delay, 30000L);
+        t.not_before = Clock::now() + std::chrono::milliseconds(delay);
+        if (options_.progress)
+            options_.progress->message(
+                "retrying " + t.url + " in " +
+                Progress::format_duration(static_cast<double>(delay) / 1000) + " (" + why + ")");
+    }
+
+    void restart_clean(Transfer& t) {
+        std::error_code ec;
+        fs::remove(t.part, ec);
+        t.hash = Sha256();
+        t.hashed = 0;
+        t.restarted_clean = true;
+        t.not_before = Clock::now();
+    }
+
+    void finish_file(Transfer& t) {
+        std::uint64_t size = t.resumed + t.received;
+        const DownloadRequest& r = *t.request;
+        std::string digest = t.hash.hex_digest();
+        t.hash = Sha256();
+        t.hashed = 0;
+        bool size_ok = r.expected_size == 0 || size == r.expected_size;
+        bool sum_ok = r.sha256.empty() || sha256_equal(digest, r.sha256);
+        if (!size_ok || !sum_ok) {
+            bool was_resumed = t.resumed > 0 && !t.restarted_clean;
+            std::error_code ec;
+            fs::remove(t.part, ec);
+            if (was_resumed) {
+                // The partial file may have come from another version of the file: once more,
+                // from the start.
+                restart_clean(t);
+                return;
+            }
+            t.finished = true;
+            std::string what =
+                !sum_ok ? "checksum mismatch: expected sha256 " + r.sha256 + ", got " + digest
+                        : "size mismatch: expected " + std::to_string(r.expected_size) +
+                              " bytes, got " + std::to_string(size);
+            fail(t, "download of " + t.url + " failed: " + what +
+                        "; the file was deleted, run the command again (if it repeats, the "
+                        "mirror or manifest is wrong)");
+        }
+        std::error_code ec;
+        fs::rename(t.part, r.destination, ec);
+        if (ec)
+            fail(t, "cannot move " + t.part.u8string() + " to " + r.destination.u8string() + ": " +
+                        ec.message());
+        t.finished = true;
+        if (options_.progress && t.progress_id >= 0) {
+            options_.progress->update(t.progress_id, size, size);
+            options_.progress->finish(t.progress_id, true);
+        }
+    }
+
+    void complete(Transfer& t, CURLcode code) {
+        long status = 0;
+        curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
+        std::string detail = t.errbuf[0] ? t.errbuf : curl_easy_strerror(code);
+        drop(t);
+        if (code == CURLE_WRITE_ERROR && !t.write_error.empty()) {
+            t.finished = true;
+            if (t.memory != nullptr)
+                fail(t, "download of " + t.url + " failed: " + t.write_error, true);
+            fail(t, "cannot write " + t.part.u8string() + ": " + t.write_error +
+                        (t.write_error == std::strerror(ENOSPC)
+                             ? " (free space in the download cache and run again)"
+                             : ""));
+        }
+        if (code == CURLE_OK) {
+            if (t.memory != nullptr) {
+                t.finished = true;
+                return;
+            }
+            finish_file(t);
+            return;
+        }
+        if (t.memory == nullptr && t.resumed > 0 &&
+            (code == CURLE_RANGE_ERROR || (code == CURLE_HTTP_RETURNED_ERROR && status == 416))) {
+            // The server cannot continue the partial file (or it is already complete).
+            if (status == 416 && t.request->expected_size == 0 && !t.restarted_clean) {
+                t.received = 0;
+                finish_file(t); // verifies; restarts clean on mismatch
+                return;
+            }
+            restart_clean(t);
+            return;
+        }
+        if (code == CURLE_HTTP_RETURNED_ERROR)
+            detail = "HTTP " + std::to_string(status) + (status == 404 ? " (not found)" : "");
+        if (code == CURLE_OPERATION_TIMEDOUT && t.received == 0 && status == 0)
+            detail = "no answer within the timeout (" + detail + ")";
+        else if (code == CURLE_OPERATION_TIMEDOUT)
+            detail = "stalled: no data for " + std::to_string(options_.stall_timeout_s) + " s (" +
+                     detail + ")";
+        if (transient(code, status) && t.attempt < options_.retries) {
+            retry_later(t, detail);
+            return;
+        }
+        t.finished = true;
+        std::string hint =
+            code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE
+                ? "; the server's certificate was not accepted"
+            : status == 404 ? "; check the version, or CVM_MIRROR"
+                            : "";
+        fail(t,
+             "download of " + t.url + " failed: " + detail +
+                 (t.attempt > 0 ? " (after " + std::to_string(t.attempt + 1) + " attempts)" : "") +
+                 hint);
+    }
+
+    void report_progress() {
+        if (!options_.progress) return;
+        for (auto& t : transfers_) {
+            if (t->finished || t->easy == nullptr || t->progress_id < 0) continue;
+            curl_off_t total = 0;
+            curl_easy_getinfo(t->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &total);
+            std::uint64_t all = total > 0 ? t->resumed + static_cast<std::uint64_t>(total)
+                                          : t->request->expected_size;
+            options_.progress->update(t->progress_id, t->resumed + t->received, all);
+        }
+        options_.progress->tick();
+    }
+
+    DownloadOptions options_;
+    CURLM* multi_ = nullptr;
+    std::vector<std::unique_ptr<Transfer>> transfers_;
+};
+
+} // namespace
+
+DownloadOptions DownloadOptions::from_environment() {
+    DownloadOptions o;
+    o.connect_timeout_s = env_long("CVM_CONNECT_TIMEOUT", o.connect_timeout_s);
+    o.stall_timeout_s = env_long("CVM_STALL_TIMEOUT", o.stall_timeout_s);
+    o.retry_delay_ms = env_long("CVM_RETRY_DELAY_MS", o.retry_delay_ms);
+    o.retries = static_cast<unsigned>(env_long("CVM_RETRIES", o.retries));
+    if (auto v = platform::get_env("CVM_ALLOW_HTTP"); v && *v == "1") o.allow_insecure_http = true;
+    return o;
+}
+
+fs::path file_url_path(const std::string& url) {
+    if (url.rfind("file:", 0) != 0) return {};
+    auto parts = parse_url(url);
+    if (!parts || parts->path.empty()) return {};
+    std::string p = parts->path;
+    // file:///C:/x on Windows
+    if (p.size() >= 3 && p[0] == '/' && std::isalpha(static_cast<unsigned char>(p[1])) &&
+        p[2] == ':')
+        p.erase(0, 1);
+    return fs::u8path(p);
+}
+
+bool url_allowed(const std::string& url, const DownloadOptions& options, std::string* why) {
+    auto parts = parse_url(url);
+    auto refuse = [&](const std::string& reason) {
+        if (why) *why = reason;
+        return false;
+    };
+    if (!parts) return refuse("\"" + url + "\" is not a URL");
+    std::string scheme = parts->scheme;
+    std::transform(scheme.begin(), scheme.end(), scheme.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (scheme == "https" || scheme == "file") return true;
+    if (scheme == "http") {
+        if (loopback(parts->host) || options.allow_insecure_http) return true;
+        return refuse("plain http:// is only used for this machine (127.0.0.1, localhost, ::1); "
+                      "use https://, or set CVM_ALLOW_HTTP=1 if you trust the network");
+    }
+    return refuse("unsupported URL scheme \"" + parts->scheme + "\" (use https://, or file://)");
+}
+
+void download_all(const std::vector<DownloadRequest>& requests, const DownloadOptions& options) {
+    Downloader downloader(options);
+    bool any = false;
+    for (const auto& r : requests) {
+        std::string why;
+        if (!url_allowed(r.url, options, &why)) fail_input("cannot download " + r.url + ": " + why);
+    }
+    // Another cvm fetching the same file waits here, then finds it in the cache. Locks are
+    // taken in name order so two processes never wait on each other.
+    std::vector<fs::path> lock_paths;
+    for (const auto& r : requests)
+        lock_paths.push_back(fs::path(r.destination.u8string() + ".lock"));
+    std::sort(lock_paths.begin(), lock_paths.end());
+    lock_paths.erase(std::unique(lock_paths.begin(), lock_paths.end()), lock_paths.end());
+    std::vector<std::unique_ptr<platform::FileLock>> locks;
+    for (const auto& p : lock_paths) {
+        std::error_code ec;
+        fs::create_directories(p.parent_path(), ec);
+        locks.push_back(std::make_unique<platform::FileLock>());
+        try {
+            locks.back()->acquire(p);
+        } catch (const std::exception& e) {
+            fail_operation(e.what());
+        }
+    }
+    for (const auto& r : requests) {
+        std::error_code ec;
+        if (fs::is_regular_file(r.destination, ec)) {
+            // In the cache already: accepted only with the right checksum.
+            if (!r.sha256.empty() && sha256_equal(sha256_file(r.destination), r.sha256)) {
+                if (options.progress) options.progress->message("using cached " + label_of(r));
+                continue;
+            }
+            if (r.sha256.empty() &&
+                (r.expected_size == 0 || fs::file_size(r.destination, ec) == r.expected_size))
+                continue;
+            fs::remove(r.destination, ec);
+        }
+        auto t = std::make_unique<Transfer>();
+        t->request = &r;
+        t->url = r.url;
+        t->part = r.destination;
+        t->part += ".part";
+        downloader.add(std::move(t));
+        any = true;
+    }
+    if (any) downloader.run();
+}
+
+std::string fetch_text(const std::string& url, const DownloadOptions& options,
+                       std::uint64_t max_size) {
+    std::string why;
+    if (!url_allowed(url, options, &why)) fail_input("cannot download " + url + ": " + why);
+    std::string body;
+    Downloader downloader(options);
+    auto t = std::make_unique<Transfer>();
+    t->url = url;
+    t->memory = &body;
+    t->max_size = max_size;
+    downloader.add(std::move(t));
+    downloader.run();
+    return body;
+}
+
+} // namespace cvm::install

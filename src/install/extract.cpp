@@ -1,0 +1,819 @@
+#include "install/extract.h"
+
+#include "install/error.h"
+#include "platform/platform.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <lzma.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <unordered_set>
+
+namespace cvm::install {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kReadBlock = 1 << 20;  // bytes read from the archive file at once
+constexpr std::size_t kXzInBlock = 4 << 20;  // compressed bytes handed to liblzma at once
+constexpr std::size_t kXzOutBlock = 1 << 20; // decoded bytes handed to libarchive at once
+constexpr std::size_t kXzQueueDepth = 8;     // decoded blocks in flight
+
+// CPUs this process may run on. std::thread::hardware_concurrency() ignores the affinity mask
+// (taskset, container cpusets), and more decoders than CPUs only slows the longest archive down.
+// Linux tells the mask in /proc/self/status; elsewhere the file is absent and the hardware count
+// stands. (A platform::available_cpus() would be the better home for this.)
+unsigned available_cpus() {
+    static const unsigned count = [] {
+        unsigned n = std::thread::hardware_concurrency();
+        std::ifstream status("/proc/self/status");
+        std::string line;
+        while (std::getline(status, line)) {
+            if (line.rfind("Cpus_allowed_list:", 0) != 0) continue;
+            unsigned allowed = 0;
+            std::stringstream ranges(line.substr(18));
+            std::string range;
+            while (std::getline(ranges, range, ',')) {
+                unsigned a = 0, b = 0;
+                if (std::sscanf(range.c_str(), "%u-%u", &a, &b) == 2 && b >= a)
+                    allowed += b - a + 1;
+                else if (std::sscanf(range.c_str(), "%u", &a) == 1)
+                    allowed += 1;
+            }
+            if (allowed > 0 && (n == 0 || allowed < n)) n = allowed;
+        }
+        return n == 0 ? 2u : n;
+    }();
+    return count;
+}
+
+unsigned worker_count(unsigned requested) {
+    return requested != 0 ? requested : available_cpus();
+}
+
+std::string display(const fs::path& p) {
+    return p.filename().string();
+}
+
+// libarchive takes narrow paths on POSIX and wide ones on Windows; overloads pick the right call
+// from fs::path::value_type without a platform test here.
+[[maybe_unused]] void set_entry_path(archive_entry* e, const char* p) {
+    archive_entry_copy_pathname(e, p);
+}
+[[maybe_unused]] void set_entry_path(archive_entry* e, const wchar_t* p) {
+    archive_entry_copy_pathname_w(e, p);
+}
+[[maybe_unused]] void set_entry_hardlink(archive_entry* e, const char* p) {
+    archive_entry_copy_hardlink(e, p);
+}
+[[maybe_unused]] void set_entry_hardlink(archive_entry* e, const wchar_t* p) {
+    archive_entry_copy_hardlink_w(e, p);
+}
+[[maybe_unused]] int open_filename(archive* a, const char* p, std::size_t block) {
+    return archive_read_open_filename(a, p, block);
+}
+[[maybe_unused]] int open_filename(archive* a, const wchar_t* p, std::size_t block) {
+    return archive_read_open_filename_w(a, p, block);
+}
+
+std::string error_text(archive* a) {
+    const char* s = archive_error_string(a);
+    return s != nullptr ? s : "unknown error";
+}
+
+struct ReadHandle {
+    archive* a = archive_read_new();
+    ~ReadHandle() {
+        if (a != nullptr) archive_read_free(a);
+    }
+};
+
+struct WriteHandle {
+    archive* a = archive_write_disk_new();
+    WriteHandle() {
+        // Our own checks come first (prepare_entry); these are the second line. Paths handed
+        // to libarchive are absolute inside the canonical destination, so NOABSOLUTEPATHS
+        // is left off on purpose.
+        archive_write_disk_set_options(a, ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_TIME |
+                                              ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+                                              ARCHIVE_EXTRACT_SECURE_NODOTDOT);
+    }
+    ~WriteHandle() {
+        if (a != nullptr) archive_write_free(a);
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// liblzma on its own thread(s), feeding libarchive decoded tar bytes through a bounded queue.
+class XzSource {
+public:
+    XzSource(const fs::path& file, unsigned threads,
+             std::function<void(std::uint64_t, std::uint64_t)> progress)
+        : path_(file), threads_(threads), progress_(std::move(progress)) {
+        std::error_code ec;
+        total_ = fs::file_size(file, ec);
+        in_.open(file, std::ios::binary);
+        if (!in_) fail_operation("cannot read " + file.string() + ": " + std::strerror(errno));
+        for (std::size_t i = 0; i < kXzQueueDepth + 2; ++i)
+            free_.push_back(std::make_unique<Block>());
+        worker_ = std::thread([this] { decode(); });
+    }
+    ~XzSource() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            cancelled_ = true;
+        }
+        changed_.notify_all();
+        if (worker_.joinable()) worker_.join();
+    }
+
+    static la_ssize_t read_callback(archive* a, void* self, const void** buffer) {
+        return static_cast<XzSource*>(self)->next(a, buffer);
+    }
+
+    // Decodes what libarchive left unread (the tar trailer) so the whole file's checks are
+    // verified; throws on a damaged or truncated stream.
+    void drain() {
+        const void* buffer = nullptr;
+        while (next(nullptr, &buffer) > 0) {
+        }
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!error_.empty()) fail_input(error_);
+    }
+
+    std::string error() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return error_;
+    }
+
+private:
+    struct Block {
+        std::vector<std::uint8_t> data = std::vector<std::uint8_t>(kXzOutBlock);
+        std::size_t size = 0;
+    };
+
+    la_ssize_t next(archive* a, const void** buffer) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (current_) {
+            free_.push_back(std::move(current_));
+            changed_.notify_all();
+        }
+        changed_.wait(lock, [&] { return !ready_.empty() || finished_; });
+        if (!ready_.empty()) {
+            current_ = std::move(ready_.front());
+            ready_.pop_front();
+            changed_.notify_all();
+            *buffer = current_->data.data();
+            return static_cast<la_ssize_t>(current_->size);
+        }
+        if (!error_.empty()) {
+            if (a != nullptr) archive_set_error(a, EINVAL, "%s", error_.c_str());
+            return -1;
+        }
+        return 0;
+    }
+
+    void finish(const std::string& error) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        finished_ = true;
+        error_ = error;
+        changed_.notify_all();
+    }
+
+    std::unique_ptr<Block> take_free() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [&] { return !free_.empty() || cancelled_; });
+        if (cancelled_) return nullptr;
+        auto block = std::move(free_.back());
+        free_.pop_back();
+        block->size = 0;
+        return block;
+    }
+
+    bool publish(std::unique_ptr<Block> block) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [&] { return ready_.size() < kXzQueueDepth || cancelled_; });
+        if (cancelled_) return false;
+        ready_.push_back(std::move(block));
+        changed_.notify_all();
+        return true;
+    }
+
+    void decode() {
+        lzma_stream stream = LZMA_STREAM_INIT;
+        lzma_mt mt{};
+        mt.flags = LZMA_CONCATENATED | LZMA_FAIL_FAST;
+        mt.threads = std::max(1u, threads_);
+        // Parallel decoding keeps whole blocks in memory; allow a quarter of RAM for it, and
+        // never refuse a file for memory reasons (it then decodes on one thread).
+        std::uint64_t physmem = lzma_physmem();
+        mt.memlimit_threading = std::max<std::uint64_t>(physmem / 4, 256ULL << 20);
+        mt.memlimit_stop = UINT64_MAX;
+        if (lzma_stream_decoder_mt(&stream, &mt) != LZMA_OK) {
+            finish(display(path_) + ": liblzma could not start a decoder");
+            return;
+        }
+        std::vector<std::uint8_t> input(kXzInBlock);
+        std::unique_ptr<Block> out = take_free();
+        bool eof = false;
+        std::uint64_t consumed = 0;
+        std::string error;
+        while (out) {
+            if (stream.avail_in == 0 && !eof) {
+                in_.read(reinterpret_cast<char*>(input.data()),
+                         static_cast<std::streamsize>(input.size()));
+                std::streamsize got = in_.gcount();
+                if (in_.bad()) {
+                    error = "cannot read " + path_.string() + ": I/O error";
+                    break;
+                }
+                if (got <= 0) eof = true;
+                stream.next_in = input.data();
+                stream.avail_in = static_cast<std::size_t>(std::max<std::streamsize>(got, 0));
+                consumed += stream.avail_in;
+                if (progress_) progress_(consumed, total_);
+            }
+            stream.next_out = out->data.data() + out->size;
+            stream.avail_out = out->data.size() - out->size;
+            lzma_ret ret = lzma_code(&stream, eof && stream.avail_in == 0 ? LZMA_FINISH : LZMA_RUN);
+            out->size = out->data.size() - stream.avail_out;
+            if (ret == LZMA_STREAM_END) {
+                if (out->size > 0) publish(std::move(out));
+                out.reset();
+                break;
+            }
+            if (ret != LZMA_OK) {
+                switch (ret) {
+                case LZMA_MEM_ERROR:
+                    error = display(path_) + ": out of memory while decoding xz";
+                    break;
+                case LZMA_FORMAT_ERROR:
+                    error = display(path_) + " is not an xz file";
+                    break;
+                case LZMA_BUF_ERROR:
+                    error = display(path_) + " is truncated (the xz stream ends early); "
+                                             "download it again";
+                    break;
+                default:
+                    error = display(path_) + " is damaged (xz data error); download it again";
+                }
+                break;
+            }
+            if (out->size == out->data.size()) {
+                if (!publish(std::move(out))) break;
+                out = take_free();
+            }
+        }
+        lzma_end(&stream);
+        finish(error);
+    }
+
+    fs::path path_;
+    unsigned threads_;
+    std::function<void(std::uint64_t, std::uint64_t)> progress_;
+    std::uint64_t total_ = 0;
+    std::ifstream in_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::deque<std::unique_ptr<Block>> ready_;
+    std::vector<std::unique_ptr<Block>> free_;
+    std::unique_ptr<Block> current_;
+    bool finished_ = false;
+    bool cancelled_ = false;
+    std::string error_;
+    std::thread worker_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The checks every entry passes before it is written.
+class EntryGuard {
+public:
+    EntryGuard(const fs::path& archive, const fs::path& root) : archive_(archive), root_(root) {}
+
+    struct Plan {
+        bool skip = false; // the root folder itself
+        ExtractedEntry entry;
+        fs::path target;   // absolute path to write
+        fs::path hardlink; // absolute path of the hard link's target
+        int perm = 0644;
+    };
+
+    Plan check(archive_entry* e) {
+        Plan plan;
+        const char* raw = archive_entry_pathname(e);
+        std::string raw_path = raw != nullptr ? raw : "";
+        std::string why;
+        std::string path = normalize_entry_path(raw_path, &why);
+        if (path.empty()) refuse(raw_path, why);
+        if (path == ".") {
+            plan.skip = true;
+            return plan;
+        }
+        plan.entry.path = path;
+        through_symlink(path, raw_path);
+
+        const char* hardlink = archive_entry_hardlink(e);
+        const char* symlink = archive_entry_symlink(e);
+        mode_t type = archive_entry_filetype(e);
+        int perm = static_cast<int>(archive_entry_perm(e)) & 0777;
+        if (hardlink != nullptr) {
+            std::string target = normalize_entry_path(hardlink, &why);
+            if (target.empty() || target == ".")
+                refuse(raw_path, "hard link to \"" + std::string(hardlink) +
+                                     "\": " + (why.empty() ? "the folder itself" : why));
+            through_symlink(target, raw_path);
+            if (!files_.count(target))
+                refuse(raw_path,
+                       "hard link to \"" + target + "\", which is not a file listed before it");
+            plan.entry.type = ExtractedEntry::Type::Hardlink;
+            plan.entry.link_target = target;
+            plan.hardlink = root_ / fs::u8path(target);
+            perm |= 0600;
+        } else if (type == AE_IFLNK || symlink != nullptr) {
+            std::string target = symlink != nullptr ? symlink : "";
+            if (target.empty()) refuse(raw_path, "symlink without a target");
+            if (resolve_link_target(path, target, &why).empty())
+                refuse(raw_path, "symlink to \"" + target + "\" " + why);
+            plan.entry.type = ExtractedEntry::Type::Symlink;
+            plan.entry.link_target = target;
+            symlinks_.insert(path);
+            perm = 0777;
+        } else if (type == AE_IFDIR) {
+            plan.entry.type = ExtractedEntry::Type::Directory;
+            perm |= 0700; // so the store can always be cleaned up
+            if (symlinks_.count(path) || files_.count(path))
+                refuse(raw_path, "a folder where the archive already put a file or link");
+            dirs_.insert(path);
+        } else if (type == AE_IFREG) {
+            plan.entry.type = ExtractedEntry::Type::File;
+            plan.entry.size =
+                static_cast<std::uint64_t>(std::max<la_int64_t>(archive_entry_size(e), 0));
+            perm |= 0600;
+        } else {
+            refuse(raw_path, "device files, fifos and sockets are not installed");
+        }
+        if (plan.entry.type != ExtractedEntry::Type::Directory) {
+            if (!seen_.insert(path).second || dirs_.count(path)) refuse(raw_path, "listed twice");
+            if (plan.entry.type != ExtractedEntry::Type::Symlink) files_.insert(path);
+        }
+        plan.perm = perm;
+        plan.target = root_ / fs::u8path(path);
+        return plan;
+    }
+
+    const std::unordered_set<std::string>& symlinks() const { return symlinks_; }
+
+private:
+    [[noreturn]] void refuse(const std::string& entry, const std::string& why) const {
+        fail_input("archive " + display(archive_) + " refused: entry \"" + entry + "\": " + why);
+    }
+
+    // No entry may be written through a symlink the archive created.
+    void through_symlink(const std::string& path, const std::string& raw) const {
+        for (std::size_t slash = path.find('/'); slash != std::string::npos;
+             slash = path.find('/', slash + 1))
+            if (symlinks_.count(path.substr(0, slash)))
+                refuse(raw, "goes through the symlink \"" + path.substr(0, slash) + "\"");
+    }
+
+    fs::path archive_;
+    fs::path root_;
+    std::unordered_set<std::string> symlinks_, files_, dirs_, seen_;
+};
+
+void apply_plan(archive_entry* e, const EntryGuard::Plan& plan) {
+    set_entry_path(e, plan.target.c_str());
+    if (plan.entry.type == ExtractedEntry::Type::Hardlink)
+        set_entry_hardlink(e, plan.hardlink.c_str());
+    if (plan.entry.type != ExtractedEntry::Type::Symlink)
+        archive_entry_set_perm(e, static_cast<mode_t>(plan.perm));
+}
+
+[[noreturn]] void write_failed(archive* w, const fs::path& archive_path, const std::string& entry) {
+    int err = archive_errno(w);
+    std::string message =
+        "cannot write \"" + entry + "\" from " + display(archive_path) + ": " + error_text(w);
+    if (err > 0) message += std::string(" (") + std::strerror(err) + ")";
+    if (err == ENOSPC) message += " (the disk is full; free space and run the install again)";
+    if (err > 0) fail_operation(message);
+    // libarchive's own security checks refused the entry.
+    fail_input("archive " + display(archive_path) + " refused: entry \"" + entry +
+               "\": " + error_text(w));
+}
+
+// Copies one entry's data from `r` to `w`; returns bytes written.
+std::uint64_t copy_data(archive* r, archive* w, const fs::path& archive_path,
+                        const std::string& entry, const std::atomic<bool>* abort) {
+    std::uint64_t written = 0;
+    for (;;) {
+        const void* buffer = nullptr;
+        std::size_t size = 0;
+        la_int64_t offset = 0;
+        int rc = archive_read_data_block(r, &buffer, &size, &offset);
+        if (rc == ARCHIVE_EOF) return written;
+        // A warning while reading data is a damaged entry (zip reports a bad CRC this way).
+        if (rc != ARCHIVE_OK)
+            fail_input("archive " + display(archive_path) + " is damaged at \"" + entry +
+                       "\": " + error_text(r) + "; download it again");
+        if (abort != nullptr && abort->load(std::memory_order_relaxed)) fail_operation("stopped");
+        if (archive_write_data_block(w, buffer, size, offset) < ARCHIVE_WARN)
+            write_failed(w, archive_path, entry);
+        written += size;
+    }
+}
+
+void finish_writer(archive* w, const fs::path& archive_path) {
+    if (archive_write_close(w) < ARCHIVE_WARN)
+        write_failed(w, archive_path, "(folder permissions)");
+}
+
+// After extraction every symlink must resolve, on disk, inside the destination.
+void verify_symlinks(const fs::path& root, const std::vector<ExtractedEntry>& entries,
+                     const fs::path& archive_path) {
+    for (const auto& entry : entries) {
+        if (entry.type != ExtractedEntry::Type::Symlink) continue;
+        std::error_code ec;
+        fs::path resolved = fs::weakly_canonical(root / fs::u8path(entry.path), ec);
+        auto [r, p] = std::mismatch(root.begin(), root.end(), resolved.begin(), resolved.end());
+        if (ec || r != root.end())
+            fail_input("archive " + display(archive_path) + " refused: symlink \"" + entry.path +
+                       "\" -> \"" + entry.link_target + "\" resolves outside the install folder");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One reader, one writer: tar streams (decoded by XzSource or by libarchive's filters).
+ExtractResult extract_stream(archive* r, const fs::path& archive_path, const fs::path& root,
+                             ArchiveFormat format, XzSource* xz, const ExtractOptions& options) {
+    ExtractResult result;
+    result.format = format;
+    EntryGuard guard(archive_path, root);
+    WriteHandle w;
+    std::uint64_t total = 0;
+    if (!xz) {
+        std::error_code ec;
+        total = fs::file_size(archive_path, ec);
+    }
+    auto damaged = [&](const std::string& where) {
+        std::string why = xz ? xz->error() : std::string();
+        if (why.empty())
+            why = "archive " + display(archive_path) + " is damaged" + where + ": " +
+                  error_text(r) + "; download it again";
+        fail_input(why);
+    };
+    for (;;) {
+        archive_entry* e = nullptr;
+        int rc = archive_read_next_header(r, &e);
+        if (rc == ARCHIVE_EOF) break;
+        if (rc < ARCHIVE_WARN)
+            damaged(result.entries.empty() ? std::string()
+                                           : " after \"" + result.entries.back().path + "\"");
+        EntryGuard::Plan plan = guard.check(e);
+        if (plan.skip) continue;
+        apply_plan(e, plan);
+        if (archive_write_header(w.a, e) < ARCHIVE_WARN)
+            write_failed(w.a, archive_path, plan.entry.path);
+        if (plan.entry.type == ExtractedEntry::Type::File ||
+            plan.entry.type == ExtractedEntry::Type::Hardlink)
+            result.bytes_written += copy_data(r, w.a, archive_path, plan.entry.path, nullptr);
+        if (archive_write_finish_entry(w.a) < ARCHIVE_WARN)
+            write_failed(w.a, archive_path, plan.entry.path);
+        result.entries.push_back(std::move(plan.entry));
+        if (!xz && options.progress)
+            options.progress(static_cast<std::uint64_t>(archive_filter_bytes(r, -1)), total);
+    }
+    finish_writer(w.a, archive_path);
+    if (xz) xz->drain();
+    if (!xz && options.progress) options.progress(total, total);
+    verify_symlinks(root, result.entries, archive_path);
+    return result;
+}
+
+// Zip: a first pass reads the central directory and checks every entry; then several
+// threads, each with its own reader and writer, claim entries and write them.
+ExtractResult extract_zip(const fs::path& archive_path, const fs::path& root,
+                          const ExtractOptions& options) {
+    ExtractResult result;
+    result.format = ArchiveFormat::Zip;
+    std::vector<EntryGuard::Plan> plans;
+    std::uint64_t total_bytes = 0;
+    {
+        ReadHandle r;
+        archive_read_support_format_zip_seekable(r.a);
+        if (open_filename(r.a, archive_path.c_str(), kReadBlock) != ARCHIVE_OK)
+            fail_input("cannot open " + archive_path.string() + " as zip: " + error_text(r.a));
+        EntryGuard guard(archive_path, root);
+        for (;;) {
+            archive_entry* e = nullptr;
+            int rc = archive_read_next_header(r.a, &e);
+            if (rc == ARCHIVE_EOF) break;
+            if (rc < ARCHIVE_WARN)
+                fail_input("archive " + display(archive_path) + " is damaged: " + error_text(r.a) +
+                           "; download it again");
+            plans.push_back(guard.check(e));
+            total_bytes += plans.back().entry.size;
+        }
+    }
+    std::vector<std::atomic<bool>> claimed(plans.size());
+    for (auto& c : claimed)
+        c.store(false);
+    std::atomic<bool> abort{false};
+    std::atomic<std::uint64_t> written{0};
+    std::uint64_t file_size = 0;
+    {
+        std::error_code ec;
+        file_size = fs::file_size(archive_path, ec);
+    }
+    std::mutex error_mutex;
+    std::exception_ptr first_error;
+    auto work = [&] {
+        try {
+            ReadHandle r;
+            archive_read_support_format_zip_seekable(r.a);
+            if (open_filename(r.a, archive_path.c_str(), kReadBlock) != ARCHIVE_OK)
+                fail_input("cannot open " + archive_path.string() + " as zip: " + error_text(r.a));
+            WriteHandle w;
+            for (std::size_t i = 0; !abort.load(); ++i) {
+                archive_entry* e = nullptr;
+                int rc = archive_read_next_header(r.a, &e);
+                if (rc == ARCHIVE_EOF) break;
+                if (rc < ARCHIVE_WARN)
+                    fail_input("archive " + display(archive_path) +
+                               " is damaged: " + error_text(r.a) + "; download it again");
+                if (i >= plans.size())
+                    fail_input("archive " + display(archive_path) + " changed while reading");
+                const EntryGuard::Plan& plan = plans[i];
+                if (plan.skip || claimed[i].exchange(true)) continue;
+                const char* name = archive_entry_pathname(e);
+                if (name == nullptr || normalize_entry_path(name, nullptr) != plan.entry.path)
+                    fail_input("archive " + display(archive_path) + " changed while reading");
+                apply_plan(e, plan);
+                if (archive_write_header(w.a, e) < ARCHIVE_WARN)
+                    write_failed(w.a, archive_path, plan.entry.path);
+                if (plan.entry.type == ExtractedEntry::Type::File) {
+                    std::uint64_t n = copy_data(r.a, w.a, archive_path, plan.entry.path, &abort);
+                    std::uint64_t now = written.fetch_add(n) + n;
+                    if (options.progress && total_bytes > 0)
+                        options.progress(static_cast<std::uint64_t>(static_cast<double>(now) /
+                                                                    total_bytes * file_size),
+                                         file_size);
+                }
+                if (archive_write_finish_entry(w.a) < ARCHIVE_WARN)
+                    write_failed(w.a, archive_path, plan.entry.path);
+            }
+            finish_writer(w.a, archive_path);
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(error_mutex);
+            if (!first_error) first_error = std::current_exception();
+            abort.store(true);
+        }
+    };
+    unsigned threads =
+        std::min<unsigned>(worker_count(options.threads),
+                           static_cast<unsigned>(std::max<std::size_t>(plans.size(), 1)));
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t)
+        pool.emplace_back(work);
+    work();
+    for (auto& t : pool)
+        t.join();
+    if (first_error) std::rethrow_exception(first_error);
+    for (auto& plan : plans)
+        if (!plan.skip) result.entries.push_back(std::move(plan.entry));
+    result.bytes_written = written.load();
+    if (options.progress) options.progress(file_size, file_size);
+    verify_symlinks(root, result.entries, archive_path);
+    return result;
+}
+
+} // namespace
+
+ArchiveFormat detect_archive_format(const fs::path& archive) {
+    std::ifstream in(archive, std::ios::binary);
+    if (!in) fail_operation("cannot read " + archive.string() + ": " + std::strerror(errno));
+    unsigned char head[512] = {};
+    in.read(reinterpret_cast<char*>(head), sizeof head);
+    std::size_t n = static_cast<std::size_t>(in.gcount());
+    auto starts = [&](const char* magic, std::size_t len) {
+        return n >= len && std::memcmp(head, magic, len) == 0;
+    };
+    if (starts("\xFD"
+               "7zXZ\0",
+               6))
+        return ArchiveFormat::TarXz;
+    if (starts("\x1F\x8B", 2)) return ArchiveFormat::TarGz;
+    if (starts("BZh", 3)) return ArchiveFormat::TarBz2;
+    if (starts("\x28\xB5\x2F\xFD", 4)) return ArchiveFormat::TarZstd;
+    if (starts("PK\x03\x04", 4) || starts("PK\x05\x06", 4)) return ArchiveFormat::Zip;
+    if (n >= 262 && std::memcmp(head + 257, "ustar", 5) == 0) return ArchiveFormat::Tar;
+    return ArchiveFormat::Unknown;
+}
+
+const char* archive_format_name(ArchiveFormat format) {
+    switch (format) {
+    case ArchiveFormat::TarXz:
+        return "tar.xz";
+    case ArchiveFormat::TarGz:
+        return "tar.gz";
+    case ArchiveFormat::TarBz2:
+        return "tar.bz2";
+    case ArchiveFormat::TarZstd:
+        return "tar.zst";
+    case ArchiveFormat::Tar:
+        return "tar";
+    case ArchiveFormat::Zip:
+        return "zip";
+    case ArchiveFormat::Unknown:
+        break;
+    }
+    return "unknown";
+}
+
+std::string normalize_entry_path(const std::string& raw, std::string* why) {
+    auto refuse = [&](const char* reason) {
+        if (why != nullptr) *why = reason;
+        return std::string();
+    };
+    if (raw.empty()) return refuse("empty name");
+    // Archives made on Windows may separate with backslashes: treat both as separators.
+    std::string path = raw;
+    std::replace(path.begin(), path.end(), '\\', '/');
+    if (path.front() == '/') return refuse("absolute path");
+    if (path.size() >= 2 && path[1] == ':' && std::isalpha(static_cast<unsigned char>(path[0])))
+        return refuse("absolute path (drive letter)");
+    std::string out;
+    std::size_t start = 0;
+    while (start <= path.size()) {
+        std::size_t end = path.find('/', start);
+        if (end == std::string::npos) end = path.size();
+        std::string part = path.substr(start, end - start);
+        start = end + 1;
+        if (part.empty() || part == ".") continue;
+        if (part == "..") return refuse("\"..\" leaves the install folder");
+        for (unsigned char c : part)
+            if (c < 0x20 || c == 0x7f) return refuse("control character in the name");
+        if (part.find(':') != std::string::npos && platform::host_os() == platform::Os::Windows)
+            return refuse("\":\" in a name (an alternate data stream on Windows)");
+        if (!out.empty()) out += '/';
+        out += part;
+    }
+    if (out.empty()) return ".";
+    if (why != nullptr) why->clear();
+    return out;
+}
+
+std::string resolve_link_target(const std::string& link_path, const std::string& target,
+                                std::string* why) {
+    auto refuse = [&](const char* reason) {
+        if (why != nullptr) *why = reason;
+        return std::string();
+    };
+    if (target.empty()) return refuse("is empty");
+    std::string t = target;
+    std::replace(t.begin(), t.end(), '\\', '/');
+    if (t.front() == '/' ||
+        (t.size() >= 2 && t[1] == ':' && std::isalpha(static_cast<unsigned char>(t[0]))))
+        return refuse("is an absolute path");
+    // Start from the link's folder.
+    std::vector<std::string> parts;
+    {
+        std::size_t start = 0;
+        std::string folder = link_path;
+        auto slash = folder.rfind('/');
+        folder = slash == std::string::npos ? std::string() : folder.substr(0, slash);
+        while (start < folder.size()) {
+            std::size_t end = folder.find('/', start);
+            if (end == std::string::npos) end = folder.size();
+            parts.push_back(folder.substr(start, end - start));
+            start = end + 1;
+        }
+    }
+    std::size_t start = 0;
+    while (start <= t.size()) {
+        std::size_t end = t.find('/', start);
+        if (end == std::string::npos) end = t.size();
+        std::string part = t.substr(start, end - start);
+        start = end + 1;
+        if (part.empty() || part == ".") continue;
+        if (part == "..") {
+            if (parts.empty()) return refuse("leaves the install folder");
+            parts.pop_back();
+            continue;
+        }
+        parts.push_back(part);
+    }
+    std::string out;
+    for (const auto& p : parts)
+        out += (out.empty() ? "" : "/") + p;
+    if (why != nullptr) why->clear();
+    return out.empty() ? "." : out;
+}
+
+ExtractResult extract_archive(const fs::path& archive_path, const fs::path& destination,
+                              const ExtractOptions& options) {
+    std::error_code ec;
+    if (!fs::is_directory(destination, ec))
+        fail_operation("extraction folder " + destination.string() + " does not exist");
+    if (fs::directory_iterator(destination, ec) != fs::directory_iterator())
+        fail_operation("extraction folder " + destination.string() + " is not empty");
+    // Canonical, so libarchive's symlink checks see no link in the folder's own path.
+    fs::path root = fs::canonical(destination, ec);
+    if (ec) fail_operation("cannot resolve " + destination.string() + ": " + ec.message());
+    if (!fs::is_regular_file(archive_path, ec))
+        fail_input(archive_path.string() + " is not a file");
+    ArchiveFormat format = detect_archive_format(archive_path);
+    switch (format) {
+    case ArchiveFormat::Unknown:
+        fail_input(archive_path.string() +
+                   " is not an archive cvm reads (.tar.xz, .tgz, .tar, .zip, .whl)");
+    case ArchiveFormat::Zip:
+        return extract_zip(archive_path, root, options);
+    case ArchiveFormat::TarXz: {
+        XzSource source(archive_path, worker_count(options.threads), options.progress);
+        ReadHandle r;
+        archive_read_support_format_tar(r.a);
+        archive_read_support_format_gnutar(r.a);
+        if (archive_read_open(r.a, &source, nullptr, &XzSource::read_callback, nullptr) !=
+            ARCHIVE_OK) {
+            std::string why = source.error();
+            fail_input(why.empty() ? "archive " + display(archive_path) +
+                                         " is not a tar inside xz: " + error_text(r.a)
+                                   : why);
+        }
+        return extract_stream(r.a, archive_path, root, format, &source, options);
+    }
+    default: {
+        ReadHandle r;
+        archive_read_support_filter_all(r.a);
+        archive_read_support_format_tar(r.a);
+        archive_read_support_format_gnutar(r.a);
+        if (open_filename(r.a, archive_path.c_str(), kReadBlock) != ARCHIVE_OK)
+            fail_input("archive " + display(archive_path) + " cannot be read: " + error_text(r.a));
+        return extract_stream(r.a, archive_path, root, format, nullptr, options);
+    }
+    }
+}
+
+std::vector<ExtractResult> extract_archives(const std::vector<ArchiveJob>& jobs, unsigned parallel,
+                                            const ExtractOptions& options) {
+    std::vector<ExtractResult> results(jobs.size());
+    // Largest archives first: the longest one starts at once and the others fill in around it.
+    std::vector<std::size_t> order(jobs.size());
+    std::vector<std::uintmax_t> sizes(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        order[i] = i;
+        std::error_code ec;
+        sizes[i] = fs::file_size(jobs[i].archive, ec);
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return sizes[a] > sizes[b]; });
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> failed{false};
+    std::mutex error_mutex;
+    std::exception_ptr first_error;
+    unsigned workers = std::min<unsigned>(
+        worker_count(parallel), static_cast<unsigned>(std::max<std::size_t>(jobs.size(), 1)));
+    ExtractOptions each = options;
+    // Several archives already keep the cores busy; one decoding thread per archive.
+    if (workers > 1 && each.threads == 0) each.threads = 1;
+    auto work = [&] {
+        for (;;) {
+            std::size_t n = next.fetch_add(1);
+            if (n >= jobs.size() || failed.load()) return;
+            std::size_t i = order[n];
+            try {
+                ExtractOptions mine = each;
+                if (jobs[i].progress) mine.progress = jobs[i].progress;
+                results[i] = extract_archive(jobs[i].archive, jobs[i].destination, mine);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(error_mutex);
+                if (!first_error) first_error = std::current_exception();
+                failed.store(true);
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < workers; ++t)
+        pool.emplace_back(work);
+    work();
+    for (auto& t : pool)
+        t.join();
+    if (first_error) std::rethrow_exception(first_error);
+    return results;
+}
+
+} // namespace cvm::install

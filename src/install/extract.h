@@ -1,0 +1,82 @@
+#pragma once
+// Safe, fast extraction of .tar.xz, .tgz, .tar and .zip/.whl archives into a staging folder.
+//
+// Every entry is checked before anything is written: no absolute paths, no "..", no entry
+// written through a symlink, symlinks and hard links must point inside the destination,
+// no device files, fifos or sockets, no entry listed twice. libarchive's
+// ARCHIVE_EXTRACT_SECURE_* flags are set as well, and after extraction every symlink is
+// resolved on disk to prove it stays inside. On any refusal the extraction stops with an
+// InstallError; the caller removes the staging folder.
+//
+// Speed: .xz is decoded by liblzma on its own thread (several threads for multi-block
+// files, as `xz -T2` writes them) while libarchive writes files; zip entries are written
+// by several threads at once.
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace cvm::install {
+
+enum class ArchiveFormat { Unknown, TarXz, TarGz, TarBz2, TarZstd, Tar, Zip };
+
+// Recognises the container from the first bytes of the file (not the name).
+ArchiveFormat detect_archive_format(const std::filesystem::path& archive);
+const char* archive_format_name(ArchiveFormat format);
+
+struct ExtractOptions {
+    // Worker threads: for multi-block xz decoding and for zip entries. 0 means one per core.
+    unsigned threads = 0;
+    // Called now and then from the extracting thread(s) with the bytes of the archive file
+    // consumed so far and the file's size. Must be thread-safe.
+    std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+};
+
+struct ExtractedEntry {
+    enum class Type { File, Directory, Symlink, Hardlink };
+    std::string path; // relative, '/'-separated, normalised
+    Type type = Type::File;
+    std::string link_target; // symlinks and hard links
+    std::uint64_t size = 0;
+};
+
+struct ExtractResult {
+    ArchiveFormat format = ArchiveFormat::Unknown;
+    std::vector<ExtractedEntry> entries;
+    std::uint64_t bytes_written = 0;
+};
+
+// Extracts `archive` into `destination`, an existing empty folder. Throws InstallError:
+// input for a refused or corrupt archive (naming the archive and the entry), operation for
+// failures to write (disk full, permissions).
+ExtractResult extract_archive(const std::filesystem::path& archive,
+                              const std::filesystem::path& destination,
+                              const ExtractOptions& options = {});
+
+// Entry-path rules, exposed for tests and fuzzing: returns the normalised relative path
+// ('/'-separated, no "." components) or an empty string with `why` set when refused.
+// An entry naming the root itself ("./") yields "." .
+std::string normalize_entry_path(const std::string& raw, std::string* why);
+
+// Where a symlink at `link_path` (normalised, relative) pointing to `target` ends up,
+// resolved lexically from the link's folder; empty with `why` set when it leaves the root
+// or is absolute.
+std::string resolve_link_target(const std::string& link_path, const std::string& target,
+                                std::string* why);
+
+struct ArchiveJob {
+    std::filesystem::path archive;
+    std::filesystem::path destination;
+    // This job's progress (bytes of its archive); overrides ExtractOptions::progress.
+    std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+};
+
+// Extracts several archives at once (a toolkit's components), `parallel` at a time
+// (0 = one per core). Rethrows the first failure after all running jobs stopped.
+std::vector<ExtractResult> extract_archives(const std::vector<ArchiveJob>& jobs,
+                                            unsigned parallel = 0,
+                                            const ExtractOptions& options = {});
+
+} // namespace cvm::install

@@ -1,0 +1,677 @@
+#include "install/installer.h"
+
+#include "install/archive_name.h"
+#include "install/error.h"
+#include "install/extract.h"
+#include "install/progress.h"
+#include "install/recognize.h"
+#include "install/sha256.h"
+#include "platform/platform.h"
+#include "registry/registry.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <map>
+#include <random>
+#include <thread>
+
+namespace cvm::install {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kNvidiaBase = "https://developer.download.nvidia.com/compute";
+
+std::string random_name() {
+    std::random_device rd;
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%08x%08x", rd(), rd());
+    return buf;
+}
+
+std::string kind_word(Kind k) {
+    return k == Kind::Cuda ? "CUDA" : "cuDNN";
+}
+
+// Files that are the same: sizes and bytes equal (symlinks: same target).
+bool same_file(const fs::path& a, const fs::path& b) {
+    std::error_code ec;
+    if (fs::is_symlink(a, ec) || fs::is_symlink(b, ec))
+        return fs::is_symlink(a, ec) && fs::is_symlink(b, ec) &&
+               fs::read_symlink(a, ec) == fs::read_symlink(b, ec);
+    if (fs::file_size(a, ec) != fs::file_size(b, ec) || ec) return false;
+    std::ifstream x(a, std::ios::binary), y(b, std::ios::binary);
+    std::vector<char> p(1 << 16), q(1 << 16);
+    while (x && y) {
+        x.read(p.data(), static_cast<std::streamsize>(p.size()));
+        y.read(q.data(), static_cast<std::streamsize>(q.size()));
+        if (x.gcount() != y.gcount() || !std::equal(p.begin(), p.begin() + x.gcount(), q.begin()))
+            return false;
+    }
+    return true;
+}
+
+// Moves everything below `from` into `to`, merging folders. Entries that exist in both with
+// different contents keep the first and are reported.
+void merge_into(const fs::path& from, const fs::path& to, std::vector<std::string>& conflicts,
+                const fs::path& top) {
+    for (const auto& e : fs::directory_iterator(from)) {
+        fs::path target = to / e.path().filename();
+        std::error_code ec;
+        auto status = fs::symlink_status(target, ec);
+        if (!fs::exists(status)) {
+            fs::rename(e.path(), target);
+            continue;
+        }
+        bool src_dir = e.is_directory() && !e.is_symlink();
+        if (src_dir && fs::is_directory(status)) {
+            merge_into(e.path(), target, conflicts, top);
+            continue;
+        }
+        if (!same_file(e.path(), target))
+            conflicts.push_back(e.path().lexically_relative(top).generic_string());
+    }
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+    std::ofstream out(p, std::ios::binary);
+    out << text;
+    out.flush();
+    if (!out) fail_operation("cannot write " + p.u8string());
+}
+
+std::string basename_of_url(const std::string& url) {
+    std::string path = url;
+    auto q = path.find_first_of("?#");
+    if (q != std::string::npos) path.resize(q);
+    auto slash = path.rfind('/');
+    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    std::string clean;
+    for (char c : name)
+        clean += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')
+                     ? c
+                     : '_';
+    if (clean.empty() || clean == "." || clean == "..") clean = "download";
+    return clean;
+}
+
+} // namespace
+
+std::string default_mirror() {
+    std::string base = kNvidiaBase;
+    if (auto m = platform::get_env("CVM_MIRROR"); m && !m->empty()) base = *m;
+    while (!base.empty() && base.back() == '/')
+        base.pop_back();
+    return base;
+}
+
+// A staging folder, locked while this process uses it; removed with everything in it.
+struct Installer::Staged {
+    fs::path dir;
+    fs::path lock_path;
+    platform::FileLock lock;
+    ~Staged() {
+        std::error_code ec;
+        if (!dir.empty()) {
+            // Make read-only folders writable again so they can be removed.
+            for (auto it = fs::recursive_directory_iterator(dir, ec);
+                 !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+                if (it->is_directory(ec) && !it->is_symlink(ec))
+                    fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+            fs::remove_all(dir, ec);
+        }
+        lock.release();
+        fs::remove(lock_path, ec);
+    }
+};
+
+Installer::Installer(const Store& store, InstallerOptions options)
+    : store_(store), options_(std::move(options)) {
+    if (options_.host_platform.empty()) options_.host_platform = host_redist_platform();
+    if (options_.mirror.empty()) options_.mirror = default_mirror();
+    if (options_.download.progress == nullptr) options_.download.progress = options_.progress;
+}
+
+void Installer::clean_staging() const {
+    std::error_code ec;
+    for (fs::directory_iterator it(store_.staging_dir(), ec), end; !ec && it != end;
+         it.increment(ec)) {
+        std::string name = it->path().filename().u8string();
+        if (name.rfind("install-", 0) != 0) continue;
+        fs::path lock_path = store_.locks_dir() / ("staging-" + name + ".lock");
+        platform::FileLock lock;
+        try {
+            if (!lock.acquire(lock_path, true)) continue; // still in use
+        } catch (const std::exception&) {
+            continue;
+        }
+        std::error_code e2;
+        for (auto r = fs::recursive_directory_iterator(it->path(), e2);
+             !e2 && r != fs::recursive_directory_iterator(); r.increment(e2))
+            if (r->is_directory(e2) && !r->is_symlink(e2))
+                fs::permissions(r->path(), fs::perms::owner_all, fs::perm_options::add, e2);
+        fs::remove_all(it->path(), e2);
+        lock.release();
+        fs::remove(lock_path, e2);
+    }
+}
+
+std::string Installer::manifest_url(const std::string& product, const std::string& manifest) const {
+    return options_.mirror + "/" + product + "/redist/" + manifest;
+}
+
+std::string Installer::archive_url(const std::string& product, const std::string& relative) const {
+    return options_.mirror + "/" + product + "/redist/" + relative;
+}
+
+namespace {
+
+std::unique_ptr<platform::FileLock> lock_version(const Store& store, Kind kind,
+                                                 const std::string& id, Progress* progress) {
+    fs::create_directories(store.locks_dir());
+    auto lock = std::make_unique<platform::FileLock>();
+    fs::path path = store.locks_dir() / (std::string(kind_dir(kind)) + "-" + id + ".lock");
+    if (!lock->acquire(path, true)) {
+        if (progress)
+            progress->message("waiting for another install of " + kind_word(kind) + " " + id);
+        lock->acquire(path, false);
+    }
+    return lock;
+}
+
+} // namespace
+
+InstallResult Installer::commit(Staged& staged, Entry entry) {
+    entry.imported = false;
+    fs::path entry_dir = staged.dir / "entry";
+    write_file(entry_dir / "entry", serialize_entry(entry));
+    fs::path target = store_.root() / kind_dir(entry.kind) / fs::u8path(entry.id);
+    fs::create_directories(target.parent_path());
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(target, ec))) {
+        if (fs::exists(target / "entry", ec))
+            fail_operation(kind_word(entry.kind) + " " + entry.id +
+                           " appeared in the store meanwhile");
+        // A folder without an entry is no install (an interrupted removal): replace it.
+        fs::remove_all(target, ec);
+    }
+    fs::rename(entry_dir, target, ec);
+    if (ec)
+        fail_operation("cannot move the install into " + target.u8string() + ": " + ec.message());
+    InstallResult result;
+    result.kind = entry.kind;
+    result.id = entry.id;
+    result.path = target / "root";
+    result.components = entry.components;
+    if (options_.progress)
+        options_.progress->message("installed " + kind_word(entry.kind) + " " + entry.id + " in " +
+                                   target.u8string());
+    return result;
+}
+
+InstallResult Installer::install_file(const fs::path& archive, const std::string& origin) {
+    std::error_code ec;
+    if (!fs::is_regular_file(archive, ec))
+        fail_input(archive.u8string() +
+                   " is not a file; give an archive (.tar.xz, .tgz, .zip, .whl) or a URL");
+    const std::string display = archive.filename().u8string();
+    auto name = parse_archive_name(display);
+    const std::string& host = options_.host_platform;
+    if (name && !name->platform.empty() && !host.empty() && !same_machine(name->platform, host))
+        fail_input(display + " is a build for " + name->platform + "; this machine needs " + host +
+                   ": get the " + host + " archive");
+    fs::create_directories(store_.staging_dir());
+    fs::create_directories(store_.locks_dir());
+    clean_staging();
+
+    Staged staged;
+    std::string stage_name =
+        "install-" + std::to_string(platform::process_id()) + "-" + random_name();
+    staged.lock_path = store_.locks_dir() / ("staging-" + stage_name + ".lock");
+    staged.lock.acquire(staged.lock_path);
+    staged.dir = store_.staging_dir() / stage_name;
+    fs::create_directory(staged.dir);
+    fs::path x = staged.dir / "x";
+    fs::create_directory(x);
+
+    // The archive's checksum is recorded in the entry; compute it beside the extraction.
+    std::string digest, digest_error;
+    std::thread hasher([&] {
+        try {
+            digest = sha256_file(archive);
+        } catch (const std::exception& e) {
+            digest_error = e.what();
+        }
+    });
+    ExtractOptions eo;
+    eo.threads = options_.parallel;
+    int bar = -1;
+    if (options_.progress) {
+        bar = options_.progress->start("extracting", display, fs::file_size(archive, ec));
+        eo.progress = [this, bar](std::uint64_t done, std::uint64_t total) {
+            options_.progress->update(bar, done, total);
+        };
+    }
+    try {
+        extract_archive(archive, x, eo);
+    } catch (...) {
+        hasher.join();
+        if (bar >= 0) options_.progress->finish(bar, false);
+        throw;
+    }
+    hasher.join();
+    if (bar >= 0) options_.progress->finish(bar, true);
+    if (!digest_error.empty()) fail_operation(digest_error);
+
+    RecognizeOptions ro;
+    ro.host_platform = host;
+    ro.archive_display = display;
+    Recognized r = recognize_extracted(x, name, ro);
+
+    Entry e;
+    e.platform = r.platform.empty() ? host : r.platform;
+    e.note = "recognised from " + r.evidence + (name ? " and the file name" : "");
+    if (!r.include_dir.empty()) e.include_dirs.push_back(r.include_dir);
+    if (!r.lib_dir.empty()) e.lib_dirs.push_back(r.lib_dir);
+    if (!r.bin_dir.empty()) e.bin_dirs.push_back(r.bin_dir);
+    e.archives.push_back(
+        {display, origin.empty() ? fs::absolute(archive).u8string() : origin, digest});
+    if (r.kind == ProductKind::Cudnn) {
+        e.kind = Kind::Cudnn;
+        auto v = parse_version(r.version, 1, 4);
+        auto c = parse_version(r.cuda_variant, 1, 2);
+        if (!v || !c)
+            fail_input(display + ": cannot use version " + r.version + " for CUDA " +
+                       r.cuda_variant);
+        e.version = *v;
+        e.cuda = *c;
+        e.id = CudnnId{*v, *c}.str();
+    } else {
+        e.kind = Kind::Cuda;
+        std::optional<Version> toolkit;
+        if (r.component.empty()) {
+            toolkit = parse_toolkit_id(r.version);
+            if (!toolkit)
+                fail_input(display + ": the toolkit version " + r.version +
+                           " is not a full release version (three numbers)");
+        } else {
+            auto cv = parse_version(r.version, 1, 4);
+            // The runtime is "cuda_cudart" in NVIDIA's archives and "cuda_runtime" in wheels.
+            bool cudart = r.component == "cuda_cudart" || r.component == "cuda_runtime";
+            if (options_.registry && cv && (cudart || r.component == "cuda_nvcc")) {
+                auto found = registry::find_cuda_by_components(
+                    *options_.registry, cudart ? cv : std::nullopt,
+                    r.component == "cuda_nvcc" ? cv : std::nullopt);
+                if (!found.empty()) toolkit = found.back()->version;
+            }
+            if (!toolkit)
+                fail_input(display + " is the single component " + r.component + " " + r.version +
+                           ", which makes no toolkit by itself; install the toolkit with `cvm "
+                           "install cuda " +
+                           (r.cuda_release.empty() ? "VERSION" : r.cuda_release) + "`");
+            e.components.push_back(r.component);
+        }
+        e.version = *toolkit;
+        e.id = toolkit->str();
+    }
+    std::unique_ptr<platform::FileLock> version_lock;
+    if (held_lock_ != std::string(kind_dir(e.kind)) + "-" + e.id)
+        version_lock = lock_version(store_, e.kind, e.id, options_.progress);
+    if (auto existing = store_.find(e.kind, e.id)) {
+        if (options_.progress)
+            options_.progress->message(kind_word(e.kind) + " " + e.id + " is already installed");
+        return {e.kind, e.id, existing->path, true, existing->components};
+    }
+    fs::create_directory(staged.dir / "entry");
+    fs::rename(r.content_root, staged.dir / "entry" / "root");
+    return commit(staged, e);
+}
+
+InstallResult Installer::install_url(const std::string& url, const std::string& sha256) {
+    fs::path local = file_url_path(url);
+    if (!local.empty()) {
+        if (!sha256.empty() && !sha256_equal(sha256_file(local), sha256))
+            fail_operation("checksum mismatch for " + url + ": expected sha256 " + sha256);
+        return install_file(local, url);
+    }
+    std::string why;
+    if (!url_allowed(url, options_.download, &why))
+        fail_input("cannot download " + url + ": " + why);
+    fs::path cache = store_.cache_dir() / "downloads";
+    fs::create_directories(cache);
+    DownloadRequest request;
+    request.url = url;
+    request.destination = cache / basename_of_url(url);
+    request.sha256 = sha256;
+    if (sha256.empty()) fs::remove(request.destination); // nothing to check a cached copy against
+    download_all({request}, options_.download);
+    return install_file(request.destination, url);
+}
+
+std::vector<fs::path> Installer::fetch_archives(const std::string& product,
+                                                const std::vector<const Artifact*>& items) {
+    std::vector<fs::path> paths;
+    std::vector<DownloadRequest> requests;
+    fs::path cache = store_.cache_dir() / "downloads";
+    std::vector<std::pair<std::string, const Artifact*>> to_verify; // folder mirror files
+    for (const Artifact* a : items) {
+        std::string url = archive_url(product, a->relative_path);
+        fs::path local = file_url_path(url);
+        if (!local.empty()) {
+            std::error_code ec;
+            if (!fs::is_regular_file(local, ec))
+                fail_operation("cannot read " + local.u8string() + " (from " + url +
+                               "); check CVM_MIRROR");
+            to_verify.emplace_back(url, a);
+            paths.push_back(local);
+            continue;
+        }
+        fs::create_directories(cache);
+        DownloadRequest r;
+        r.url = url;
+        r.destination = cache / basename_of_url(a->relative_path);
+        r.sha256 = a->sha256;
+        r.expected_size = a->size;
+        requests.push_back(r);
+        paths.push_back(r.destination);
+    }
+    // A folder mirror: nothing to copy, but the checksum still decides (checked on all cores).
+    std::vector<std::string> sums(to_verify.size());
+    std::atomic<std::size_t> next{0};
+    auto verify = [&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < to_verify.size();) {
+            try {
+                sums[i] = sha256_file(file_url_path(to_verify[i].first));
+            } catch (const std::exception& e) {
+                sums[i] = std::string("error: ") + e.what();
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1;
+         t <
+         std::min<std::size_t>(to_verify.size(), std::max(1u, std::thread::hardware_concurrency()));
+         ++t)
+        pool.emplace_back(verify);
+    verify();
+    for (auto& t : pool)
+        t.join();
+    for (std::size_t i = 0; i < to_verify.size(); ++i)
+        if (!sha256_equal(sums[i], to_verify[i].second->sha256))
+            fail_operation("checksum mismatch for " + to_verify[i].first + ": expected sha256 " +
+                           to_verify[i].second->sha256 + ", got " + sums[i] +
+                           "; the mirror's file is damaged or not the one the manifest names");
+    download_all(requests, options_.download);
+    return paths;
+}
+
+InstallResult Installer::install_toolkit(const std::string& version_text,
+                                         const std::vector<std::string>& components) {
+    auto requested = parse_version(version_text, 1, 3);
+    if (!requested)
+        fail_input("\"" + printable(version_text) + "\" is not a CUDA version like 12.4.1");
+    std::optional<Version> version;
+    std::string manifest;
+    if (options_.registry) {
+        for (auto it = registry::find_cuda_releases(*options_.registry, *requested); !it.empty();
+             it.pop_back()) {
+            const registry::CudaRelease* rel = it.back();
+            if (requested->parts.size() == 3 || !rel->manifest.empty()) {
+                version = rel->version;
+                manifest = rel->manifest;
+                break;
+            }
+        }
+        if (version && manifest.empty())
+            fail_input("CUDA " + version->str() +
+                       " has no redistributable manifest (NVIDIA publishes them from 11.4.0 on); "
+                       "install it with NVIDIA's installer and register it with `cvm import DIR`");
+    }
+    if (!version) {
+        if (requested->parts.size() != 3)
+            fail_input("CUDA " + requested->str() +
+                       " is not in cvm's release list; give the full version (e.g. 12.4.1)");
+        version = requested; // unknown to the registry: try NVIDIA's manifest anyway
+    }
+    if (manifest.empty()) manifest = "redistrib_" + version->str() + ".json";
+    const std::string id = version->str();
+    const std::string& host = options_.host_platform;
+
+    auto version_lock = lock_version(store_, Kind::Cuda, id, options_.progress);
+    if (auto existing = store_.find(Kind::Cuda, id)) {
+        if (options_.progress) options_.progress->message("CUDA " + id + " is already installed");
+        return {Kind::Cuda, id, existing->path, true, existing->components};
+    }
+    std::string url = manifest_url("cuda", manifest);
+    Manifest m = parse_manifest(fetch_text(url, options_.download), manifest);
+    std::vector<std::string> keys = resolve_components(m, host, components);
+    if (keys.empty()) fail_input("manifest " + manifest + " has no components for " + host);
+    std::vector<const Artifact*> artifacts;
+    for (const auto& key : keys)
+        artifacts.push_back(&select_artifact(*m.find(key), host));
+    std::vector<fs::path> files = fetch_archives("cuda", artifacts);
+
+    fs::create_directories(store_.staging_dir());
+    clean_staging();
+    Staged staged;
+    std::string stage_name =
+        "install-" + std::to_string(platform::process_id()) + "-" + random_name();
+    staged.lock_path = store_.locks_dir() / ("staging-" + stage_name + ".lock");
+    staged.lock.acquire(staged.lock_path);
+    staged.dir = store_.staging_dir() / stage_name;
+    fs::create_directory(staged.dir);
+    std::vector<ArchiveJob> jobs;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        fs::path dest = staged.dir / "x" / keys[i];
+        fs::create_directories(dest);
+        jobs.push_back({files[i], dest});
+    }
+    int bar = -1;
+    ExtractOptions eo;
+    auto done = std::make_shared<std::vector<std::atomic<std::uint64_t>>>(keys.size());
+    if (options_.progress) {
+        std::uint64_t total = 0;
+        std::error_code ec;
+        for (const auto& f : files)
+            total += fs::file_size(f, ec);
+        bar = options_.progress->start("extracting", std::to_string(keys.size()) + " components",
+                                       total);
+        // Each archive reports its own bytes; the bar shows their sum.
+        for (std::size_t i = 0; i < jobs.size(); ++i)
+            jobs[i].progress = [this, bar, done, i](std::uint64_t now, std::uint64_t) {
+                (*done)[i].store(now);
+                std::uint64_t sum = 0;
+                for (const auto& d : *done)
+                    sum += d.load();
+                options_.progress->update(bar, sum);
+            };
+    }
+    try {
+        extract_archives(jobs, options_.parallel, eo);
+    } catch (...) {
+        if (bar >= 0) options_.progress->finish(bar, false);
+        throw;
+    }
+    if (bar >= 0) options_.progress->finish(bar, true);
+
+    fs::path root = staged.dir / "entry" / "root";
+    fs::create_directories(root);
+    std::vector<std::string> conflicts;
+    nlohmann::json version_json = nlohmann::json::object();
+    version_json["cuda"] = {{"name", "CUDA SDK"}, {"version", id}};
+    Entry e;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        RecognizeOptions ro;
+        ro.host_platform = host;
+        ro.archive_display = files[i].filename().u8string();
+        Recognized r =
+            recognize_extracted(jobs[i].destination, parse_archive_name(ro.archive_display), ro);
+        if (r.kind != ProductKind::Cuda || r.component != keys[i])
+            fail_input(ro.archive_display + " is not the component " + keys[i] +
+                       " the manifest names for it");
+        // Each component's own top-level files (LICENSE) go to licenses/<component>/.
+        for (const auto& f : fs::directory_iterator(r.content_root)) {
+            if (f.is_directory() && !f.is_symlink()) continue;
+            fs::create_directories(root / "licenses" / keys[i]);
+            fs::rename(f.path(), root / "licenses" / keys[i] / f.path().filename());
+        }
+        merge_into(r.content_root, root, conflicts, r.content_root);
+        const ManifestComponent* c = m.find(keys[i]);
+        version_json[keys[i]] = {{"name", c->name}, {"version", c->version}};
+        e.archives.push_back({files[i].filename().u8string(),
+                              archive_url("cuda", artifacts[i]->relative_path),
+                              artifacts[i]->sha256});
+    }
+    if (!conflicts.empty() && options_.progress)
+        options_.progress->message("components disagree on " + std::to_string(conflicts.size()) +
+                                   " file(s), kept the first: " + conflicts.front());
+    write_file(root / "version.json", version_json.dump(3) + "\n");
+    std::error_code ec;
+    bool windows = host.rfind("windows", 0) == 0;
+    if (fs::is_directory(root / "include")) e.include_dirs.push_back("include");
+    if (windows) {
+        if (fs::is_directory(root / "lib" / "x64")) e.lib_dirs.push_back("lib/x64");
+    } else if (fs::is_directory(root / "lib")) {
+        // Tools and build systems look for lib64 in a toolkit.
+        if (!fs::exists(fs::symlink_status(root / "lib64", ec)))
+            fs::create_directory_symlink("lib", root / "lib64", ec);
+        e.lib_dirs.push_back(ec ? "lib" : "lib64");
+    }
+    if (fs::is_directory(root / "bin")) e.bin_dirs.push_back("bin");
+    e.kind = Kind::Cuda;
+    e.id = id;
+    e.version = *version;
+    e.components = keys;
+    e.platform = host;
+    e.note = "installed from " + manifest;
+    return commit(staged, e);
+}
+
+InstallResult Installer::install_cudnn(const std::string& version_text, const std::string& cuda) {
+    auto requested = parse_version(version_text, 1, 4);
+    if (!requested)
+        fail_input("\"" + printable(version_text) + "\" is not a cuDNN version like 9.1.0.70");
+    std::string manifest;
+    const std::string& host = options_.host_platform;
+    if (options_.registry) {
+        if (const registry::CudnnRelease* rel =
+                registry::find_cudnn_release(*options_.registry, *requested)) {
+            if (rel->manifest.empty()) {
+                std::string names;
+                for (const auto& b : rel->builds)
+                    for (const auto& n :
+                         host.rfind("windows", 0) == 0 ? b.windows_archives : b.linux_archives)
+                        names += (names.empty() ? "" : ", ") + n;
+                fail_input("cuDNN " + rel->version.str() +
+                           " predates NVIDIA's manifests; download its archive from NVIDIA (" +
+                           (names.empty() ? std::string("cudnn-*.tgz / .zip") : names) +
+                           ") and run `cvm install FILE`");
+            }
+            manifest = rel->manifest;
+        }
+    }
+    if (manifest.empty()) {
+        if (requested->parts.size() < 3)
+            fail_input("cuDNN " + requested->str() +
+                       " is not in cvm's release list; give the version as in redistrib_X.Y.Z.json "
+                       "(e.g. 9.1.0)");
+        manifest = "redistrib_" + std::to_string(requested->parts[0]) + "." +
+                   std::to_string(requested->parts[1]) + "." + std::to_string(requested->parts[2]) +
+                   ".json";
+    }
+    std::string url = manifest_url("cudnn", manifest);
+    Manifest m = parse_manifest(fetch_text(url, options_.download), manifest);
+    const ManifestComponent* c = m.find("cudnn");
+    if (c == nullptr) fail_input("manifest " + manifest + " lists no \"cudnn\" component");
+    auto full = parse_version(c->version, 1, 4);
+    if (!full || !full->has_prefix(*requested))
+        fail_input("manifest " + manifest + " holds cuDNN " + c->version + ", not " +
+                   requested->str());
+    std::string cuda_wanted = cuda;
+    if (cuda_wanted.empty() && c->platforms.count(host) && c->platforms.at(host).size() == 1)
+        cuda_wanted = c->platforms.at(host).begin()->first.substr(4);
+    std::string variant = select_variant(*c, host, cuda_wanted);
+    const Artifact& artifact = c->platforms.at(host).at(variant);
+    auto variant_version =
+        parse_version(variant.rfind("cuda", 0) == 0 ? variant.substr(4) : variant, 1, 2);
+    if (!variant_version)
+        fail_input("manifest " + manifest + ": variant " + variant + " names no CUDA version");
+    const std::string id = CudnnId{*full, *variant_version}.str();
+
+    auto version_lock = lock_version(store_, Kind::Cudnn, id, options_.progress);
+    if (auto existing = store_.find(Kind::Cudnn, id)) {
+        if (options_.progress) options_.progress->message("cuDNN " + id + " is already installed");
+        return {Kind::Cudnn, id, existing->path, true, {}};
+    }
+    std::vector<fs::path> files = fetch_archives("cudnn", {&artifact});
+    // install_file learns the id from the contents; when it is this one, the lock is ours.
+    held_lock_ = "cudnn-" + id;
+    InstallResult result;
+    try {
+        result = install_file(files.front(), archive_url("cudnn", artifact.relative_path));
+    } catch (...) {
+        held_lock_.clear();
+        throw;
+    }
+    held_lock_.clear();
+    if (result.id != id)
+        fail_input("the archive " + files.front().filename().u8string() + " holds cuDNN " +
+                   result.id + ", not " + id + " as its manifest says");
+    return result;
+}
+
+std::vector<InstallResult> Installer::install_spec(const Spec& spec) {
+    if (spec.system) fail_input("\"system\" names nothing to install");
+    std::vector<InstallResult> results;
+    Version toolkit;
+    Spec only_cuda;
+    only_cuda.cuda = spec.cuda;
+    try {
+        toolkit = resolve(store_, only_cuda).toolkit.version;
+    } catch (const ResolveError&) {
+        std::string version = spec.cuda.str();
+        if (options_.registry) {
+            auto rels = registry::find_cuda_releases(*options_.registry, spec.cuda);
+            for (auto it = rels.rbegin(); it != rels.rend(); ++it)
+                if (!(*it)->manifest.empty()) {
+                    version = (*it)->version.str();
+                    break;
+                }
+        }
+        results.push_back(install_toolkit(version, {}));
+        toolkit = *parse_version(results.back().id, 1, 3);
+    }
+    if (!spec.cudnn) return results;
+    try {
+        Spec pinned = spec;
+        pinned.cuda = toolkit;
+        resolve(store_, pinned);
+        return results; // a matching cuDNN is there
+    } catch (const ResolveError&) {
+    }
+    if (options_.registry) {
+        auto rels = registry::find_cudnn_releases(*options_.registry, *spec.cudnn);
+        for (auto it = rels.rbegin(); it != rels.rend(); ++it) {
+            if ((*it)->manifest.empty()) continue;
+            for (const auto& b : (*it)->builds) {
+                if (spec.cudnn_cuda && b.cuda != *spec.cudnn_cuda) continue;
+                if (!registry::cudnn_build_supports(b, toolkit)) continue;
+                results.push_back(install_cudnn((*it)->version.str(), b.cuda.str()));
+                return results;
+            }
+        }
+    }
+    if (spec.cudnn->parts.size() < 3)
+        fail_input("no cuDNN " + spec.cudnn->str() + " for CUDA " + toolkit.str() +
+                   " is in cvm's release list; give the full version (e.g. 9.1.0)");
+    results.push_back(install_cudnn(spec.cudnn->str(), spec.cudnn_cuda
+                                                           ? spec.cudnn_cuda->str()
+                                                           : std::to_string(toolkit.major())));
+    return results;
+}
+
+} // namespace cvm::install

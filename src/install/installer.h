@@ -1,0 +1,82 @@
+#pragma once
+// Installing into the store: archives (files, URLs), toolkits and cuDNN builds from NVIDIA's
+// manifests, and whatever a spec names.
+//
+// Every install is staged in $CVM_ROOT/.staging/install-*/ (same filesystem as the store) and
+// moved into place with one rename, under a lock per version: two installs of the same thing
+// end with one copy, a killed install leaves nothing listed (its staging folder is removed by
+// the next run), and a failure of any kind leaves the store as it was.
+#include "core/spec.h"
+#include "core/store.h"
+#include "install/download.h"
+#include "install/manifest.h"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cvm::registry {
+struct Registry;
+}
+
+namespace cvm::install {
+
+class Progress;
+
+// CVM_MIRROR, or NVIDIA's https://developer.download.nvidia.com/compute; no trailing slash.
+std::string default_mirror();
+
+struct InstallerOptions {
+    std::string host_platform; // empty: the host's (host_redist_platform())
+    std::string mirror;        // empty: default_mirror()
+    DownloadOptions download = DownloadOptions::from_environment();
+    Progress* progress = nullptr;
+    const registry::Registry* registry = nullptr; // release data, when loaded
+    unsigned parallel = 0;                        // archives extracted at once (0: per core)
+};
+
+struct InstallResult {
+    Kind kind = Kind::Cuda;
+    std::string id;
+    std::filesystem::path path; // the entry's root folder
+    bool already_installed = false;
+    std::vector<std::string> components;
+};
+
+class Installer {
+public:
+    Installer(const Store& store, InstallerOptions options);
+
+    // A local archive of any family. `origin` is recorded in the entry (URL or path).
+    InstallResult install_file(const std::filesystem::path& archive,
+                               const std::string& origin = "");
+    // An archive at a URL (https://, http:// on loopback, file://), through the download cache.
+    // `sha256`, when given, is checked before anything is extracted.
+    InstallResult install_url(const std::string& url, const std::string& sha256 = "");
+    // A toolkit from redistrib_<version>.json; `components` empty means the default set.
+    InstallResult install_toolkit(const std::string& version,
+                                  const std::vector<std::string>& components);
+    // A cuDNN build from its manifest, for CUDA `cuda` ("12", "11.8").
+    InstallResult install_cudnn(const std::string& version, const std::string& cuda);
+    // Whatever of the spec is missing (toolkit with default components, then cuDNN).
+    std::vector<InstallResult> install_spec(const Spec& spec);
+
+    // Removes staging folders of installs that are no longer running.
+    void clean_staging() const;
+
+private:
+    struct Staged;
+    InstallResult commit(Staged& staged, Entry entry);
+    std::string manifest_url(const std::string& product, const std::string& manifest) const;
+    std::string archive_url(const std::string& product, const std::string& relative) const;
+    // Fetches (or, for file:// mirrors, locates and verifies) archives; returns local paths.
+    std::vector<std::filesystem::path> fetch_archives(const std::string& product,
+                                                      const std::vector<const Artifact*>& items);
+
+    Store store_;
+    InstallerOptions options_;
+    std::string held_lock_; // "<kind>-<id>" whose version lock a caller already holds
+};
+
+} // namespace cvm::install

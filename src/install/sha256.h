@@ -1,0 +1,36 @@
+#pragma once
+// SHA-256 of files and streams. The implementation uses OpenSSL's EVP interface, which the Linux
+// and mingw-w64 builds both link; a native Windows build may swap in BCrypt behind this same
+// interface (the choice would live in src/platform, the only place for #ifdef _WIN32).
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+namespace cvm::install {
+
+class Sha256 {
+public:
+    Sha256();
+    ~Sha256();
+    Sha256(const Sha256&) = delete;
+    Sha256& operator=(const Sha256&) = delete;
+    Sha256(Sha256&&) noexcept;
+    Sha256& operator=(Sha256&&) noexcept;
+
+    void update(const void* data, std::size_t size);
+    // Lower-case hex digest; the object is reset afterwards.
+    std::string hex_digest();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Lower-case hex SHA-256 of a whole file. Throws InstallError naming the file when unreadable.
+std::string sha256_file(const std::filesystem::path& path);
+
+// Case-insensitive comparison of two hex digests.
+bool sha256_equal(const std::string& a, const std::string& b);
+
+} // namespace cvm::install

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# cvm install FILE for every archive family: recognised from the contents, cross-checked with
+# the name, symlinks and permissions kept, wrong platform / mislabelled / incomplete refused.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_install.sh"
+A="$TEST_TMP/archives"
+mkdir -p "$A"
+
+# Legacy Linux tgz with its cuda/ top folder.
+$MK cudnn-legacy "$A/cudnn-11.2-linux-x64-v8.1.0.77.tgz" --version 8.1.0
+expect_rc 0 "$CVM" install "$A/cudnn-11.2-linux-x64-v8.1.0.77.tgz"
+assert_contains "$ERR" "installed cuDNN 8.1.0.77-cuda11.2"
+root="$CVM_ROOT/cudnn/8.1.0.77-cuda11.2/root"
+[[ -f $root/include/cudnn_version.h ]] || fail "headers not installed"
+assert_eq "$(readlink "$root/lib64/libcudnn.so.8")" "libcudnn.so.8.1.0" "symlink kept"
+[[ -x $root/lib64/libcudnn.so.8.1.0 ]] || fail "exec permission lost"
+grep -qx "lib=lib64" "$CVM_ROOT/cudnn/8.1.0.77-cuda11.2/entry" || fail "entry lib folder"
+grep -q "^archive=[0-9a-f]\{64\} cudnn-11.2-linux-x64-v8.1.0.77.tgz" "$CVM_ROOT/cudnn/8.1.0.77-cuda11.2/entry" || fail "archive checksum not recorded"
+
+# The same again: one copy, exit 0.
+expect_rc 0 "$CVM" install "$A/cudnn-11.2-linux-x64-v8.1.0.77.tgz"
+assert_contains "$ERR" "already installed"
+
+# cuDNN 9 redist tar.xz, and a wheel.
+$MK cudnn-redist "$A/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz" --version 9.1.0
+expect_rc 0 "$CVM" install "$A/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz"
+[[ -L $CVM_ROOT/cudnn/9.1.0.70-cuda12/root/lib/libcudnn_graph.so.9 ]] || fail "redist lib links"
+$MK cudnn-wheel "$A/nvidia_cudnn_cu11-9.1.0.70-py3-none-manylinux2014_x86_64.whl" --version 9.1.0.70 --project nvidia-cudnn-cu11
+expect_rc 0 "$CVM" install "$A/nvidia_cudnn_cu11-9.1.0.70-py3-none-manylinux2014_x86_64.whl"
+[[ -f $CVM_ROOT/cudnn/9.1.0.70-cuda11/root/include/cudnn_version.h ]] || fail "wheel root is nvidia/cudnn"
+expect_rc 0 "$CVM" list --json cudnn
+for id in 8.1.0.77-cuda11.2 9.1.0.70-cuda12 9.1.0.70-cuda11; do assert_contains "$OUT" "$id"; done
+
+# A Windows build on Linux: refused, naming both platforms.
+$MK cudnn-legacy "$A/cudnn-11.2-windows-x64-v8.1.0.77.zip" --version 8.1.0 --windows
+expect_rc 2 "$CVM" install "$A/cudnn-11.2-windows-x64-v8.1.0.77.zip"
+assert_contains "$ERR" "windows-x86_64"
+assert_contains "$ERR" "linux-x86_64"
+# ... also when renamed, from the DLLs inside.
+cp "$A/cudnn-11.2-windows-x64-v8.1.0.77.zip" "$A/cudnn-11.2-linux-x64-v8.1.0.78.zip"
+expect_rc 2 "$CVM" install "$A/cudnn-11.2-linux-x64-v8.1.0.78.zip"
+assert_contains "$ERR" "64_8.dll is built for windows-x86_64"
+
+# Name and header disagree.
+$MK cudnn-legacy "$A/cudnn-11.2-linux-x64-v8.1.1.33.tgz" --version 8.1.1 --header-version 8.0.5
+expect_rc 2 "$CVM" install "$A/cudnn-11.2-linux-x64-v8.1.1.33.tgz"
+assert_contains "$ERR" "8.1.1"
+assert_contains "$ERR" "8.0.5"
+
+# Incomplete build.
+$MK cudnn-redist "$A/cudnn-linux-x86_64-9.2.0.82_cuda12-archive.tar.xz" --version 9.2.0 --skip libcudnn_heuristic.so.9
+expect_rc 2 "$CVM" install "$A/cudnn-linux-x86_64-9.2.0.82_cuda12-archive.tar.xz"
+assert_contains "$ERR" "libcudnn_heuristic.so.9"
+
+# Not an archive / missing file.
+echo "hello" > "$A/notes.tar.xz"
+expect_rc 2 "$CVM" install "$A/notes.tar.xz"
+assert_contains "$ERR" "not an archive"
+expect_rc 2 "$CVM" install "$A/missing.tgz"
+
+assert_store cudnn "8.1.0.77-cuda11.2 9.1.0.70-cuda11 9.1.0.70-cuda12"
+echo PASS

@@ -1,0 +1,35 @@
+# Helpers for the install integration tests (sourced after lib.sh).
+: "${CVM_SOURCE_DIR:?set CVM_SOURCE_DIR to the repository root}"
+MK="python3 $CVM_SOURCE_DIR/tests/integration/make_archives.py"
+export CVM_PROGRESS=plain
+export CVM_REGISTRY_DIR="$CVM_SOURCE_DIR/registry"
+command -v python3 > /dev/null || skip "python3 is not installed"
+
+# The store holds exactly these entries of a kind (ids, sorted), and nothing staged.
+assert_store() { # KIND "ID ID..."
+    local got
+    got=$(cd "$CVM_ROOT/$1" 2>/dev/null && ls | sort | tr '\n' ' ' | sed 's/ $//') || got=""
+    assert_eq "$got" "$2" "store $1"
+    local staged
+    staged=$(ls -A "$CVM_ROOT/.staging" 2>/dev/null | grep '^install-' || true)
+    assert_eq "$staged" "" "staging leftovers"
+}
+
+# Starts tests/integration/http_server.py on DIR with RULES...; sets HTTP_PORT, HTTP_LOG.
+start_server() {
+    local dir=$1; shift
+    local args=()
+    for r in "$@"; do args+=(--rule "$r"); done
+    HTTP_LOG="$TEST_TMP/http-$RANDOM.log"
+    : > "$HTTP_LOG"
+    exec {HTTP_FD}< <(python3 "$CVM_SOURCE_DIR/tests/integration/http_server.py" --root "$dir" \
+        --timeout 300 --log "$HTTP_LOG" "${args[@]}" & echo "PID $!"; wait)
+    local line
+    read -r line <&"$HTTP_FD"; HTTP_PID=${line#PID }
+    read -r HTTP_PORT <&"$HTTP_FD"
+    [[ -n $HTTP_PORT ]] || fail "the test HTTP server did not start"
+}
+stop_server() {
+    [[ -n ${HTTP_PID:-} ]] && kill "$HTTP_PID" 2> /dev/null || true
+    HTTP_PID=
+}

@@ -1,0 +1,266 @@
+#include "archive_builder.h"
+#include "http_server.h"
+#include "install/download.h"
+#include "install/error.h"
+#include "install/sha256.h"
+#include "test_util.h"
+
+#include <chrono>
+
+using namespace cvm::install;
+using namespace cvm::install::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Fixture {
+    TempDir tmp;
+    fs::path served = tmp / "served";
+    fs::path cache = tmp / "cache";
+    fs::path log = tmp / "requests.log";
+    std::string content = pseudo_random_bytes(3 << 20, 9);
+    std::string sha;
+    Fixture() {
+        fs::create_directories(served);
+        fs::create_directories(cache);
+        write_text(served / "a.tar.xz", content);
+        sha = sha256_file(served / "a.tar.xz");
+    }
+    DownloadOptions options() const {
+        DownloadOptions o;
+        o.retry_delay_ms = 10;
+        o.retries = 3;
+        o.stall_timeout_s = 2;
+        o.connect_timeout_s = 5;
+        return o;
+    }
+    DownloadRequest request(const HttpServer& server) const {
+        DownloadRequest r;
+        r.url = server.url("a.tar.xz");
+        r.destination = cache / "a.tar.xz";
+        r.sha256 = sha;
+        r.expected_size = content.size();
+        return r;
+    }
+    std::string requests() const { return fs::exists(log) ? read_text(log) : ""; }
+    int count(const std::string& needle) const {
+        std::string text = requests();
+        int n = 0;
+        for (std::size_t at = text.find(needle); at != std::string::npos;
+             at = text.find(needle, at + 1))
+            ++n;
+        return n;
+    }
+};
+
+std::string failure(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const InstallError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+} // namespace
+
+TEST_CASE("sha256 of files matches sha256sum", "[sha256]") {
+    TempDir tmp;
+    write_text(tmp / "empty", "");
+    CHECK(sha256_file(tmp / "empty") ==
+          "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    write_text(tmp / "abc", "abc");
+    CHECK(sha256_file(tmp / "abc") ==
+          "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    write_text(tmp / "big", pseudo_random_bytes(5 << 20, 3));
+    REQUIRE(shell("sha256sum " + quote(tmp / "big") + " | cut -c1-64 > " + quote(tmp / "sum")) ==
+            0);
+    CHECK(sha256_file(tmp / "big") + "\n" == read_text(tmp / "sum"));
+    Sha256 h;
+    h.update("a", 1);
+    h.update("bc", 2);
+    CHECK(h.hex_digest() == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CHECK(sha256_equal("ABCdef", "abcDEF"));
+    CHECK_THROWS_AS(sha256_file(tmp / "missing"), InstallError);
+}
+
+TEST_CASE("which URLs may be fetched", "[download]") {
+    DownloadOptions o;
+    std::string why;
+    CHECK(url_allowed("https://developer.download.nvidia.com/compute/x", o, &why));
+    CHECK(url_allowed("http://127.0.0.1:8000/x", o, &why));
+    CHECK(url_allowed("http://localhost/x", o, &why));
+    CHECK(url_allowed("http://[::1]:99/x", o, &why));
+    CHECK(url_allowed("file:///tmp/x", o, &why));
+    CHECK_FALSE(url_allowed("http://example.com/x", o, &why));
+    CHECK(why.find("CVM_ALLOW_HTTP") != std::string::npos);
+    CHECK_FALSE(url_allowed("ftp://example.com/x", o, &why));
+    CHECK_FALSE(url_allowed("not a url", o, &why));
+    o.allow_insecure_http = true;
+    CHECK(url_allowed("http://example.com/x", o, &why));
+    CHECK(file_url_path("file:///tmp/a%20b") == "/tmp/a b");
+    CHECK(file_url_path("https://x/y").empty());
+}
+
+TEST_CASE("download succeeds and verifies; the cache is reused", "[download]") {
+    Fixture f;
+    HttpServer server(f.served, {}, f.log);
+    auto r = f.request(server);
+    download_all({r}, f.options());
+    CHECK(read_text(r.destination) == f.content);
+    CHECK_FALSE(fs::exists(fs::path(r.destination.string() + ".part")));
+    int before = f.count("GET /a.tar.xz");
+    CHECK(before == 1);
+    download_all({r}, f.options());
+    CHECK(f.count("GET /a.tar.xz") == before); // served from the cache
+}
+
+TEST_CASE("a wrong checksum deletes the file and fails", "[download]") {
+    Fixture f;
+    HttpServer server(f.served, {}, f.log);
+    auto r = f.request(server);
+    r.sha256 = std::string(64, '0');
+    std::string m = failure([&] { download_all({r}, f.options()); });
+    CHECK(m.find("checksum mismatch") != std::string::npos);
+    CHECK(m.find(r.url) != std::string::npos);
+    CHECK_FALSE(fs::exists(r.destination));
+    CHECK_FALSE(fs::exists(fs::path(r.destination.string() + ".part")));
+}
+
+TEST_CASE("404 fails at once, naming the URL", "[download]") {
+    Fixture f;
+    HttpServer server(f.served, {}, f.log);
+    auto r = f.request(server);
+    r.url = server.url("missing.tar.xz");
+    std::string m = failure([&] { download_all({r}, f.options()); });
+    CHECK(m.find("HTTP 404") != std::string::npos);
+    CHECK(m.find("missing.tar.xz") != std::string::npos);
+    CHECK(f.count("GET /missing.tar.xz") == 1);
+}
+
+TEST_CASE("a server that dies mid-file is resumed with Range", "[download]") {
+    Fixture f;
+    HttpServer server(f.served, {"/a.tar.xz=die:1000000,times=2"}, f.log);
+    auto r = f.request(server);
+    download_all({r}, f.options());
+    CHECK(read_text(r.destination) == f.content);
+    CHECK(f.count("Range") == 0); // header name is not logged, values are
+    CHECK(f.count("bytes=") >= 1);
+}
+
+TEST_CASE("a partial file left by an earlier run is resumed", "[download]") {
+    Fixture f;
+    auto r0 = [&](const HttpServer& s) { return f.request(s); };
+    {
+        HttpServer dying(f.served, {"/a.tar.xz=die:1500000"}, f.log);
+        auto options = f.options();
+        options.retries = 1;
+        auto r = r0(dying);
+        std::string m = failure([&] { download_all({r}, options); });
+        CHECK(m.find("a.tar.xz") != std::string::npos);
+        CHECK(fs::exists(fs::path(r.destination.string() + ".part")));
+        CHECK_FALSE(fs::exists(r.destination));
+    }
+    HttpServer healthy(f.served, {}, f.log);
+    auto r = r0(healthy);
+    download_all({r}, f.options());
+    CHECK(read_text(r.destination) == f.content);
+    CHECK(f.count("bytes=") >= 1);
+}
+
+TEST_CASE("a server that ignores Range gets the whole file again", "[download]") {
+    Fixture f;
+    HttpServer server(f.served, {"/a.tar.xz=norange"}, f.log);
+    auto r = f.request(server);
+    write_text(fs::path(r.destination.string() + ".part"), f.content.substr(0, 1000));
+    download_all({r}, f.options());
+    CHECK(read_text(r.destination) == f.content);
+}
+
+TEST_CASE("a stale partial file from another version is discarded", "[download]") {
+    Fixture f;
+    HttpServer server(f.served, {}, f.log);
+    auto r = f.request(server);
+    write_text(fs::path(r.destination.string() + ".part"), std::string(1000, 'x'));
+    download_all({r}, f.options());
+    CHECK(read_text(r.destination) == f.content);
+}
+
+TEST_CASE("a stalled server times out", "[download]") {
+    Fixture f;
+    HttpServer server(f.served, {"/a.tar.xz=stall:100000:30"}, f.log);
+    auto r = f.request(server);
+    auto options = f.options();
+    options.retries = 0;
+    options.stall_timeout_s = 1;
+    auto start = std::chrono::steady_clock::now();
+    std::string m = failure([&] { download_all({r}, options); });
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(m.find("stalled") != std::string::npos);
+    CHECK(seconds < 15);
+}
+
+TEST_CASE("transient 503s are retried", "[download]") {
+    Fixture f;
+    HttpServer server(f.served, {"/a.tar.xz=status:503,times=2"}, f.log);
+    auto r = f.request(server);
+    download_all({r}, f.options());
+    CHECK(read_text(r.destination) == f.content);
+    CHECK(f.count(" 503") == 2);
+    HttpServer always(f.served, {"/b=status:503"}, f.log);
+    r.url = always.url("b");
+    r.destination = f.cache / "b";
+    auto options = f.options();
+    options.retries = 2;
+    std::string m = failure([&] { download_all({r}, options); });
+    CHECK(m.find("HTTP 503") != std::string::npos);
+    CHECK(m.find("3 attempts") != std::string::npos);
+}
+
+TEST_CASE("several downloads at once", "[download]") {
+    Fixture f;
+    std::vector<std::string> contents;
+    for (int i = 0; i < 5; ++i) {
+        contents.push_back(pseudo_random_bytes(700000 + i, 20 + i));
+        write_text(f.served / ("f" + std::to_string(i)), contents.back());
+    }
+    HttpServer server(f.served, {"/f*=slow:4000000"}, f.log);
+    std::vector<DownloadRequest> requests;
+    for (int i = 0; i < 5; ++i) {
+        DownloadRequest r;
+        r.url = server.url("f" + std::to_string(i));
+        r.destination = f.cache / ("f" + std::to_string(i));
+        r.sha256 = sha256_file(f.served / ("f" + std::to_string(i)));
+        requests.push_back(r);
+    }
+    auto options = f.options();
+    options.parallel = 5;
+    auto start = std::chrono::steady_clock::now();
+    download_all(requests, options);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (int i = 0; i < 5; ++i)
+        CHECK(read_text(requests[static_cast<std::size_t>(i)].destination) ==
+              contents[static_cast<std::size_t>(i)]);
+    // One after another would take about 5 x 0.18 s at that rate.
+    CHECK(seconds < 0.7);
+}
+
+TEST_CASE("file:// URLs and fetch_text", "[download]") {
+    Fixture f;
+    DownloadRequest r;
+    r.url = "file://" + (f.served / "a.tar.xz").string();
+    r.destination = f.cache / "copy";
+    r.sha256 = f.sha;
+    download_all({r}, f.options());
+    CHECK(read_text(r.destination) == f.content);
+    write_text(f.served / "m.json", "{\"x\":1}");
+    HttpServer server(f.served, {}, f.log);
+    CHECK(fetch_text(server.url("m.json"), f.options()) == "{\"x\":1}");
+    CHECK(fetch_text("file://" + (f.served / "m.json").string(), f.options()) == "{\"x\":1}");
+    std::string m = failure([&] { fetch_text(server.url("nope.json"), f.options()); });
+    CHECK(m.find("404") != std::string::npos);
+    std::string big = failure([&] { fetch_text(server.url("a.tar.xz"), f.options(), 1000); });
+    CHECK(big.find("larger than") != std::string::npos);
+}

@@ -1,0 +1,96 @@
+#pragma once
+// Helpers shared by the install unit tests: temporary folders, files, fixtures.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+namespace cvm::install::test {
+
+namespace fs = std::filesystem;
+
+inline fs::path repo_root() {
+    // This file lives in <repo>/tests/unit/install/.
+    return fs::path(__FILE__).parent_path().parent_path().parent_path().parent_path();
+}
+
+inline fs::path redist_fixtures() {
+    if (const char* env = std::getenv("CVM_FIXTURES_DIR")) return fs::path(env) / "redist";
+    for (fs::path candidate : {repo_root() / "tests" / "fixtures" / "redist",
+                               repo_root() / "shared" / "fixtures" / "redist",
+                               repo_root().parent_path() / "shared" / "fixtures" / "redist"})
+        if (fs::is_directory(candidate)) return candidate;
+    FAIL("fixtures/redist not found; set CVM_FIXTURES_DIR");
+    return {};
+}
+
+inline std::string read_text(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    REQUIRE(in.good());
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+inline void write_text(const fs::path& path, const std::string& text) {
+    fs::create_directories(path.parent_path());
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    REQUIRE(out.good());
+}
+
+class TempDir {
+public:
+    TempDir() {
+        std::random_device rd;
+        for (int attempt = 0; attempt < 100; ++attempt) {
+            fs::path p = fs::temp_directory_path() /
+                         ("cvm-inst-test-" + std::to_string(rd()) + std::to_string(rd()));
+            if (fs::create_directory(p)) {
+                path_ = fs::canonical(p);
+                return;
+            }
+        }
+        FAIL("cannot create a temporary folder");
+    }
+    ~TempDir() {
+        std::error_code ec;
+        // Restore write permission on folders a test made read-only, then remove.
+        for (auto it = fs::recursive_directory_iterator(path_, ec);
+             it != fs::recursive_directory_iterator(); it.increment(ec))
+            if (!ec && it->is_directory(ec) && !it->is_symlink(ec))
+                fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+        fs::remove_all(path_, ec);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const fs::path& path() const { return path_; }
+    fs::path operator/(const std::string& name) const { return path_ / name; }
+
+private:
+    fs::path path_;
+};
+
+// Runs a shell command (tests only; POSIX sh). Returns the exit status.
+inline int shell(const std::string& command) {
+    int rc = std::system(command.c_str());
+    if (rc == -1) return -1;
+    return WEXITSTATUS(rc);
+}
+
+inline std::string quote(const fs::path& p) {
+    std::string s = p.string(), out = "'";
+    for (char c : s) {
+        if (c == '\'')
+            out += "'\\''";
+        else
+            out += c;
+    }
+    return out + "'";
+}
+
+} // namespace cvm::install::test
