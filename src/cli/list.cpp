@@ -20,42 +20,63 @@ void register_list(CLI::App& app) {
             return;
         }
         Store store = open_store();
-        // The active combination is marked, as pyenv and rustup do.
+        std::vector<Kind> kinds;
+        for (Kind k : {Kind::Cuda, Kind::Cudnn})
+            if (kind->empty() || *kind == kind_dir(k)) kinds.push_back(k);
+        std::vector<Entry> listed[2];
+        for (Kind k : {Kind::Cuda, Kind::Cudnn}) listed[static_cast<int>(k)] = store.list(k);
+        // The active combination is marked, as pyenv and rustup do; resolved among the entries
+        // just listed rather than by listing the store again.
         std::optional<Resolved> active;
         try {
             Selection sel = current_selection(store, std::nullopt);
-            if (sel.origin != Selection::Origin::None && !sel.spec.system) active = resolve(store, sel.spec);
+            if (sel.origin != Selection::Origin::None && !sel.spec.system) {
+                std::vector<std::string> ids[2];
+                for (int k = 0; k < 2; ++k)
+                    for (const Entry& e : listed[k]) ids[k].push_back(e.id);
+                active = resolve_among(store, sel.spec, ids[0], ids[1]);
+            }
         } catch (const std::exception&) {
         }
-        nlohmann::json doc = nlohmann::json::object();
-        for (Kind k : {Kind::Cuda, Kind::Cudnn}) {
-            if (!kind->empty() && *kind != kind_dir(k)) continue;
-            nlohmann::json items = nlohmann::json::array();
-            for (const Entry& e : store.list(k)) {
-                nlohmann::json j = entry_json(store, e);
-                bool is_active = active && (k == Kind::Cuda ? active->toolkit.id == e.id
-                                                            : active->cudnn && active->cudnn->id == e.id);
-                j["active"] = is_active;
-                items.push_back(j);
-            }
-            doc[k == Kind::Cuda ? "cuda" : "cudnn"] = items;
-        }
+        auto is_active = [&](const Entry& e) {
+            return active && (e.kind == Kind::Cuda ? active->toolkit.id == e.id
+                                                   : active->cudnn && active->cudnn->id == e.id);
+        };
         if (*json) {
+            nlohmann::json doc = nlohmann::json::object();
+            for (Kind k : kinds) {
+                nlohmann::json items = nlohmann::json::array();
+                for (const Entry& e : listed[static_cast<int>(k)]) {
+                    nlohmann::json j = entry_json(store, e);
+                    j["active"] = is_active(e);
+                    items.push_back(std::move(j));
+                }
+                doc[kind_dir(k)] = std::move(items);
+            }
             print_json(doc);
             return;
         }
-        for (const char* k : {"cuda", "cudnn"}) {
-            if (!doc.contains(k)) continue;
-            std::printf("%s\n", k);
-            if (doc[k].empty()) std::printf("  (none; run `cvm install` or `cvm import DIR`)\n");
-            for (const auto& j : doc[k]) {
-                std::string tag = j["source"].get<std::string>();
-                if (j["read_only"].get<bool>()) tag += ", read-only store " + j["layer"].get<std::string>();
-                std::printf("%s %-22s %s  (%s)\n", j["active"].get<bool>() ? "*" : " ",
-                            j["id"].get<std::string>().c_str(), j["path"].get<std::string>().c_str(),
-                            tag.c_str());
+        // Human output straight from the entries: with hundreds of them, building JSON first
+        // would cost more than reading them.
+        std::string out;
+        for (Kind k : kinds) {
+            out += kind_dir(k);
+            out += "\n";
+            const auto& entries = listed[static_cast<int>(k)];
+            if (entries.empty()) out += "  (none; run `cvm install` or `cvm import DIR`)\n";
+            for (const Entry& e : entries) {
+                out += is_active(e) ? "* " : "  ";
+                out += e.id;
+                if (e.id.size() < 22) out.append(22 - e.id.size(), ' ');
+                out += " ";
+                out += e.path.u8string();
+                out += "  (";
+                out += e.imported ? "imported" : "installed";
+                if (e.layer != 0) out += ", read-only store " + store.layers()[e.layer].u8string();
+                out += ")\n";
             }
         }
+        std::fwrite(out.data(), 1, out.size(), stdout);
     });
 }
 

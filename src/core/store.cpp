@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string_view>
+#include <unordered_set>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -160,15 +161,14 @@ Store Store::from_environment() {
 
 std::vector<std::pair<std::string, size_t>> Store::ids(Kind kind) const {
     std::vector<std::pair<std::string, size_t>> out;
+    std::unordered_set<std::string> seen;
     for (size_t i = 0; i < layers_.size(); ++i) {
         std::error_code ec;
         for (fs::directory_iterator it(layers_[i] / kind_dir(kind), ec), end; !ec && it != end;
              it.increment(ec)) {
             std::string name = it->path().filename().u8string();
             if (name.empty() || name[0] == '.') continue;
-            bool seen = std::any_of(out.begin(), out.end(),
-                                    [&](const auto& p) { return p.first == name; });
-            if (!seen) out.emplace_back(name, i);
+            if (seen.insert(name).second) out.emplace_back(std::move(name), i);
         }
     }
     return out;
@@ -198,13 +198,90 @@ std::optional<Entry> Store::find(Kind kind, const std::string& id) const {
     return std::nullopt;
 }
 
+namespace {
+
+// `cvm list` reads every entry. To keep it near constant time with hundreds of them, the entries
+// of each layer are also kept in one index file in the writable layer's cache, valid while the
+// layer's <kind> folder keeps its modification time (every add or remove renames into or out of
+// that folder, which changes it).
+constexpr char kRecordSeparator = '\x1e';
+
+std::string index_stamp(const fs::path& dir) {
+    std::error_code ec;
+    auto t = fs::last_write_time(dir, ec);
+    if (ec) return {};
+    return "cvm-index 1 " + std::to_string(t.time_since_epoch().count()) + "\n";
+}
+
+fs::path index_file(const fs::path& root, const fs::path& layer, Kind kind) {
+    std::uint64_t h = 1469598103934665603ull; // FNV-1a of the layer's path
+    for (unsigned char c : layer.u8string()) h = (h ^ c) * 1099511628211ull;
+    char name[40];
+    std::snprintf(name, sizeof name, "%s-%016llx", kind_dir(kind), static_cast<unsigned long long>(h));
+    return root / "cache" / "index" / name;
+}
+
+} // namespace
+
 std::vector<Entry> Store::list(Kind kind) const {
     std::vector<Entry> out;
-    for (const auto& [id, layer] : ids(kind)) {
-        try {
-            if (auto e = find(kind, id)) out.push_back(std::move(*e));
-        } catch (const std::exception&) {
-            // A damaged entry must not hide the others; `cvm doctor` reports it.
+    std::unordered_set<std::string> seen;
+    for (size_t i = 0; i < layers_.size(); ++i) {
+        fs::path dir = layers_[i] / kind_dir(kind);
+        std::string stamp = index_stamp(dir);
+        if (stamp.empty()) continue;
+        fs::path index = index_file(root(), layers_[i], kind);
+        std::vector<Entry> layer_entries;
+        auto cached = read_small_file(index);
+        if (cached && cached->compare(0, stamp.size(), stamp) == 0) {
+            std::string_view rest(*cached);
+            rest.remove_prefix(stamp.size());
+            while (!rest.empty()) {
+                size_t end = rest.find(kRecordSeparator);
+                std::string_view record = rest.substr(0, end);
+                rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+                size_t nl = record.find('\n');
+                if (nl == std::string_view::npos) continue;
+                try {
+                    // The folder name is the only path built per entry; the file name for error
+                    // messages is left out since a cached entry already parsed once.
+                    layer_entries.push_back(parse_entry(std::string(record.substr(nl + 1)),
+                                                        dir / fs::u8path(record.substr(0, nl)), "index"));
+                } catch (const std::exception&) {
+                }
+            }
+        } else {
+            std::string text = stamp;
+            std::error_code ec;
+            for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+                std::string id = it->path().filename().u8string();
+                if (id.empty() || id[0] == '.') continue;
+                auto entry_text = read_small_file(it->path() / "entry");
+                if (!entry_text || entry_text->find(kRecordSeparator) != std::string::npos) continue;
+                try {
+                    layer_entries.push_back(parse_entry(*entry_text, it->path(), (it->path() / "entry").u8string()));
+                } catch (const std::exception&) {
+                    // A damaged entry must not hide the others; `cvm doctor` reports it.
+                    continue;
+                }
+                text += id + "\n" + *entry_text + kRecordSeparator;
+            }
+            // Best effort: a store we cannot write still lists, just without the index.
+            std::error_code wec;
+            fs::create_directories(index.parent_path(), wec);
+            fs::path tmp = index;
+            tmp += ".tmp" + std::to_string(platform::process_id());
+            if (std::FILE* f = std::fopen(tmp.u8string().c_str(), "wb")) {
+                bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+                ok = std::fclose(f) == 0 && ok;
+                if (ok) fs::rename(tmp, index, wec);
+                if (!ok || wec) fs::remove(tmp, wec);
+            }
+        }
+        for (auto& e : layer_entries) {
+            if (!seen.insert(e.id).second) continue;
+            e.layer = i;
+            out.push_back(std::move(e));
         }
     }
     std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) {
@@ -273,7 +350,21 @@ std::string Resolved::active() const {
     return cudnn ? toolkit.id + "+" + cudnn->id : toolkit.id;
 }
 
+static std::vector<std::string> id_names(const std::vector<std::pair<std::string, size_t>>& ids) {
+    std::vector<std::string> out;
+    out.reserve(ids.size());
+    for (const auto& p : ids) out.push_back(p.first);
+    return out;
+}
+
 Resolved resolve(const Store& store, const Spec& spec) {
+    if (spec.system) throw ResolveError("'system' selects no toolkit");
+    return resolve_among(store, spec, id_names(store.ids(Kind::Cuda)),
+                         spec.cudnn ? id_names(store.ids(Kind::Cudnn)) : std::vector<std::string>{});
+}
+
+Resolved resolve_among(const Store& store, const Spec& spec, const std::vector<std::string>& cuda_ids,
+                       const std::vector<std::string>& cudnn_ids) {
     if (spec.system) throw ResolveError("'system' selects no toolkit");
     struct Cand {
         std::string id;
@@ -281,7 +372,7 @@ Resolved resolve(const Store& store, const Spec& spec) {
         std::optional<CudnnId> cudnn;
     };
     std::vector<Cand> toolkits;
-    for (const auto& [id, layer] : store.ids(Kind::Cuda)) {
+    for (const auto& id : cuda_ids) {
         auto v = parse_toolkit_id(id);
         if (v && v->has_prefix(spec.cuda)) toolkits.push_back({id, *v, std::nullopt});
     }
@@ -293,7 +384,7 @@ Resolved resolve(const Store& store, const Spec& spec) {
     }
     std::vector<Cand> builds;
     if (spec.cudnn) {
-        for (const auto& [id, layer] : store.ids(Kind::Cudnn)) {
+        for (const auto& id : cudnn_ids) {
             auto c = parse_cudnn_id(id);
             if (!c || !c->version.has_prefix(*spec.cudnn)) continue;
             if (spec.cudnn_cuda && c->cuda != *spec.cudnn_cuda) continue;

@@ -109,5 +109,8 @@ public:
 // Newest toolkit matching spec.cuda (for which, when the spec asks for cuDNN, a matching build
 // exists), and the newest matching cuDNN build for it. Reads only the entries it picks.
 Resolved resolve(const Store& store, const Spec& spec);
+// The same, choosing among the given ids (for callers that have listed the store already).
+Resolved resolve_among(const Store& store, const Spec& spec, const std::vector<std::string>& cuda_ids,
+                       const std::vector<std::string>& cudnn_ids);
 
 } // namespace cvm
