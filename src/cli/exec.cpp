@@ -15,7 +15,10 @@ void register_exec(CLI::App& app) {
     cmd->prefix_command();
     cmd->callback([version, command, cmd] {
         std::vector<std::string> args = *command;
-        for (const auto& extra : cmd->remaining()) args.push_back(extra);
+        // CLI11 2.1 reports the `--` separator itself in remaining(), first.
+        std::vector<std::string> rest = cmd->remaining();
+        if (!rest.empty() && rest.front() == "--") rest.erase(rest.begin());
+        for (const auto& extra : rest) args.push_back(extra);
         if (!args.empty() && args.front() == "--") args.erase(args.begin());
         if (args.empty()) throw UsageError("exec: nothing to run; usage: cvm exec [--version SPEC] -- CMD [ARGS...]");
         Store store = open_store();

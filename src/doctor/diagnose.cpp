@@ -629,7 +629,20 @@ private:
         for (const auto& dir : split_path_list(*path, in_.os)) {
             if (dir.empty() || !is_foreign_cuda_dir(dir, rules, in_.os, false)) continue;
             auto real = fs_.real_path(dir);
-            const std::string key = folded(real.value_or(dir), in_.os);
+            std::string key = folded(real.value_or(dir), in_.os);
+            if (in_.os == Os::Windows) {
+                // One toolkit however many of its folders are on PATH (NVIDIA's installer adds
+                // bin and libnvvp); a folder of cuDNN DLLs without nvcc.exe (cvm puts cuDNN's bin
+                // on PATH) is no toolkit.
+                const std::string marker = "\\nvidia gpu computing toolkit\\cuda\\";
+                const auto at = key.find(marker);
+                if (at != std::string::npos)
+                    key = key.substr(0, key.find('\\', at + marker.size()));
+                else if (fs_.is_file(dir + "\\nvcc.exe"))
+                    key = key.substr(0, key.find_last_of('\\'));
+                else
+                    continue;
+            }
             if (seen.insert(key).second) toolkits.push_back(dir);
         }
         if (toolkits.size() < 2) return;

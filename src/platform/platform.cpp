@@ -51,6 +51,8 @@ const char* exe_suffix() { return ".exe"; }
 
 std::optional<std::string> get_env(const std::string& name) {
     std::wstring wname = widen(name);
+    // A set but empty variable also gives 0, without touching the last error.
+    SetLastError(ERROR_SUCCESS);
     DWORD n = GetEnvironmentVariableW(wname.c_str(), nullptr, 0);
     if (n == 0) {
         if (GetLastError() == ERROR_ENVVAR_NOT_FOUND) return std::nullopt;
@@ -148,44 +150,112 @@ static std::wstring env_block(const std::map<std::string, std::string>& env) {
 }
 
 static BOOL WINAPI ignore_ctrl(DWORD) {
-    // The child gets the same Ctrl-C and decides; the launcher waits for it.
+    // Ctrl-C and Ctrl-Break reach every process of the console: the child gets the same event
+    // and decides; the launcher stays alive to wait for it and return its exit code.
     return TRUE;
 }
 
-int run_process(const fs::path& program, const std::vector<std::string>& args,
-                const std::map<std::string, std::string>* env, std::string* error) {
-    std::wstring cmd = quote_arg(program.wstring());
-    for (size_t i = 1; i < args.size(); ++i) cmd += L" " + quote_arg(widen(args[i]));
+// How a program path can be handed to CreateProcessW. A path of MAX_PATH characters or more is
+// refused even in a long-path-aware process; its short (8.3) form works where the volume has short
+// names, with or without the \\?\ prefix (Wine takes it only with), and the \\?\ form of the long
+// path is the last try.
+static std::vector<std::wstring> launch_candidates(const fs::path& program) {
+    std::wstring path = program.wstring();
+    if (path.size() < MAX_PATH) return {path};
+    std::vector<std::wstring> out;
+    std::error_code ec;
+    fs::path absolute = fs::absolute(program, ec);
+    if (ec) return {path};
+    absolute.make_preferred();
+    std::wstring full = absolute.wstring();
+    const std::wstring prefix = L"\\\\?\\";
+    std::wstring extended = full.rfind(prefix, 0) == 0 ? full : prefix + full;
+    DWORD n = GetShortPathNameW(extended.c_str(), nullptr, 0);
+    if (n > 0) {
+        std::wstring short_path(n, L'\0');
+        n = GetShortPathNameW(extended.c_str(), short_path.data(), n);
+        short_path.resize(n);
+        if (short_path.rfind(prefix, 0) == 0) short_path.erase(0, prefix.size());
+        if (!short_path.empty()) {
+            out.push_back(short_path);
+            out.push_back(prefix + short_path);
+        }
+    }
+    out.push_back(extended);
+    return out;
+}
+
+// Starts `program` (argv[0] on its command line is the form that started). Returns 0, or the
+// Windows error of the first attempt.
+static DWORD start_process(const fs::path& program, const std::vector<std::string>& args,
+                           DWORD flags, wchar_t* env_block_or_null, STARTUPINFOW& si,
+                           PROCESS_INFORMATION& pi) {
+    std::wstring tail;
+    for (size_t i = 1; i < args.size(); ++i)
+        tail += L" " + quote_arg(widen(args[i]));
+    DWORD first_error = 0;
+    for (const auto& exe : launch_candidates(program)) {
+        std::wstring shown = exe.rfind(L"\\\\?\\", 0) == 0 ? exe.substr(4) : exe;
+        std::wstring cmd = quote_arg(shown) + tail;
+        if (CreateProcessW(exe.c_str(), cmd.data(), nullptr, nullptr, TRUE, flags,
+                           env_block_or_null, nullptr, &si, &pi))
+            return 0;
+        if (first_error == 0) first_error = GetLastError();
+    }
+    return first_error == 0 ? ERROR_FILE_NOT_FOUND : first_error;
+}
+
+static std::string start_error(const fs::path& program, DWORD code) {
+    return "cannot start " + program.u8string() + " (Windows error " + std::to_string(code) + ")";
+}
+
+// Starts, waits, and gives the child's 32-bit exit code (0xC000013A after a Ctrl-C, say).
+static bool run_and_wait(const fs::path& program, const std::vector<std::string>& args,
+                         const std::map<std::string, std::string>* env, DWORD& exit_code,
+                         std::string* error) {
     STARTUPINFOW si{};
     si.cb = sizeof(si);
     PROCESS_INFORMATION pi{};
     std::wstring block;
     if (env) block = env_block(*env);
-    if (!CreateProcessW(program.wstring().c_str(), cmd.data(), nullptr, nullptr, TRUE,
-                        CREATE_UNICODE_ENVIRONMENT, env ? block.data() : nullptr, nullptr, &si,
-                        &pi)) {
-        if (error) *error = "cannot start " + program.u8string() + " (Windows error " +
-                            std::to_string(GetLastError()) + ")";
-        return -1;
-    }
+    // Installed before the child exists, so no Ctrl-C can end the launcher without the child.
+    // A handler (unlike ignoring Ctrl-C with a null one) is not inherited by the child.
     SetConsoleCtrlHandler(ignore_ctrl, TRUE);
+    DWORD err = start_process(program, args, CREATE_UNICODE_ENVIRONMENT,
+                              env ? block.data() : nullptr, si, pi);
+    if (err != 0) {
+        SetConsoleCtrlHandler(ignore_ctrl, FALSE);
+        if (error) *error = start_error(program, err);
+        return false;
+    }
     WaitForSingleObject(pi.hProcess, INFINITE);
-    DWORD code = 1;
-    GetExitCodeProcess(pi.hProcess, &code);
+    exit_code = 1;
+    GetExitCodeProcess(pi.hProcess, &exit_code);
     CloseHandle(pi.hThread);
     CloseHandle(pi.hProcess);
+    SetConsoleCtrlHandler(ignore_ctrl, FALSE);
+    return true;
+}
+
+int run_process(const fs::path& program, const std::vector<std::string>& args,
+                const std::map<std::string, std::string>* env, std::string* error) {
+    DWORD code = 0;
+    if (!run_and_wait(program, args, env, code, error)) return -1;
     return static_cast<int>(code);
 }
 
 void exec_replace(const fs::path& program, const std::vector<std::string>& args,
                   const std::map<std::string, std::string>& env) {
     std::string error;
-    int code = run_process(program, args, &env, &error);
-    if (code < 0) {
+    DWORD code = 0;
+    if (!run_and_wait(program, args, &env, code, &error)) {
         std::fprintf(stderr, "cvm: %s\n", error.c_str());
+        std::fflush(stderr);
         std::exit(126);
     }
-    std::exit(code);
+    // All 32 bits of the child's code: an NTSTATUS after a crash or Ctrl-C is "negative" as an
+    // int, and exit() hands the bits to ExitProcess unchanged.
+    std::exit(static_cast<int>(code));
 }
 
 std::optional<std::string> capture_output(const fs::path& program,
@@ -194,8 +264,6 @@ std::optional<std::string> capture_output(const fs::path& program,
     HANDLE rd = nullptr, wr = nullptr;
     if (!CreatePipe(&rd, &wr, &sa, 0)) return std::nullopt;
     SetHandleInformation(rd, HANDLE_FLAG_INHERIT, 0);
-    std::wstring cmd = quote_arg(program.wstring());
-    for (size_t i = 1; i < args.size(); ++i) cmd += L" " + quote_arg(widen(args[i]));
     STARTUPINFOW si{};
     si.cb = sizeof(si);
     si.dwFlags = STARTF_USESTDHANDLES;
@@ -203,10 +271,9 @@ std::optional<std::string> capture_output(const fs::path& program,
     si.hStdError = GetStdHandle(STD_ERROR_HANDLE);
     si.hStdInput = GetStdHandle(STD_INPUT_HANDLE);
     PROCESS_INFORMATION pi{};
-    BOOL ok = CreateProcessW(program.wstring().c_str(), cmd.data(), nullptr, nullptr, TRUE, 0,
-                             nullptr, nullptr, &si, &pi);
+    DWORD err = start_process(program, args, 0, nullptr, si, pi);
     CloseHandle(wr);
-    if (!ok) {
+    if (err != 0) {
         CloseHandle(rd);
         return std::nullopt;
     }
@@ -238,17 +305,22 @@ bool is_executable(const fs::path& p) {
     return false;
 }
 
-// A directory junction needs no administrator rights, unlike a directory symlink.
-static bool make_junction(const fs::path& target, const fs::path& link) {
-    if (!CreateDirectoryW(link.wstring().c_str(), nullptr)) return false;
+// A directory junction needs no administrator rights, unlike a directory symlink. Returns 0, or
+// the Windows error code.
+static DWORD make_junction(const fs::path& target, const fs::path& link) {
+    std::wstring absolute = fs::absolute(target).wstring();
+    // A junction stores an NT path: \??\C:\... (an extended \\?\ prefix is the same thing).
+    if (absolute.rfind(L"\\\\?\\", 0) == 0) absolute.erase(0, 4);
+    if (!CreateDirectoryW(link.wstring().c_str(), nullptr)) return GetLastError();
     HANDLE h = CreateFileW(link.wstring().c_str(), GENERIC_WRITE, 0, nullptr, OPEN_EXISTING,
                            FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, nullptr);
     if (h == INVALID_HANDLE_VALUE) {
+        DWORD err = GetLastError();
         RemoveDirectoryW(link.wstring().c_str());
-        return false;
+        return err;
     }
-    std::wstring substitute = L"\\??\\" + fs::absolute(target).wstring();
-    std::wstring print = fs::absolute(target).wstring();
+    std::wstring substitute = L"\\??\\" + absolute;
+    const std::wstring& print = absolute;
     size_t sub_bytes = substitute.size() * sizeof(wchar_t);
     size_t print_bytes = print.size() * sizeof(wchar_t);
     std::vector<char> buf(8 + 8 + sub_bytes + 2 + print_bytes + 2, 0);
@@ -268,9 +340,35 @@ static bool make_junction(const fs::path& target, const fs::path& link) {
     DWORD returned = 0;
     BOOL ok = DeviceIoControl(h, FSCTL_SET_REPARSE_POINT, buf.data(), static_cast<DWORD>(buf.size()),
                               nullptr, 0, &returned, nullptr);
+    DWORD err = ok ? 0 : GetLastError();
     CloseHandle(h);
     if (!ok) RemoveDirectoryW(link.wstring().c_str());
-    return ok;
+    return err;
+}
+
+// Where a volume has no reparse points (FAT, some network shares, Wine up to 8.x: "Function not
+// implemented"), a folder is shown by a real folder tree whose files are hard links: still no
+// copy and no administrator rights. Returns an empty string, or what failed.
+static std::string link_tree(const fs::path& target, const fs::path& link) {
+    std::error_code ec;
+    fs::create_directory(link, ec);
+    if (ec) return "cannot create " + link.u8string() + ": " + ec.message();
+    for (fs::directory_iterator it(target, ec), end; !ec && it != end; it.increment(ec)) {
+        fs::path to = link / it->path().filename();
+        std::error_code kind_ec;
+        if (it->is_directory(kind_ec)) {
+            std::string error = link_tree(it->path(), to);
+            if (!error.empty()) return error;
+            continue;
+        }
+        std::error_code link_ec;
+        fs::create_hard_link(it->path(), to, link_ec);
+        if (link_ec)
+            return "cannot hard-link " + to.u8string() + " to " + it->path().u8string() + ": " +
+                   link_ec.message();
+    }
+    if (ec) return "cannot list " + target.u8string() + ": " + ec.message();
+    return {};
 }
 
 void make_link(const fs::path& target, const fs::path& link, bool is_directory) {
@@ -278,15 +376,24 @@ void make_link(const fs::path& target, const fs::path& link, bool is_directory) 
     if (is_directory) {
         fs::create_directory_symlink(target, link, ec);
         if (!ec) return;
-        if (make_junction(target, link)) return;
-    } else {
-        fs::create_symlink(target, link, ec);
-        if (!ec) return;
-        fs::create_hard_link(target, link, ec);
-        if (!ec) return;
+        DWORD junction_error = make_junction(target, link);
+        if (junction_error == 0) return;
+        std::string tree_error = link_tree(target, link);
+        if (tree_error.empty()) return;
+        throw std::runtime_error(
+            "cannot link " + link.u8string() + " to " + target.u8string() + ": no symlink (" +
+            ec.message() + "), no junction (Windows error " + std::to_string(junction_error) +
+            "), " + tree_error + "; put CVM_ROOT on the same NTFS volume as the toolkit");
     }
-    throw std::runtime_error("cannot link " + link.u8string() + " to " + target.u8string() + ": " +
-                             ec.message());
+    fs::create_symlink(target, link, ec);
+    if (!ec) return;
+    std::error_code hard_ec;
+    fs::create_hard_link(target, link, hard_ec);
+    if (!hard_ec) return;
+    throw std::runtime_error("cannot link " + link.u8string() + " to " + target.u8string() +
+                             ": no symlink (" + ec.message() + "), no hard link (" +
+                             hard_ec.message() +
+                             "); put CVM_ROOT on the same NTFS volume as the toolkit");
 }
 
 bool is_terminal(int fd) { return _isatty(fd) != 0; }

@@ -86,6 +86,9 @@ expect_rc 0 "$CVM" exec -- sh -c 'echo "$CUDA_PATH|$CUDNN_PATH|$CVM_ACTIVE"'
 assert_eq "$OUT" "$CVM_ROOT/views/12.4.1+9.1.0.70-cuda12|$TEST_TMP/cudnn-linux-x86_64-9.1.0.70_cuda12-archive|12.4.1+9.1.0.70-cuda12"
 expect_rc 5 "$CVM" exec --version 11.2 -- sh -c 'echo "$CUDA_PATH"; exit 5'
 assert_eq "$OUT" "$TEST_TMP/cuda-11.2"
+# Arguments reach the command unchanged (no stray `--`).
+expect_rc 0 "$CVM" exec -- printf '%s|' a "b c" -- d
+assert_eq "$OUT" "a|b c|--|d|"
 # Another toolkit's bin on PATH is dropped; system folders stay.
 PATH="$TEST_TMP/cuda-11.2/bin:$PATH" expect_rc 0 "$CVM" exec -- sh -c 'echo "$PATH"'
 assert_not_contains "$OUT" "$TEST_TMP/cuda-11.2/bin"
