@@ -11,6 +11,7 @@
 
 #include "core/environment.h"
 #include "core/selection.h"
+#include "core/shims.h"
 #include "core/store.h"
 #include "core/view.h"
 #include "platform/platform.h"
@@ -40,22 +41,6 @@ bool same_file(const fs::path& a, const fs::path& b) {
     return fs::equivalent(a, b, ec);
 }
 
-// `system`: the first TOOL on PATH that is neither in the shims folder nor this launcher.
-fs::path find_on_path(const std::string& tool, const fs::path& shims, const fs::path& self) {
-    auto path = platform::get_env("PATH");
-    if (!path) return {};
-    for (const auto& dir : split_path_list(*path, platform::host_os())) {
-        if (dir.empty()) continue;
-        fs::path d = fs::u8path(dir);
-        if (same_file(d, shims)) continue;
-        fs::path candidate = d / fs::u8path(tool);
-        if (!platform::is_executable(candidate)) continue;
-        if (same_file(candidate, self)) continue;
-        return candidate;
-    }
-    return {};
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -78,7 +63,8 @@ int main(int argc, char** argv) {
                           "; run `cvm use SPEC` (or `cvm use --global SPEC`), see `cvm list`");
         fs::path self = platform::current_exe();
         if (sel.spec.system) {
-            fs::path real = find_on_path(tool, store.shims_dir(), self);
+            fs::path real = find_system_tool(tool, platform::get_env("PATH").value_or(""),
+                                             store.shims_dir(), self);
             if (real.empty())
                 fail(127, base + " is not installed outside cvm ('system' is selected by " +
                               sel.origin_text() + "); run `cvm use SPEC` to pick a toolkit");

@@ -180,8 +180,6 @@ void register_import(CLI::App& app) {
             }
         } else {
             if (dir->empty()) throw UsageError("import: give a folder (or --detect); e.g. cvm import /usr/local/cuda-12.4");
-            if (dir->find_first_of("\r\n") != std::string::npos)
-                throw UsageError("import: the folder name contains a line break; rename the folder");
             std::error_code ec;
             fs::path path = fs::u8path(*dir);
             if (!fs::is_directory(path, ec))

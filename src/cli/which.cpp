@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "core/shims.h"
 #include "core/view.h"
 #include "platform/platform.h"
 
@@ -18,15 +19,8 @@ void register_which(CLI::App& app) {
         std::string name = *tool;
         if (platform::host_os() == platform::Os::Windows && fs::u8path(name).extension().empty()) name += ".exe";
         if (sel.origin != Selection::Origin::None && sel.spec.system) {
-            // Everything on PATH except the shims.
-            std::string path;
-            for (const auto& d : split_path_list(platform::get_env("PATH").value_or(""), platform::host_os())) {
-                std::error_code ec;
-                if (d.empty() || fs::equivalent(fs::u8path(d), store.shims_dir(), ec)) continue;
-                if (!path.empty()) path.push_back(platform::path_list_separator());
-                path += d;
-            }
-            fs::path found = platform::find_executable(name, path);
+            fs::path found = find_system_tool(name, platform::get_env("PATH").value_or(""),
+                                              store.shims_dir(), shim_binary());
             if (found.empty()) throw Failure(*tool + " is not on PATH ('system' is selected by " + sel.origin_text() + ")");
             std::printf("%s\n", found.u8string().c_str());
             return;

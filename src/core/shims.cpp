@@ -4,6 +4,7 @@
 #include <set>
 #include <system_error>
 
+#include "core/environment.h"
 #include "platform/platform.h"
 
 namespace cvm {
@@ -19,6 +20,19 @@ fs::path companion_program(const std::string& name) {
 fs::path shim_binary() {
     if (auto v = platform::get_env("CVM_SHIM_BINARY"); v && !v->empty()) return fs::u8path(*v);
     return companion_program("cvm-shim");
+}
+
+fs::path find_system_tool(const std::string& tool, const std::string& path_list,
+                          const fs::path& shims_dir, const fs::path& self) {
+    for (const auto& dir : split_path_list(path_list, platform::host_os())) {
+        if (dir.empty()) continue;
+        std::error_code ec;
+        if (fs::equivalent(fs::u8path(dir), shims_dir, ec)) continue;
+        fs::path candidate = platform::find_executable(tool, dir);
+        if (candidate.empty() || (!self.empty() && fs::equivalent(candidate, self, ec))) continue;
+        return candidate;
+    }
+    return {};
 }
 
 std::vector<std::string> toolkit_tools(const Store& store) {

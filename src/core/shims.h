@@ -21,6 +21,11 @@ fs::path shim_binary();
 // names keep their .exe suffix.
 std::vector<std::string> toolkit_tools(const Store& store);
 
+// What `system` runs: the first `tool` on `path_list` (a PATH value) outside the shims folder
+// that is not the launcher `self`. Empty path when there is none.
+fs::path find_system_tool(const std::string& tool, const std::string& path_list,
+                          const fs::path& shims_dir, const fs::path& self);
+
 struct RehashResult {
     size_t created = 0, removed = 0, total = 0;
 };

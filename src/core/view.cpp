@@ -119,9 +119,11 @@ fs::path ensure_view(const Store& store, const Resolved& r, platform::Os os) {
     fs::rename(stage, view, ec);
     if (ec) {
         // Someone else made it first: theirs is as good as ours.
+        std::string why = ec.message();
         fs::remove_all(stage, ec);
         if (!fs::is_directory(view, ec))
-            throw std::runtime_error("cannot create the merged view " + view.u8string());
+            throw std::runtime_error("cannot create the merged view " + view.u8string() + ": " +
+                                     why + "; check that the store is writable");
     }
     return view;
 }

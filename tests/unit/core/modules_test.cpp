@@ -5,6 +5,7 @@
 
 #include "core/modules.h"
 #include "core/view.h"
+#include "entries.h"
 #include "test_support.h"
 
 using namespace cvm;
@@ -14,32 +15,7 @@ using platform::Os;
 
 namespace {
 
-Entry toolkit_at(const std::string& id, const fs::path& path) {
-    Entry e;
-    e.kind = Kind::Cuda;
-    e.id = id;
-    e.version = *parse_version(id);
-    e.path = path;
-    e.imported = true;
-    e.include_dirs = {"include"};
-    e.lib_dirs = {"lib64"};
-    e.bin_dirs = {"bin"};
-    return e;
-}
 
-Entry cudnn_at(const std::string& id, const fs::path& path) {
-    auto c = parse_cudnn_id(id);
-    Entry e;
-    e.kind = Kind::Cudnn;
-    e.id = id;
-    e.version = c->version;
-    e.cuda = c->cuda;
-    e.path = path;
-    e.imported = true;
-    e.include_dirs = {"include"};
-    e.lib_dirs = {"lib"};
-    return e;
-}
 
 // A toolkit folder with the files a view links to.
 fs::path fake_toolkit(const fs::path& at) {
@@ -89,7 +65,7 @@ TEST_CASE("module actions are compute_environment's edits") {
 TEST_CASE("a toolkit module sets what `cvm env` sets for it") {
     TempDir t("mod");
     Store store({t.path / "root"});
-    Entry tk = toolkit_at("11.2.2", fake_toolkit(t.path / "cuda-11.2"));
+    Entry tk = cvm::test::toolkit_entry("11.2.2", fake_toolkit(t.path / "cuda-11.2"));
     ModuleFile m = toolkit_module(store, tk, Os::Linux);
     CHECK(m.name() == "cuda/11.2.2");
     REQUIRE(m.branches.size() == 1);
@@ -133,9 +109,9 @@ TEST_CASE("a toolkit module sets what `cvm env` sets for it") {
 TEST_CASE("a cuDNN module has one branch per compatible toolkit, in cvm env's order") {
     TempDir t("mod");
     Store store({t.path / "root"});
-    Entry tk2 = toolkit_at("11.2.2", fake_toolkit(t.path / "cuda-11.2.2"));
-    Entry tk1 = toolkit_at("11.2.1", fake_toolkit(t.path / "cuda-11.2.1"));
-    Entry dnn = cudnn_at("8.1.0.77-cuda11.2", fake_cudnn(t.path / "cudnn"));
+    Entry tk2 = cvm::test::toolkit_entry("11.2.2", fake_toolkit(t.path / "cuda-11.2.2"));
+    Entry tk1 = cvm::test::toolkit_entry("11.2.1", fake_toolkit(t.path / "cuda-11.2.1"));
+    Entry dnn = cvm::test::cudnn_entry("8.1.0.77-cuda11.2", fake_cudnn(t.path / "cudnn"));
     std::vector<Resolved> asked;
     ModuleFile m = cudnn_module(
         store, dnn, {tk2, tk1},
@@ -176,7 +152,7 @@ TEST_CASE("values that could break out of a module's strings are escaped") {
     TempDir t("mod");
     Store store({t.path / "root"});
     fs::path odd = t.path / "a \"q\" $HOME [x] {y} back\\slash";
-    Entry tk = toolkit_at("12.4.1", fake_toolkit(odd));
+    Entry tk = cvm::test::toolkit_entry("12.4.1", fake_toolkit(odd));
     ModuleFile m = toolkit_module(store, tk, Os::Linux);
     std::string lua = render_module(m, ModuleFormat::Lua);
     CHECK(count(lua, "a \\\"q\\\" $HOME [x] {y} back\\\\slash") > 0);
@@ -192,12 +168,12 @@ TEST_CASE("export writes every module, skips cuDNN without a toolkit, removes st
     fs::path root = t.path / "root";
     {
         Store writer({shared});
-        writer.add_imported(toolkit_at("11.2.2", fake_toolkit(t.path / "cuda-11.2.2")));
-        writer.add_imported(cudnn_at("8.1.0.77-cuda11.2", fake_cudnn(t.path / "cudnn81")));
+        writer.add_imported(cvm::test::toolkit_entry("11.2.2", fake_toolkit(t.path / "cuda-11.2.2")));
+        writer.add_imported(cvm::test::cudnn_entry("8.1.0.77-cuda11.2", fake_cudnn(t.path / "cudnn81")));
     }
     Store store({root, shared});
-    store.add_imported(toolkit_at("12.4.1", fake_toolkit(t.path / "cuda-12.4.1")));
-    store.add_imported(cudnn_at("7.6.5.32-cuda10.2", fake_cudnn(t.path / "cudnn76")));
+    store.add_imported(cvm::test::toolkit_entry("12.4.1", fake_toolkit(t.path / "cuda-12.4.1")));
+    store.add_imported(cvm::test::cudnn_entry("7.6.5.32-cuda10.2", fake_cudnn(t.path / "cudnn76")));
     fs::path out = t.path / "modules";
     write_file(out / "cuda" / "10.0.0.lua", "-- cvm-generated module cuda/10.0.0\n");
     write_file(out / "cuda" / "site.lua", "-- the site's own module\n");

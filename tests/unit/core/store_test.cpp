@@ -1,41 +1,15 @@
 #include <catch2/catch.hpp>
 
 #include "core/store.h"
+#include "entries.h"
 #include "test_support.h"
 
 using namespace cvm;
 using cvm::test::TempDir;
 
-namespace {
-Entry toolkit(const std::string& id, const fs::path& path) {
-    Entry e;
-    e.kind = Kind::Cuda;
-    e.id = id;
-    e.version = *parse_version(id);
-    e.path = path;
-    e.imported = true;
-    e.include_dirs = {"include"};
-    e.lib_dirs = {"lib64"};
-    e.bin_dirs = {"bin"};
-    return e;
-}
-Entry cudnn(const std::string& id, const fs::path& path) {
-    auto c = parse_cudnn_id(id);
-    Entry e;
-    e.kind = Kind::Cudnn;
-    e.id = id;
-    e.version = c->version;
-    e.cuda = c->cuda;
-    e.path = path;
-    e.imported = true;
-    e.include_dirs = {"include"};
-    e.lib_dirs = {"lib"};
-    return e;
-}
-} // namespace
 
 TEST_CASE("entries round-trip through their text form") {
-    Entry e = cudnn("8.1.0.77-cuda11.2", "/opt/with space/cudnn");
+    Entry e = cvm::test::cudnn_entry("8.1.0.77-cuda11.2", "/opt/with space/cudnn");
     e.components = {"cudnn"};
     e.archives.push_back({"cudnn-11.2-linux-x64-v8.1.0.77.tgz", "https://example.invalid/a b.tgz", "ab12"});
     Entry back = parse_entry(serialize_entry(e), "/store/cudnn/8.1.0.77-cuda11.2", "entry");
@@ -46,7 +20,7 @@ TEST_CASE("entries round-trip through their text form") {
     REQUIRE(back.archives.size() == 1);
     CHECK(back.archives[0].url == "https://example.invalid/a b.tgz");
     CHECK(back.archives[0].sha256 == "ab12");
-    Entry installed = toolkit("11.2.2", "");
+    Entry installed = cvm::test::toolkit_entry("11.2.2", "");
     installed.imported = false;
     CHECK(parse_entry(serialize_entry(installed), "/s/cuda/11.2.2", "x").path == fs::path("/s/cuda/11.2.2/root"));
     CHECK_THROWS_WITH(parse_entry("garbage\n", "/s", "/s/entry"), Catch::Contains("/s/entry:1"));
@@ -56,9 +30,9 @@ TEST_CASE("entries round-trip through their text form") {
 TEST_CASE("resolve picks the newest match, cuDNN only for its CUDA") {
     TempDir t("store");
     Store store({t.path / "root"});
-    for (auto id : {"11.2.0", "11.2.2", "11.8.0", "12.4.1", "12.6.3"}) store.add_imported(toolkit(id, t.path / id));
+    for (auto id : {"11.2.0", "11.2.2", "11.8.0", "12.4.1", "12.6.3"}) store.add_imported(cvm::test::toolkit_entry(id, t.path / id));
     for (auto id : {"8.1.0.77-cuda11.2", "8.1.1.33-cuda11.2", "8.9.7.29-cuda11", "8.9.7.29-cuda12", "9.1.0.70-cuda12"})
-        store.add_imported(cudnn(id, t.path / id));
+        store.add_imported(cvm::test::cudnn_entry(id, t.path / id));
 
     CHECK(resolve(store, parse_spec("11")).toolkit.id == "11.8.0");
     CHECK(resolve(store, parse_spec("11.2")).toolkit.id == "11.2.2");
@@ -81,10 +55,10 @@ TEST_CASE("resolve picks the newest match, cuDNN only for its CUDA") {
 TEST_CASE("layers: earlier layers hide later ones; removal only in the writable one") {
     TempDir t("layers");
     Store lower({t.path / "shared"});
-    lower.add_imported(toolkit("12.4.1", t.path / "a"));
-    lower.add_imported(toolkit("11.8.0", t.path / "b"));
+    lower.add_imported(cvm::test::toolkit_entry("12.4.1", t.path / "a"));
+    lower.add_imported(cvm::test::toolkit_entry("11.8.0", t.path / "b"));
     Store user({t.path / "user", t.path / "shared"});
-    user.add_imported(toolkit("12.4.1", t.path / "c"));
+    user.add_imported(cvm::test::toolkit_entry("12.4.1", t.path / "c"));
     auto list = user.list(Kind::Cuda);
     REQUIRE(list.size() == 2);
     CHECK(list[0].id == "12.4.1");
@@ -96,6 +70,6 @@ TEST_CASE("layers: earlier layers hide later ones; removal only in the writable 
     user.remove(Kind::Cuda, "12.4.1");
     CHECK(user.find(Kind::Cuda, "12.4.1")->layer == 1);
     CHECK(fs::exists(t.path / "shared" / "cuda" / "11.8.0" / "entry"));
-    user.add_imported(toolkit("12.4.1", t.path / "d")); // the user layer may shadow a shared id
-    CHECK_THROWS_WITH(user.add_imported(toolkit("12.4.1", t.path / "e")), Catch::Contains("cvm uninstall"));
+    user.add_imported(cvm::test::toolkit_entry("12.4.1", t.path / "d")); // the user layer may shadow a shared id
+    CHECK_THROWS_WITH(user.add_imported(cvm::test::toolkit_entry("12.4.1", t.path / "e")), Catch::Contains("cvm uninstall"));
 }
