@@ -43,6 +43,10 @@ export CVM_BIN=$BIN
 for s in small big; do
     [[ -x $WORK/$s/shims/nvcc ]] || { echo "$0: $WORK/$s/shims/nvcc missing (cvm rehash failed?)" >&2; exit 1; }
 done
+# `cvm list` keeps an index of each store folder once it has been still for 2 seconds (file times
+# are too coarse to trust an index of a folder changed just now); a user's store is nearly always
+# still, so the runs below measure that state.
+sleep 2.5
 # Neutral surroundings: no .cudaversion above the working folder, no outside selection.
 mkdir -p "$WORK/cwd"
 cd "$WORK/cwd"

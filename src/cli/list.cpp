@@ -23,32 +23,35 @@ void register_list(CLI::App& app) {
         std::vector<Kind> kinds;
         for (Kind k : {Kind::Cuda, Kind::Cudnn})
             if (kind->empty() || *kind == kind_dir(k)) kinds.push_back(k);
-        std::vector<Entry> listed[2];
-        for (Kind k : {Kind::Cuda, Kind::Cudnn}) listed[static_cast<int>(k)] = store.list(k);
-        // The active combination is marked, as pyenv and rustup do; resolved among the entries
-        // just listed rather than by listing the store again.
-        std::optional<Resolved> active;
-        try {
-            Selection sel = current_selection(store, std::nullopt);
-            if (sel.origin != Selection::Origin::None && !sel.spec.system) {
-                std::vector<std::string> ids[2];
-                for (int k = 0; k < 2; ++k)
-                    for (const Entry& e : listed[k]) ids[k].push_back(e.id);
-                active = resolve_among(store, sel.spec, ids[0], ids[1]);
+        // The active combination is marked, as pyenv and rustup do; resolved among the ids
+        // listed (only those the spec's versions can match) rather than by listing again.
+        auto active_among = [&store](auto matching_ids) -> std::optional<Resolved> {
+            try {
+                Selection sel = current_selection(store, std::nullopt);
+                if (sel.origin == Selection::Origin::None || sel.spec.system) return std::nullopt;
+                auto [cuda_ids, cudnn_ids] = matching_ids(sel.spec);
+                return resolve_among(store, sel.spec, cuda_ids, cudnn_ids);
+            } catch (const std::exception&) {
+                return std::nullopt;
             }
-        } catch (const std::exception&) {
-        }
-        auto is_active = [&](const Entry& e) {
-            return active && (e.kind == Kind::Cuda ? active->toolkit.id == e.id
-                                                   : active->cudnn && active->cudnn->id == e.id);
         };
+        using Ids = std::pair<std::vector<std::string>, std::vector<std::string>>;
         if (*json) {
+            std::vector<Entry> listed[2];
+            for (Kind k : {Kind::Cuda, Kind::Cudnn}) listed[static_cast<int>(k)] = store.list(k);
+            auto active = active_among([&](const Spec&) {
+                Ids ids;
+                for (const Entry& e : listed[0]) ids.first.push_back(e.id);
+                for (const Entry& e : listed[1]) ids.second.push_back(e.id);
+                return ids;
+            });
             nlohmann::json doc = nlohmann::json::object();
             for (Kind k : kinds) {
                 nlohmann::json items = nlohmann::json::array();
                 for (const Entry& e : listed[static_cast<int>(k)]) {
                     nlohmann::json j = entry_json(store, e);
-                    j["active"] = is_active(e);
+                    j["active"] = active && (k == Kind::Cuda ? active->toolkit.id == e.id
+                                                             : active->cudnn && active->cudnn->id == e.id);
                     items.push_back(std::move(j));
                 }
                 doc[kind_dir(k)] = std::move(items);
@@ -56,20 +59,33 @@ void register_list(CLI::App& app) {
             print_json(doc);
             return;
         }
-        // Human output straight from the entries: with hundreds of them, building JSON first
-        // would cost more than reading them.
+        // Human output from the brief index: with hundreds of entries, parsing each entry (or
+        // building JSON) would cost more than everything else `cvm list` does.
+        Listing listed[2];
+        for (Kind k : {Kind::Cuda, Kind::Cudnn}) listed[static_cast<int>(k)] = store.brief(k);
+        auto active = active_among([&](const Spec& spec) {
+            Ids ids;
+            for (const ListItem& e : listed[0].items)
+                if (e.version_has_prefix(spec.cuda)) ids.first.emplace_back(e.id);
+            if (spec.cudnn)
+                for (const ListItem& e : listed[1].items)
+                    if (e.version_has_prefix(*spec.cudnn)) ids.second.emplace_back(e.id);
+            return ids;
+        });
         std::string out;
         for (Kind k : kinds) {
             out += kind_dir(k);
             out += "\n";
-            const auto& entries = listed[static_cast<int>(k)];
-            if (entries.empty()) out += "  (none; run `cvm install` or `cvm import DIR`)\n";
-            for (const Entry& e : entries) {
-                out += is_active(e) ? "* " : "  ";
+            const auto& items = listed[static_cast<int>(k)].items;
+            if (items.empty()) out += "  (none; run `cvm install` or `cvm import DIR`)\n";
+            for (const ListItem& e : items) {
+                bool is_active = active && (k == Kind::Cuda ? active->toolkit.id == e.id
+                                                            : active->cudnn && active->cudnn->id == e.id);
+                out += is_active ? "* " : "  ";
                 out += e.id;
                 if (e.id.size() < 22) out.append(22 - e.id.size(), ' ');
                 out += " ";
-                out += e.path.u8string();
+                out += e.path;
                 out += "  (";
                 out += e.imported ? "imported" : "installed";
                 if (e.layer != 0) out += ", read-only store " + store.layers()[e.layer].u8string();

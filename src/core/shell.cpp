@@ -103,7 +103,7 @@ size_t utf16_length(std::string_view s) {
 }
 
 std::string hex4(unsigned v) {
-    char buf[8];
+    char buf[16];
     std::snprintf(buf, sizeof buf, "0x%04X", v);
     return buf;
 }

@@ -1,6 +1,7 @@
 #include "core/store.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <string_view>
 #include <unordered_set>
@@ -201,16 +202,34 @@ std::optional<Entry> Store::find(Kind kind, const std::string& id) const {
 namespace {
 
 // `cvm list` reads every entry. To keep it near constant time with hundreds of them, the entries
-// of each layer are also kept in one index file in the writable layer's cache, valid while the
-// layer's <kind> folder keeps its modification time (every add or remove renames into or out of
-// that folder, which changes it).
+// of each layer are also kept in index files in the writable layer's cache: one with the entry
+// texts, and a brief one with only what `cvm list` prints. They are valid while the layer's
+// <kind> folder keeps its modification time and link count (every add or remove renames into or
+// out of that folder, which changes them).
+//
+// File times are coarse: two changes within one clock tick can leave the same time. So, as git
+// does with its "racy" index, an index is only written once the folder has been still for a
+// while; until then every listing reads the entries themselves.
 constexpr char kRecordSeparator = '\x1e';
+constexpr auto kSettleTime = std::chrono::seconds(2);
 
-std::string index_stamp(const fs::path& dir) {
+struct LayerStamp {
+    std::string text; // first line of a valid index; empty when the folder is missing
+    bool settled = false;
+};
+
+LayerStamp index_stamp(const fs::path& dir) {
     std::error_code ec;
     auto t = fs::last_write_time(dir, ec);
     if (ec) return {};
-    return "cvm-index 1 " + std::to_string(t.time_since_epoch().count()) + "\n";
+    // Not every system counts a folder's links (Windows says 1); the time alone then decides.
+    auto links = fs::hard_link_count(dir, ec);
+    if (ec) links = 0;
+    LayerStamp s;
+    s.text = "cvm-index 2 " + std::to_string(t.time_since_epoch().count()) + " " + std::to_string(links) + "\n";
+    auto now = fs::file_time_type::clock::now();
+    s.settled = t < now && now - t >= kSettleTime;
+    return s;
 }
 
 fs::path index_file(const fs::path& root, const fs::path& layer, Kind kind) {
@@ -223,16 +242,68 @@ fs::path index_file(const fs::path& root, const fs::path& layer, Kind kind) {
 
 } // namespace
 
+std::vector<Entry> Store::read_layer(size_t layer, Kind kind, const std::string& stamp, bool save_index,
+                                     std::string* brief_text) const {
+    fs::path dir = layers_[layer] / kind_dir(kind);
+    std::vector<Entry> entries;
+    std::string text = stamp;
+    std::string brief = stamp;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string id = it->path().filename().u8string();
+        if (id.empty() || id[0] == '.') continue;
+        auto entry_text = read_small_file(it->path() / "entry");
+        if (!entry_text || entry_text->find(kRecordSeparator) != std::string::npos) continue;
+        try {
+            entries.push_back(parse_entry(*entry_text, it->path(), (it->path() / "entry").u8string()));
+        } catch (const std::exception&) {
+            // A damaged entry must not hide the others; `cvm doctor` reports it.
+            continue;
+        }
+        text += id + "\n" + *entry_text + kRecordSeparator;
+        const Entry& e = entries.back();
+        // Brief line: id, version, cuda, source, path; tab separated, the path last. Entries
+        // whose id or path cannot be written on one line are left to the full listing.
+        std::string path = e.path.u8string();
+        if (e.id.find_first_of("\t\n") != std::string::npos || path.find('\n') != std::string::npos)
+            continue;
+        brief += e.id + "\t" + e.version.str() + "\t" + (e.kind == Kind::Cudnn ? e.cuda.str() : "") +
+                 "\t" + (e.imported ? "i" : "s") + "\t" + path + "\n";
+    }
+    // Best effort: a store we cannot write still lists, just without the index.
+    auto save = [&](const fs::path& index, const std::string& content) {
+        std::error_code wec;
+        fs::create_directories(index.parent_path(), wec);
+        fs::path tmp = index;
+        tmp += ".tmp" + std::to_string(platform::process_id());
+        if (std::FILE* f = std::fopen(tmp.u8string().c_str(), "wb")) {
+            bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+            ok = std::fclose(f) == 0 && ok;
+            if (ok) fs::rename(tmp, index, wec);
+            if (!ok || wec) fs::remove(tmp, wec);
+        }
+    };
+    if (save_index) {
+        fs::path index = index_file(root(), layers_[layer], kind);
+        save(index, text);
+        fs::path brief_index = index;
+        brief_index += ".brief";
+        save(brief_index, brief);
+    }
+    if (brief_text) *brief_text = std::move(brief);
+    return entries;
+}
+
 std::vector<Entry> Store::list(Kind kind) const {
     std::vector<Entry> out;
     std::unordered_set<std::string> seen;
     for (size_t i = 0; i < layers_.size(); ++i) {
         fs::path dir = layers_[i] / kind_dir(kind);
-        std::string stamp = index_stamp(dir);
+        LayerStamp ls = index_stamp(dir);
+        const std::string& stamp = ls.text;
         if (stamp.empty()) continue;
-        fs::path index = index_file(root(), layers_[i], kind);
         std::vector<Entry> layer_entries;
-        auto cached = read_small_file(index);
+        auto cached = read_small_file(index_file(root(), layers_[i], kind));
         if (cached && cached->compare(0, stamp.size(), stamp) == 0) {
             std::string_view rest(*cached);
             rest.remove_prefix(stamp.size());
@@ -243,40 +314,15 @@ std::vector<Entry> Store::list(Kind kind) const {
                 size_t nl = record.find('\n');
                 if (nl == std::string_view::npos) continue;
                 try {
-                    // The folder name is the only path built per entry; the file name for error
-                    // messages is left out since a cached entry already parsed once.
+                    // The file name for error messages is left out since a cached entry
+                    // already parsed once.
                     layer_entries.push_back(parse_entry(std::string(record.substr(nl + 1)),
                                                         dir / fs::u8path(record.substr(0, nl)), "index"));
                 } catch (const std::exception&) {
                 }
             }
         } else {
-            std::string text = stamp;
-            std::error_code ec;
-            for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-                std::string id = it->path().filename().u8string();
-                if (id.empty() || id[0] == '.') continue;
-                auto entry_text = read_small_file(it->path() / "entry");
-                if (!entry_text || entry_text->find(kRecordSeparator) != std::string::npos) continue;
-                try {
-                    layer_entries.push_back(parse_entry(*entry_text, it->path(), (it->path() / "entry").u8string()));
-                } catch (const std::exception&) {
-                    // A damaged entry must not hide the others; `cvm doctor` reports it.
-                    continue;
-                }
-                text += id + "\n" + *entry_text + kRecordSeparator;
-            }
-            // Best effort: a store we cannot write still lists, just without the index.
-            std::error_code wec;
-            fs::create_directories(index.parent_path(), wec);
-            fs::path tmp = index;
-            tmp += ".tmp" + std::to_string(platform::process_id());
-            if (std::FILE* f = std::fopen(tmp.u8string().c_str(), "wb")) {
-                bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-                ok = std::fclose(f) == 0 && ok;
-                if (ok) fs::rename(tmp, index, wec);
-                if (!ok || wec) fs::remove(tmp, wec);
-            }
+            layer_entries = read_layer(i, kind, stamp, ls.settled, nullptr);
         }
         for (auto& e : layer_entries) {
             if (!seen.insert(e.id).second) continue;
@@ -287,6 +333,96 @@ std::vector<Entry> Store::list(Kind kind) const {
     std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) {
         if (a.version != b.version) return b.version < a.version;
         return b.cuda < a.cuda;
+    });
+    return out;
+}
+
+bool ListItem::version_has_prefix(const Version& prefix) const {
+    if (prefix.parts.size() > version_parts) return false;
+    for (size_t i = 0; i < prefix.parts.size(); ++i)
+        if (version[i] != prefix.parts[i]) return false;
+    return true;
+}
+
+namespace {
+
+// Digits and dots into at most `max` numbers; false on anything else (the line is skipped).
+bool parse_parts(std::string_view text, unsigned* parts, unsigned max, unsigned& count) {
+    count = 0;
+    if (text.empty()) return true;
+    unsigned value = 0;
+    size_t digits = 0;
+    for (size_t i = 0; i <= text.size(); ++i) {
+        if (i == text.size() || text[i] == '.') {
+            if (digits == 0 || count == max) return false;
+            parts[count++] = value;
+            value = 0;
+            digits = 0;
+        } else if (text[i] >= '0' && text[i] <= '9' && digits < 9) {
+            value = value * 10 + static_cast<unsigned>(text[i] - '0');
+            ++digits;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
+
+Listing Store::brief(Kind kind) const {
+    Listing out;
+    std::unordered_set<std::string_view> seen;
+    for (size_t i = 0; i < layers_.size(); ++i) {
+        LayerStamp ls = index_stamp(layers_[i] / kind_dir(kind));
+        const std::string& stamp = ls.text;
+        if (stamp.empty()) continue;
+        fs::path index = index_file(root(), layers_[i], kind);
+        index += ".brief";
+        auto cached = read_small_file(index);
+        if (cached && cached->compare(0, stamp.size(), stamp) == 0) {
+            out.texts.push_back(std::move(*cached));
+        } else {
+            out.texts.emplace_back();
+            read_layer(i, kind, stamp, ls.settled, &out.texts.back());
+        }
+        std::string_view rest(out.texts.back());
+        rest.remove_prefix(stamp.size());
+        while (!rest.empty()) {
+            size_t nl = rest.find('\n');
+            std::string_view line = rest.substr(0, nl);
+            rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
+            std::string_view field[5];
+            size_t n = 0;
+            while (n < 4) {
+                size_t tab = line.find('\t');
+                if (tab == std::string_view::npos) break;
+                field[n++] = line.substr(0, tab);
+                line.remove_prefix(tab + 1);
+            }
+            if (n != 4) continue;
+            field[4] = line;
+            ListItem item;
+            item.kind = kind;
+            item.id = field[0];
+            item.path = field[4];
+            item.imported = field[3] == "i";
+            item.layer = i;
+            if (!parse_parts(field[1], item.version, 4, item.version_parts) || item.version_parts == 0 ||
+                !parse_parts(field[2], item.cuda, 2, item.cuda_parts))
+                continue;
+            if (!seen.insert(item.id).second) continue;
+            out.items.push_back(item);
+        }
+    }
+    // The order of Store::list: version, then CUDA, newest first.
+    std::sort(out.items.begin(), out.items.end(), [](const ListItem& a, const ListItem& b) {
+        bool vless = std::lexicographical_compare(a.version, a.version + a.version_parts, b.version,
+                                                  b.version + b.version_parts);
+        bool vmore = std::lexicographical_compare(b.version, b.version + b.version_parts, a.version,
+                                                  a.version + a.version_parts);
+        if (vless || vmore) return vmore;
+        return std::lexicographical_compare(b.cuda, b.cuda + b.cuda_parts, a.cuda, a.cuda + a.cuda_parts);
     });
     return out;
 }

@@ -10,8 +10,10 @@
 //
 // The entry format is plain text so the shim can read it without a parser library.
 #include <filesystem>
+#include <list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -57,6 +59,27 @@ std::string serialize_entry(const Entry& e);
 // Throws std::runtime_error naming `source` on malformed content.
 Entry parse_entry(const std::string& text, const fs::path& dir, const std::string& source);
 
+// One line of `cvm list`: read from a compact per-layer index without parsing entry files, so
+// listing hundreds of entries costs little more than listing two. The views point into the
+// Listing that holds it.
+struct ListItem {
+    Kind kind = Kind::Cuda;
+    std::string_view id;
+    std::string_view path;   // absolute, as Entry::path
+    unsigned version[4] = {};
+    unsigned version_parts = 0;
+    unsigned cuda[2] = {};   // cuDNN only
+    unsigned cuda_parts = 0;
+    bool imported = false;
+    size_t layer = 0;
+    bool version_has_prefix(const Version& prefix) const;
+};
+
+struct Listing {
+    std::vector<ListItem> items;          // newest version first, as Store::list
+    std::list<std::string> texts;         // the index texts the items point into (stable addresses)
+};
+
 class Store {
 public:
     // layers[0] is the writable root.
@@ -81,6 +104,8 @@ public:
     std::optional<Entry> find(Kind kind, const std::string& id) const;
     // All entries of a kind, newest version first. Unreadable entries are skipped.
     std::vector<Entry> list(Kind kind) const;
+    // The same entries in the same order, with only what `cvm list` prints.
+    Listing brief(Kind kind) const;
 
     // Writes `e` into the writable layer as <root>/<kind>/<id>/entry (atomically, for imports).
     // Throws if it exists unless `replace`.
@@ -90,6 +115,10 @@ public:
     void remove(Kind kind, const std::string& id) const;
 
 private:
+    // Reads one layer's entry folders (and, with save_index, rewrites its index files); returns
+    // the entries and the brief index text.
+    std::vector<Entry> read_layer(size_t layer, Kind kind, const std::string& stamp, bool save_index,
+                                  std::string* brief_text) const;
     std::vector<fs::path> layers_;
 };
 

@@ -27,6 +27,18 @@ expect_rc 0 "$CVM" list --json
 ids=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(e["id"] for k in ("cuda","cudnn") for e in d[k]))' <<<"$OUT")
 assert_eq "$ids" "12.4.1 11.2.2 9.1.0.70-cuda12 8.1.0.77-cuda11.2"
 
+# The human list, read from the store's index once its folders have been still a while (backdated
+# here): it is written on the first listing and followed at once by an import and an uninstall.
+list_ids() { "$CVM" list 2>/dev/null | awk '$1 == "*" { print $2; next } NF > 1 { print $1 }' | tr '\n' ' '; }
+touch -d '1 minute ago' "$CVM_ROOT/cuda" "$CVM_ROOT/cudnn"
+assert_eq "$(list_ids)" "12.4.1 11.2.2 9.1.0.70-cuda12 8.1.0.77-cuda11.2 " "human list"
+ls "$CVM_ROOT/cache/index/"cuda-*.brief >/dev/null 2>&1 || fail "cvm list wrote no index in $CVM_ROOT/cache/index"
+make_toolkit "$TEST_TMP/cuda-12.10" 12.10.0
+expect_rc 0 "$CVM" import "$TEST_TMP/cuda-12.10"
+assert_eq "$(list_ids)" "12.10.0 12.4.1 11.2.2 9.1.0.70-cuda12 8.1.0.77-cuda11.2 " "list after an import"
+expect_rc 0 "$CVM" uninstall 12.10.0
+assert_eq "$(list_ids)" "12.4.1 11.2.2 9.1.0.70-cuda12 8.1.0.77-cuda11.2 " "list after an uninstall"
+
 # Nothing selected yet: current says so, a shim exits 127 with what to run.
 expect_rc 1 "$CVM" current
 assert_contains "$ERR" "cvm use"

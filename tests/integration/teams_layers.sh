@@ -30,6 +30,8 @@ platform=linux-x86_64
 component=cuda_nvcc
 EOF
 rm -rf "$SHARED/shims" "$SHARED/.staging" "$SHARED/views"
+# Settled long ago, as a cluster store is: listings read it through the user's index.
+touch -d '1 hour ago' "$SHARED/cuda" "$SHARED/cudnn"
 chmod -R a-w "$SHARED"
 before=$(snapshot "$SHARED")
 
@@ -46,6 +48,8 @@ assert ids["12.4.1"]["path"] == shared + "/cuda/12.4.1/root", ids["12.4.1"]
 EOF
 expect_rc 0 "$CVM" list
 assert_contains "$OUT" "read-only store $SHARED"
+assert_contains "$OUT" "$SHARED/cuda/12.4.1/root  (installed, read-only store $SHARED)"
+ls "$CVM_ROOT/cache/index/"cuda-*.brief >/dev/null 2>&1 || fail "no index of the shared store in CVM_ROOT"
 
 expect_rc 0 "$CVM" use --global "11.2+8.1"
 [[ -f $CVM_ROOT/version ]] || fail "the global default is not in CVM_ROOT"

@@ -1,4 +1,6 @@
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <fstream>
 
 #include "core/store.h"
 #include "entries.h"
@@ -72,4 +74,103 @@ TEST_CASE("layers: earlier layers hide later ones; removal only in the writable 
     CHECK(fs::exists(t.path / "shared" / "cuda" / "11.8.0" / "entry"));
     user.add_imported(cvm::test::toolkit_entry("12.4.1", t.path / "d")); // the user layer may shadow a shared id
     CHECK_THROWS_WITH(user.add_imported(cvm::test::toolkit_entry("12.4.1", t.path / "e")), Catch::Contains("cvm uninstall"));
+}
+
+namespace {
+
+// Backdates a folder's modification time, as if nothing had changed in it for a minute.
+void settle(const fs::path& dir) {
+    fs::last_write_time(dir, fs::file_time_type::clock::now() - std::chrono::minutes(1));
+}
+
+// What `cvm list` prints, from the full entries and from the brief index; they must agree.
+std::vector<std::string> full_lines(const Store& s, Kind k) {
+    std::vector<std::string> out;
+    for (const Entry& e : s.list(k))
+        out.push_back(e.id + " " + e.path.u8string() + (e.imported ? " i " : " s ") + std::to_string(e.layer));
+    return out;
+}
+std::vector<std::string> brief_lines(const Store& s, Kind k) {
+    std::vector<std::string> out;
+    Listing l = s.brief(k);
+    for (const ListItem& e : l.items)
+        out.push_back(std::string(e.id) + " " + std::string(e.path) + (e.imported ? " i " : " s ") +
+                      std::to_string(e.layer));
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("list index: brief and full listings agree, follow changes, and are only written once settled") {
+    TempDir t("index");
+    Store shared({t.path / "shared"});
+    shared.add_imported(cvm::test::toolkit_entry("11.8.0", t.path / "s118"));
+    shared.add_imported(cvm::test::toolkit_entry("12.4.1", t.path / "s124"));
+    shared.add_imported(cvm::test::cudnn_entry("8.9.7.29-cuda11", t.path / "d11"));
+    Store user({t.path / "user", t.path / "shared"});
+    for (auto id : {"12.4.1", "11.2.2", "12.10.0", "12.9.1"}) user.add_imported(cvm::test::toolkit_entry(id, t.path / id));
+    for (auto id : {"8.9.7.29-cuda12", "8.1.0.77-cuda11.2", "9.1.0.70-cuda12", "9.1.0.70-cuda13"})
+        user.add_imported(cvm::test::cudnn_entry(id, t.path / id));
+    // An installed toolkit: its files are in <entry>/root.
+    {
+        Entry e = cvm::test::toolkit_entry("10.2.89", "");
+        e.imported = false;
+        fs::create_directories(t.path / "user" / "cuda" / "10.2.89" / "root");
+        std::ofstream(t.path / "user" / "cuda" / "10.2.89" / "entry") << serialize_entry(e);
+    }
+    fs::path index_dir = t.path / "user" / "cache" / "index";
+
+    // Just changed: listings read the entries and write no index.
+    auto expected_cuda = std::vector<std::string>{
+        "12.10.0 " + (t.path / "12.10.0").u8string() + " i 0", "12.9.1 " + (t.path / "12.9.1").u8string() + " i 0",
+        "12.4.1 " + (t.path / "12.4.1").u8string() + " i 0",   "11.8.0 " + (t.path / "s118").u8string() + " i 1",
+        "11.2.2 " + (t.path / "11.2.2").u8string() + " i 0",
+        "10.2.89 " + (t.path / "user" / "cuda" / "10.2.89" / "root").u8string() + " s 0"};
+    CHECK(full_lines(user, Kind::Cuda) == expected_cuda);
+    CHECK(brief_lines(user, Kind::Cuda) == expected_cuda);
+    CHECK(brief_lines(user, Kind::Cudnn) == full_lines(user, Kind::Cudnn));
+    CHECK_FALSE(fs::exists(index_dir));
+
+    // Settled: the first listing writes the index files, later ones read them.
+    for (auto d : {"user/cuda", "user/cudnn", "shared/cuda", "shared/cudnn"}) settle(t.path / d);
+    CHECK(brief_lines(user, Kind::Cuda) == expected_cuda);
+    CHECK(full_lines(user, Kind::Cudnn) == brief_lines(user, Kind::Cudnn));
+    size_t files = 0;
+    for ([[maybe_unused]] auto& f : fs::directory_iterator(index_dir)) ++files;
+    CHECK(files == 8); // full + brief, per kind, per layer
+    auto cudnn = brief_lines(user, Kind::Cudnn);
+    REQUIRE(cudnn.size() == 5);
+    CHECK(cudnn[0].rfind("9.1.0.70-cuda13 ", 0) == 0);
+    CHECK(cudnn[1].rfind("9.1.0.70-cuda12 ", 0) == 0);
+    CHECK(cudnn[2].rfind("8.9.7.29-cuda12 ", 0) == 0);
+    CHECK(cudnn[3].rfind("8.9.7.29-cuda11 ", 0) == 0);
+    CHECK(cudnn[3].substr(cudnn[3].size() - 2) == " 1");
+
+    // The index is really what is read: an entry edited in place (which no cvm command does,
+    // and which leaves its folder's time alone) is not seen until the folder changes.
+    {
+        Entry moved = cvm::test::toolkit_entry("11.2.2", t.path / "elsewhere");
+        std::ofstream(t.path / "user" / "cuda" / "11.2.2" / "entry") << serialize_entry(moved);
+    }
+    CHECK(brief_lines(user, Kind::Cuda) == expected_cuda);
+    CHECK(full_lines(user, Kind::Cuda) == expected_cuda);
+
+    // Adding and removing change the folder, so both listings follow at once.
+    user.add_imported(cvm::test::toolkit_entry("13.0.2", t.path / "13.0.2"));
+    auto after_add = brief_lines(user, Kind::Cuda);
+    REQUIRE(after_add.size() == 7);
+    CHECK(after_add[0] == "13.0.2 " + (t.path / "13.0.2").u8string() + " i 0");
+    CHECK(after_add[5] == "11.2.2 " + (t.path / "elsewhere").u8string() + " i 0");
+    CHECK(full_lines(user, Kind::Cuda) == after_add);
+    user.remove(Kind::Cuda, "12.4.1"); // uncovers the shared layer's 12.4.1
+    auto after_remove = brief_lines(user, Kind::Cuda);
+    REQUIRE(after_remove.size() == 7);
+    CHECK(after_remove[3] == "12.4.1 " + (t.path / "s124").u8string() + " i 1");
+    CHECK(full_lines(user, Kind::Cuda) == after_remove);
+    // A change in a lower layer is seen too.
+    settle(t.path / "user" / "cuda");
+    CHECK(brief_lines(user, Kind::Cuda) == after_remove);
+    shared.remove(Kind::Cuda, "11.8.0");
+    CHECK(brief_lines(user, Kind::Cuda).size() == 6);
+    CHECK(full_lines(user, Kind::Cuda).size() == 6);
 }
