@@ -50,6 +50,7 @@ void register_doctor(CLI::App& app) {
         std::error_code ec;
         in.cwd = fs::current_path(ec).u8string();
         in.selection = current_selection(store, std::nullopt);
+        for (const auto& layer : store.layers()) in.store_layers.push_back(layer.u8string());
         if (in.selection.origin != Selection::Origin::None && !in.selection.spec.system) {
             try {
                 Resolved r = resolve(store, in.selection.spec);

@@ -97,6 +97,7 @@ public:
         report_.driver = in_.driver;
         report_.python = in_.python;
         report_.resolved = in_.resolved;
+        report_.store_layers = in_.store_layers;
         if (in_.selection.origin != Selection::Origin::None) {
             report_.selection_spec = in_.selection.spec.str();
             report_.selection_origin = in_.selection.origin_text();

@@ -77,6 +77,7 @@ struct DoctorInputs {
     std::string resolve_error;               // set when a selection names nothing installed
     std::vector<EnvChange> selected_changes; // what cvm sets for the selection
     std::vector<std::string> selection_dirs; // toolkit, cuDNN and merged-view folders
+    std::vector<std::string> store_layers;   // Store::layers(), to name where an entry lives
 
     const registry::Registry* registry = nullptr; // nullptr: no registry checks
     DriverInfo driver;
@@ -98,6 +99,7 @@ struct DoctorReport {
     std::string selection_spec;   // "" when nothing is selected
     std::string selection_origin; // Selection::origin_text()
     std::optional<Resolved> resolved;
+    std::vector<std::string> store_layers; // as DoctorInputs
     DriverInfo driver;
     std::optional<PythonInfo> python;
     std::vector<LibraryLoad> libraries;

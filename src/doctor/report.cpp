@@ -12,13 +12,21 @@ nlohmann::json optional_json(const std::optional<std::string>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
-nlohmann::json entry_summary(const Entry& e) {
+// The store layer an entry comes from ("" when the report was made without a store).
+std::string layer_of(const DoctorReport& r, const Entry& e) {
+    return e.layer < r.store_layers.size() ? r.store_layers[e.layer] : std::string();
+}
+
+nlohmann::json entry_summary(const DoctorReport& r, const Entry& e) {
     nlohmann::json j;
     j["id"] = e.id;
     j["version"] = e.version.str();
     j["path"] = e.path.u8string();
     j["source"] = e.imported ? "imported" : "installed";
     if (e.kind == Kind::Cudnn) j["cuda"] = e.cuda.str();
+    std::string layer = layer_of(r, e);
+    j["layer"] = layer.empty() ? nlohmann::json(nullptr) : nlohmann::json(layer);
+    j["read_only"] = e.layer != 0;
     return j;
 }
 
@@ -90,9 +98,9 @@ nlohmann::json report_json(const DoctorReport& r) {
         r.selection_origin.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.selection_origin);
     if (r.resolved) {
         sel["active"] = r.resolved->active();
-        sel["toolkit"] = entry_summary(r.resolved->toolkit);
+        sel["toolkit"] = entry_summary(r, r.resolved->toolkit);
         sel["cudnn"] =
-            r.resolved->cudnn ? entry_summary(*r.resolved->cudnn) : nlohmann::json(nullptr);
+            r.resolved->cudnn ? entry_summary(r, *r.resolved->cudnn) : nlohmann::json(nullptr);
     } else {
         sel["active"] = nullptr;
     }
@@ -176,11 +184,15 @@ std::string report_text(const DoctorReport& r, bool colour) {
     if (r.resolved) {
         line(st.bold(pad("Selected", 10)) + r.resolved->active() + "  " +
              st.dim("(set by " + r.selection_origin + ")"));
-        line(pad("  toolkit", 10) + pad(r.resolved->toolkit.id, 20) +
-             r.resolved->toolkit.path.u8string());
+        auto where = [&](const Entry& e) {
+            std::string layer = layer_of(r, e);
+            return e.layer == 0 || layer.empty() ? std::string() : "  " + st.dim("[read-only store " + layer + "]");
+        };
+        const Entry& tk = r.resolved->toolkit;
+        line(pad("  toolkit", 10) + pad(tk.id, 20) + tk.path.u8string() + where(tk));
         if (r.resolved->cudnn)
-            line(pad("  cudnn", 10) + pad(r.resolved->cudnn->id, 20) +
-                 r.resolved->cudnn->path.u8string());
+            line(pad("  cudnn", 10) + pad(r.resolved->cudnn->id, 20) + r.resolved->cudnn->path.u8string() +
+                 where(*r.resolved->cudnn));
     } else if (!r.selection_spec.empty()) {
         line(st.bold(pad("Selected", 10)) + r.selection_spec + "  " +
              st.dim("(set by " + r.selection_origin + ")"));

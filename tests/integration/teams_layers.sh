@@ -59,6 +59,17 @@ assert_contains "$OUT" "[read-only store $SHARED]"
 expect_rc 0 "$CVM" current --json
 python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["toolkit"]["read_only"] and d["cudnn"]["read_only"], d' "$OUT" ||
     fail "current --json does not mark the read-only layer"
+# doctor says the same (its health depends on this machine, so only the report is checked).
+"$CVM" doctor >"$T/doctor.txt" 2>/dev/null || true
+grep -q "8.1.0-cuda11.2 .*\[read-only store $SHARED\]" "$T/doctor.txt" ||
+    { cat "$T/doctor.txt" >&2; fail "doctor does not name the read-only store of the selected cuDNN"; }
+"$CVM" doctor --json >"$T/doctor.json" 2>/dev/null || true
+python3 - "$T/doctor.json" "$SHARED" <<'EOF' || fail "doctor --json does not name the layer"
+import json, sys
+sel = json.load(open(sys.argv[1]))["selection"]
+for k in ("toolkit", "cudnn"):
+    assert sel[k]["read_only"] is True and sel[k]["layer"] == sys.argv[2], sel
+EOF
 
 # Shims, views and exec: all in CVM_ROOT.
 expect_rc 0 "$CVM" rehash
