@@ -354,6 +354,22 @@ InstallResult Installer::install_url(const std::string& url, const std::string& 
 
 std::vector<fs::path> Installer::fetch_archives(const std::string& product,
                                                 const std::vector<const Artifact*>& items) {
+    // Pinned sums (cvm install --locked): all of them are compared before the first download.
+    if (!options_.pinned_sha256.empty()) {
+        for (const Artifact* a : items) {
+            std::string name = basename_of_url(a->relative_path);
+            auto it = options_.pinned_sha256.find(name);
+            if (it == options_.pinned_sha256.end())
+                fail_operation("the mirror's " + product + " manifest names " + name +
+                               ", an archive the lock does not record; nothing was downloaded. "
+                               "Check CVM_MIRROR, or run `cvm lock` again where the toolchain is installed");
+            if (it->second != a->sha256)
+                fail_operation("the lock requires sha256 " + it->second + " for " + name +
+                               ", but the mirror's manifest lists " + a->sha256 +
+                               "; nothing was downloaded. Check CVM_MIRROR, or run `cvm lock` again "
+                               "where the toolchain is installed");
+        }
+    }
     std::vector<fs::path> paths;
     std::vector<DownloadRequest> requests;
     fs::path cache = store_.cache_dir() / "downloads";

@@ -12,6 +12,7 @@
 #include "install/manifest.h"
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +35,10 @@ struct InstallerOptions {
     Progress* progress = nullptr;
     const registry::Registry* registry = nullptr; // release data, when loaded
     unsigned parallel = 0;                        // archives extracted at once (0: per core)
+    // Archive file name -> the SHA-256 the caller requires (`cvm install --locked`). When set, a
+    // manifest that names another file, or another sum for it, is refused before anything is
+    // downloaded; the download itself is then checked against the same sum.
+    std::map<std::string, std::string> pinned_sha256;
 };
 
 struct InstallResult {
@@ -61,6 +66,9 @@ public:
     InstallResult install_cudnn(const std::string& version, const std::string& cuda);
     // Whatever of the spec is missing (toolkit with default components, then cuDNN).
     std::vector<InstallResult> install_spec(const Spec& spec);
+
+    // See InstallerOptions::pinned_sha256.
+    void pin_archives(std::map<std::string, std::string> sums) { options_.pinned_sha256 = std::move(sums); }
 
     // Removes staging folders of installs that are no longer running.
     void clean_staging() const;

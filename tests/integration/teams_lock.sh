@@ -94,7 +94,9 @@ make_mirror "$T/mirror" changed
 CVM_ROOT=$C expect_rc 1 "$CVM" install --locked
 assert_contains "$ERR" "cuda_nvcc"
 assert_contains "$ERR" "$nvcc_sha"
+assert_contains "$ERR" "nothing was downloaded"
 [[ ! -e $C/cuda/12.4.1 ]] || fail "a toolkit that differs from the lock was kept"
+if compgen -G "$C/cache/downloads/*" >/dev/null; then ls -l "$C/cache/downloads" >&2; fail "install --locked downloaded archives the lock does not record"; fi
 # A store holding something else under the locked id: refused before anything is installed.
 CVM_ROOT=$C "$CVM" install cuda 12.4.1 --components cuda_nvcc 2>/dev/null || fail "install into C"
 CVM_ROOT=$C expect_rc 1 "$CVM" install --locked
