@@ -68,6 +68,8 @@ unset(_cvm_target)
 # toml++ compiled into each user (Debian's Linux package is a shared library instead).
 set_property(TARGET tomlplusplus::tomlplusplus APPEND PROPERTY
   INTERFACE_COMPILE_DEFINITIONS TOML_HEADER_ONLY=1)
+add_library(cvm_toml INTERFACE)
+target_link_libraries(cvm_toml INTERFACE tomlplusplus::tomlplusplus)
 
 # LibArchive::LibArchive (with LibLZMA::LibLZMA, ZLIB::ZLIB) from the prefix.
 find_package(CvmWindowsDeps REQUIRED CONFIG

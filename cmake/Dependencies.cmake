@@ -5,6 +5,13 @@ if(WIN32 AND NOT MSVC) # mingw-w64 cross build (scripts/build-windows.sh)
 endif()
 find_package(CLI11 REQUIRED)
 find_package(tomlplusplus REQUIRED)
+# cvm_toml: toml++ compiled into the code that uses it (its header-only mode). Debian's package
+# is a shared library, which the static shim cannot link, and one library fewer to load at start.
+get_target_property(_cvm_toml_include tomlplusplus::tomlplusplus INTERFACE_INCLUDE_DIRECTORIES)
+add_library(cvm_toml INTERFACE)
+target_include_directories(cvm_toml SYSTEM INTERFACE ${_cvm_toml_include})
+target_compile_definitions(cvm_toml INTERFACE TOML_HEADER_ONLY=1)
+unset(_cvm_toml_include)
 find_package(nlohmann_json 3 REQUIRED)
 find_package(LibArchive REQUIRED)
 if(NOT WIN32) # Windows hashes with its own CNG (bcrypt)

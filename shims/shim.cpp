@@ -9,6 +9,7 @@
 #include <system_error>
 #include <vector>
 
+#include "core/config.h"
 #include "core/environment.h"
 #include "core/selection.h"
 #include "core/shims.h"
@@ -99,6 +100,8 @@ int main(int argc, char** argv) {
         args[0] = real.u8string();
         platform::exec_replace(real, args, env);
     } catch (const SelectionError& e) {
+        fail(2, e.what());
+    } catch (const ConfigError& e) {
         fail(2, e.what());
     } catch (const std::exception& e) {
         fail(1, e.what());

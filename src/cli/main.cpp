@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "core/config.h"
 #include "core/spec.h"
 #include "platform/platform.h"
 
@@ -75,6 +76,9 @@ int main(int argc, char** argv) {
         note(e.what());
         return 2;
     } catch (const cvm::SpecError& e) {
+        note(e.what());
+        return 2;
+    } catch (const cvm::ConfigError& e) {
         note(e.what());
         return 2;
     } catch (const std::exception& e) {

@@ -22,9 +22,8 @@
 //   id = "8.1.0.77-cuda11.2"
 //   source = "imported"                    # no archive: it was registered from a folder
 //
-// The file is TOML. cvm writes it itself and reads it with a small reader of the TOML it
-// needs (tables, arrays of tables, strings, integers, booleans, arrays), so the core keeps no
-// parser library; anything else is refused with the file and line.
+// The file is TOML: cvm writes it itself (with comments) and reads it with toml++; a value of
+// the wrong kind, or malformed TOML, is refused with the file and line.
 #include <filesystem>
 #include <optional>
 #include <stdexcept>

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "core/config.h"
 #include "platform/platform.h"
 
 namespace cvm {
@@ -149,7 +150,7 @@ Store Store::from_environment() {
     };
     if (auto sp = platform::get_env("CVM_STORE_PATH"))
         add_list(*sp, platform::path_list_separator());
-    // <root>/store-path: one read-only store per line (the config file's store list).
+    // <root>/store-path: one read-only store per line.
     std::ifstream in(layers.front() / "store-path");
     std::string line;
     while (in && std::getline(in, line)) {
@@ -157,6 +158,10 @@ Store Store::from_environment() {
         if (line.empty() || line[0] == '#') continue;
         add_list(line, '\n');
     }
+    // The user's config.toml, then the machine's (see config.h).
+    for (const fs::path& file : config_files())
+        for (const fs::path& p : read_config_file(file).store_path)
+            if (std::find(layers.begin(), layers.end(), p) == layers.end()) layers.push_back(p);
     return Store(std::move(layers));
 }
 

@@ -84,7 +84,8 @@ class Store {
 public:
     // layers[0] is the writable root.
     explicit Store(std::vector<fs::path> layers);
-    // CVM_ROOT (default: user data dir / cvm) and CVM_STORE_PATH / <root>/store-path.
+    // CVM_ROOT (default: user data dir / cvm), then the read-only stores of CVM_STORE_PATH,
+    // <root>/store-path and the config files' store_path (config.h). Throws ConfigError.
     static Store from_environment();
     static fs::path default_root();
 

@@ -100,6 +100,16 @@ fs::path user_data_dir() {
     return home_dir() / "AppData" / "Local";
 }
 
+fs::path user_config_dir() {
+    if (auto v = get_env("APPDATA"); v && !v->empty()) return fs::u8path(*v);
+    return home_dir() / "AppData" / "Roaming";
+}
+
+fs::path system_config_dir() {
+    if (auto v = get_env("ProgramData"); v && !v->empty()) return fs::u8path(*v);
+    return fs::u8path("C:\\ProgramData");
+}
+
 fs::path current_exe() {
     std::wstring buf(32768, L'\0');
     DWORD n = GetModuleFileNameW(nullptr, buf.data(), static_cast<DWORD>(buf.size()));
@@ -483,6 +493,14 @@ fs::path user_data_dir() {
         return fs::path(*x);
     return home_dir() / ".local" / "share";
 }
+
+fs::path user_config_dir() {
+    if (auto x = get_env("XDG_CONFIG_HOME"); x && !x->empty() && x->front() == '/')
+        return fs::path(*x);
+    return home_dir() / ".config";
+}
+
+fs::path system_config_dir() { return fs::path("/etc"); }
 
 fs::path current_exe() {
     std::error_code ec;

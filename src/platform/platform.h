@@ -38,6 +38,10 @@ bool env_name_equal(const std::string& a, const std::string& b);
 
 // The per-user data folder: $XDG_DATA_HOME, ~/.local/share; %LOCALAPPDATA% on Windows.
 fs::path user_data_dir();
+// Where per-user and machine-wide settings live: $XDG_CONFIG_HOME (~/.config) and /etc;
+// %APPDATA% and %ProgramData% on Windows.
+fs::path user_config_dir();
+fs::path system_config_dir();
 fs::path home_dir();
 
 // Absolute path of the running executable.

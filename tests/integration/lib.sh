@@ -8,6 +8,8 @@ cleanup_test_tmp() { chmod -R u+w "$TEST_TMP" 2>/dev/null || true; rm -rf "$TEST
 trap cleanup_test_tmp EXIT
 export CVM_ROOT="$TEST_TMP/root"
 unset CVM_VERSION CVM_STORE_PATH CUDA_PATH CUDA_HOME CUDNN_PATH CVM_ACTIVE || true
+# Config files of this test only (absent unless a test writes them), never the machine's.
+export CVM_CONFIG="$TEST_TMP/config/cvm/config.toml" CVM_SYSTEM_CONFIG="$TEST_TMP/etc/cvm/config.toml"
 export NO_COLOR=1
 
 fail() { echo "FAIL: $*" >&2; exit 1; }

@@ -114,6 +114,26 @@ printf '# shared stores\n%s\n' "$SHARED" >"$CVM_ROOT/store-path"
 expect_rc 0 "$CVM" list cuda
 assert_contains "$OUT" "12.4.1"
 assert_contains "$OUT" "read-only store $SHARED"
+
+# The machine's config.toml instead, as a cluster's administrator writes it once for everybody
+# (lib.sh points CVM_SYSTEM_CONFIG and CVM_CONFIG into the test folder): cvm and the shims both
+# read it; a mistake in it stops both with exit 2, naming the file and line.
+rm "$CVM_ROOT/store-path"
+mkdir -p "$(dirname "$CVM_SYSTEM_CONFIG")"
+printf '# cluster stores\nstore_path = ["%s"]\n' "$SHARED" >"$CVM_SYSTEM_CONFIG"
+expect_rc 0 "$CVM" list cuda
+assert_contains "$OUT" "12.4.1"
+assert_contains "$OUT" "read-only store $SHARED"
+(cd "$T/project" && expect_rc 0 "$CVM_ROOT/shims/nvcc" && assert_contains "$OUT" "fake nvcc 12.4.1") ||
+    fail "the shim does not resolve from the store in $CVM_SYSTEM_CONFIG"
+mkdir -p "$(dirname "$CVM_CONFIG")"
+printf 'store_path = ["%s"]\nstore-path = []\n' "$SHARED" >"$CVM_CONFIG"
+expect_rc 2 "$CVM" list
+assert_contains "$ERR" "$CVM_CONFIG:2"
+assert_contains "$ERR" "unknown setting 'store-path'"
+(cd "$T/project" && expect_rc 2 "$CVM_ROOT/shims/nvcc" && assert_contains "$ERR" "$CVM_CONFIG:2") ||
+    fail "the shim does not stop at a mistake in $CVM_CONFIG"
+rm "$CVM_CONFIG" "$CVM_SYSTEM_CONFIG"
 export CVM_STORE_PATH=$SHARED
 
 [[ $(snapshot "$SHARED") == "$before" ]] || { diff <(echo "$before") <(snapshot "$SHARED") >&2; fail "the shared store was written"; }

@@ -1,0 +1,69 @@
+#include "core/config.h"
+
+#include <cstdio>
+#include <toml++/toml.h>
+
+#include "platform/platform.h"
+
+namespace cvm {
+
+std::vector<fs::path> config_files() {
+    std::vector<fs::path> out;
+    auto pick = [&](const char* variable, const fs::path& fallback) {
+        if (auto v = platform::get_env(variable)) {
+            if (!v->empty()) out.push_back(fs::u8path(*v));
+        } else {
+            out.push_back(fallback / "cvm" / "config.toml");
+        }
+    };
+    pick("CVM_CONFIG", platform::user_config_dir());
+    pick("CVM_SYSTEM_CONFIG", platform::system_config_dir());
+    return out;
+}
+
+Config parse_config(const std::string& text, const std::string& origin) {
+    auto fail = [&](const toml::source_region& at, const std::string& why) {
+        return ConfigError(origin + ":" + std::to_string(at.begin.line) + ": " + why);
+    };
+    toml::table root;
+    try {
+        root = toml::parse(text, origin);
+    } catch (const toml::parse_error& e) {
+        throw fail(e.source(), std::string(e.description()) + "; fix the file (it is TOML)");
+    }
+    Config config;
+    for (const auto& [key, node] : root) {
+        if (key.str() != "store_path")
+            throw fail(key.source(), "unknown setting '" + std::string(key.str()) +
+                                         "'; the one cvm knows is store_path");
+        const toml::array* list = node.as_array();
+        if (!list)
+            throw fail(node.source(), "store_path must be a list of folders, like store_path = [\"/nfs/cvm\"]");
+        for (const toml::node& item : *list) {
+            const auto* s = item.as_string();
+            if (!s || s->get().empty())
+                throw fail(item.source(), "store_path must hold folder names in quotes");
+            std::string value = s->get();
+            fs::path p = value.rfind("~/", 0) == 0 ? platform::home_dir() / fs::u8path(value.substr(2))
+                                                   : fs::u8path(value);
+            if (!p.is_absolute())
+                throw fail(item.source(), "store_path folder '" + value +
+                                              "' is relative; give the whole path");
+            config.store_path.push_back(p.lexically_normal());
+        }
+    }
+    return config;
+}
+
+Config read_config_file(const fs::path& file) {
+    std::FILE* f = std::fopen(file.u8string().c_str(), "rb");
+    if (!f) return {};
+    std::string text;
+    char buf[4096];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && text.size() < (1u << 20)) text.append(buf, n);
+    std::fclose(f);
+    return parse_config(text, file.u8string());
+}
+
+} // namespace cvm

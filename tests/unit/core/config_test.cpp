@@ -1,0 +1,94 @@
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <optional>
+
+#include "core/config.h"
+#include "core/store.h"
+#include "test_support.h"
+#include "platform/platform.h"
+
+using namespace cvm;
+
+namespace {
+
+std::string error_of(const std::string& text) {
+    try {
+        parse_config(text, "/etc/cvm/config.toml");
+    } catch (const ConfigError& e) {
+        return e.what();
+    }
+    return "accepted";
+}
+
+} // namespace
+
+TEST_CASE("config: store_path lists absolute folders; ~/ is the home folder") {
+    Config c = parse_config("# shared stores\nstore_path = [\n  \"/nfs/cvm\",\n  \"/opt/a/../b\", # team\n  \"~/s\",\n]\n",
+                            "config.toml");
+    REQUIRE(c.store_path.size() == 3);
+    CHECK(c.store_path[0] == fs::path("/nfs/cvm"));
+    CHECK(c.store_path[1] == fs::path("/opt/b"));
+    CHECK(c.store_path[2] == (platform::home_dir() / "s").lexically_normal());
+    CHECK(parse_config("", "x").store_path.empty());
+    CHECK(parse_config("\xEF\xBB\xBFstore_path = []\r\n", "x").store_path.empty());
+}
+
+TEST_CASE("config: mistakes are refused with the file and line") {
+    CHECK_THAT(error_of("\nstore_paths = [\"/a\"]\n"),
+               Catch::Contains("/etc/cvm/config.toml:2") && Catch::Contains("unknown setting 'store_paths'") &&
+                   Catch::Contains("store_path"));
+    CHECK_THAT(error_of("store_path = \"/a\"\n"),
+               Catch::Contains(":1") && Catch::Contains("must be a list of folders"));
+    CHECK_THAT(error_of("store_path = [\n\"/a\",\n\"relative/b\"]\n"),
+               Catch::Contains(":3") && Catch::Contains("'relative/b' is relative"));
+    CHECK_THAT(error_of("store_path = [1]\n"), Catch::Contains(":1") && Catch::Contains("in quotes"));
+    CHECK_THAT(error_of("store_path = [\"\"]\n"), Catch::Contains("in quotes"));
+    CHECK_THAT(error_of("\n\nstore_path = [\"/a\"\n"),
+               Catch::Contains("/etc/cvm/config.toml:") && Catch::Contains("TOML"));
+    CHECK_THAT(error_of("[store]\npath = [\"/a\"]\n"), Catch::Contains("unknown setting 'store'"));
+}
+
+namespace {
+
+// Sets (or with nullptr, unsets) a variable for one scope.
+struct ScopedEnv {
+    std::string name;
+    std::optional<std::string> saved;
+    ScopedEnv(const char* n, const char* value) : name(n), saved(platform::get_env(n)) {
+        if (value) ::setenv(n, value, 1);
+        else ::unsetenv(n);
+    }
+    ~ScopedEnv() {
+        if (saved) ::setenv(name.c_str(), saved->c_str(), 1);
+        else ::unsetenv(name.c_str());
+    }
+};
+
+} // namespace
+
+TEST_CASE("config: the user's and the machine's files add read-only stores after CVM_ROOT") {
+    cvm::test::TempDir t("config");
+    ScopedEnv root("CVM_ROOT", (t.path / "root").c_str());
+    ScopedEnv store_path("CVM_STORE_PATH", (t.path / "from-variable").c_str());
+    ScopedEnv xdg("XDG_CONFIG_HOME", (t.path / "xdg").c_str());
+    ScopedEnv user("CVM_CONFIG", nullptr);
+    ScopedEnv system("CVM_SYSTEM_CONFIG", (t.path / "etc.toml").c_str());
+    CHECK(config_files() == std::vector<fs::path>{t.path / "xdg" / "cvm" / "config.toml", t.path / "etc.toml"});
+    // Neither file exists yet.
+    CHECK(Store::from_environment().layers() == std::vector<fs::path>{t.path / "root", t.path / "from-variable"});
+    cvm::test::write_file(t.path / "xdg" / "cvm" / "config.toml",
+                          "store_path = [\"" + (t.path / "mine").string() + "\", \"" +
+                              (t.path / "from-variable").string() + "\"]\n");
+    cvm::test::write_file(t.path / "etc.toml", "store_path = [\"" + (t.path / "cluster").string() + "\"]\n");
+    CHECK(Store::from_environment().layers() ==
+          std::vector<fs::path>{t.path / "root", t.path / "from-variable", t.path / "mine", t.path / "cluster"});
+    {
+        ScopedEnv off("CVM_SYSTEM_CONFIG", "");
+        CHECK(config_files() == std::vector<fs::path>{t.path / "xdg" / "cvm" / "config.toml"});
+        CHECK(Store::from_environment().layers().size() == 3);
+    }
+    cvm::test::write_file(t.path / "etc.toml", "store_path = [\"cluster\"]\n");
+    CHECK_THROWS_WITH(Store::from_environment(),
+                      Catch::Contains((t.path / "etc.toml").string() + ":1") && Catch::Contains("relative"));
+}
