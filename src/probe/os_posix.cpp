@@ -1,7 +1,7 @@
 // POSIX (glibc) implementation of os.h: dlopen, dlinfo, dl_iterate_phdr.
 #include "os.h"
 
-#include "ld_cache.h"
+#include "doctor/ld_cache.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -132,12 +132,10 @@ std::vector<SearchFolder> library_search_folders() {
 }
 
 std::vector<std::string> loader_cache_entries(const std::string& prefix) {
-    std::ifstream in("/etc/ld.so.cache", std::ios::binary);
-    if (!in) return {};
-    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                    std::istreambuf_iterator<char>());
+    auto cache = doctor::read_ld_cache_file("/etc/ld.so.cache");
+    if (!cache) return {};
     std::vector<std::string> lines;
-    for (const auto& entry : parse_ld_cache(bytes)) {
+    for (const auto& entry : cache.cache->entries) {
         if (!starts_with(entry.name, prefix.c_str())) continue;
         std::string line = entry.name + " => " + entry.path;
         if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
