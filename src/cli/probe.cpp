@@ -71,6 +71,8 @@ void register_probe(CLI::App& app) {
             if (r.cudnn) {
                 args.push_back("--cudnn-major");
                 args.push_back(std::to_string(r.cudnn->version.major()));
+                args.push_back("--expect-cudnn-version");
+                args.push_back(r.cudnn->version.str());
                 for (const auto& dir : library_dirs(*r.cudnn)) {
                     args.push_back("--expect-cudnn-dir");
                     args.push_back(dir);

@@ -257,6 +257,21 @@ bool Prober::load_cudnn() {
                                 ") but its name promises cuDNN " + std::to_string(name_major) +
                                 ": a renamed or mislinked library");
     }
+    if (!options_.expect_cudnn_version.empty() && report_.cudnn_version >= 0) {
+        // Compare as many numbers as both have (cudnnGetVersion knows three).
+        std::string loaded = cudnn_version_text(report_.cudnn_version);
+        std::string want = options_.expect_cudnn_version;
+        std::size_t dots = 0, cut = 0;
+        while (cut < want.size() && !(want[cut] == '.' && ++dots == 3))
+            ++cut;
+        want.resize(cut);
+        if (loaded != want && loaded.rfind(want + ".", 0) != 0)
+            report_.add_problem(problem::kNotSelected,
+                                report_.cudnn.path + " reports cuDNN " + loaded +
+                                    ", but the selection is cuDNN " + options_.expect_cudnn_version +
+                                    ": the selected folder holds another build than cvm recorded; "
+                                    "install or import that build again");
+    }
     // CUDNN_FMA_MATH (cuDNN 8 and later) keeps FP32 convolutions off TF32 tensor cores, so the
     // tolerance below holds; cuDNN 7 has no TF32 and its default math is plain FP32 already.
     if (cudnn_.SetConvolutionMathType) {
@@ -833,6 +848,9 @@ std::string usage_text() {
            "  --expect-cudnn-dir DIR, --expect-cudart-dir DIR\n"
            "                   the selected folders: a library of that kind loaded from anywhere\n"
            "                   else is reported (repeatable)\n"
+           "  --expect-cudnn-version V\n"
+           "                   the selected cuDNN's version: a loaded cuDNN reporting another\n"
+           "                   one is reported\n"
            "Exit status: 0 the convolutions ran on the GPU and matched; 1 a problem was found;\n"
            "2 bad usage.\n";
 }
@@ -888,6 +906,17 @@ Arguments parse_arguments(const std::vector<std::string>& args) {
             folder("--expect-cudnn-dir", parsed.options.expect_cudnn_dirs);
         else if (is("--expect-cudart-dir"))
             folder("--expect-cudart-dir", parsed.options.expect_cudart_dirs);
+        else if (is("--expect-cudnn-version")) {
+            std::string& v = parsed.options.expect_cudnn_version;
+            if (arg.rfind("--expect-cudnn-version=", 0) == 0)
+                v = arg.substr(std::strlen("--expect-cudnn-version="));
+            else if (i + 1 < args.size())
+                v = args[++i];
+            bool ok = !v.empty() && v.front() != '.' && v.back() != '.' &&
+                      v.find("..") == std::string::npos &&
+                      v.find_first_not_of("0123456789.") == std::string::npos;
+            if (!ok) parsed.error = "--expect-cudnn-version needs a version like 9.19.0";
+        }
         else
             parsed.error = "unknown argument '" + arg + "'";
         if (!parsed.error.empty()) break;

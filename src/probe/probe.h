@@ -19,6 +19,9 @@ struct Options {
     // of that kind loaded from anywhere else is a problem ("not_selected").
     std::vector<std::string> expect_cudnn_dirs;
     std::vector<std::string> expect_cudart_dirs;
+    // The selected build's version ("9.19.0", up to 3 numbers compared): a loaded cuDNN that
+    // reports another one is a problem ("not_selected"), even from the selected folder.
+    std::string expect_cudnn_version;
 };
 
 struct Arguments {

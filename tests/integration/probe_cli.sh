@@ -54,6 +54,13 @@ FAKE_CUDNN_WRONG=1 expect_rc 1 "$CVM" probe --json
 printf '%s\n' "$OUT" >"$T/wrong.json"
 probe_jq "$T/wrong.json" 'any(.problems[]; .kind == "wrong_result")' "cvm probe: wrong result"
 
+# The selected folder holding another cuDNN than cvm recorded (its library says 9.14.0, the
+# entry 9.19.0.56) is a problem too, though the path is right.
+FAKE_CUDNN_VERSION=91400 expect_rc 1 "$CVM" probe --json
+printf '%s\n' "$OUT" >"$T/other.json"
+probe_jq "$T/other.json" 'any(.problems[]; .kind == "not_selected" and (.message | contains("reports cuDNN 9.14.0, but the selection is cuDNN 9.19.0")))' \
+    "cvm probe: a cuDNN of another version in the selected folder"
+
 # Without cvm's environment, the same stray folder wins and the mixture shows.
 LD_LIBRARY_PATH="$T/stray:$CUDNN_LIB:$T/cuda-13.0/lib64" probe_run "$T/plain.json" --json
 probe_expect_rc 1 "plain cvm-probe with a stray sub-library" "$T/plain.json"

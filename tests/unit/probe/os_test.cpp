@@ -105,6 +105,11 @@ TEST_CASE("expected folders parse and repeat", "[probe][args]") {
     CHECK(a.options.expect_cudart_dirs == std::vector<std::string>{"/c"});
     CHECK_FALSE(parse_arguments({"--expect-cudnn-dir"}).error.empty());
     CHECK_FALSE(parse_arguments({"--expect-cudnn-dir="}).error.empty());
+    CHECK(parse_arguments({"--expect-cudnn-version", "9.19.0.56"}).options.expect_cudnn_version == "9.19.0.56");
+    CHECK(parse_arguments({"--expect-cudnn-version=8.1"}).options.expect_cudnn_version == "8.1");
+    for (auto bad : {"--expect-cudnn-version", "--expect-cudnn-version=", "--expect-cudnn-version=9..1",
+                     "--expect-cudnn-version=9.1.", "--expect-cudnn-version=v9"})
+        CHECK_FALSE(parse_arguments({bad}).error.empty());
 }
 
 TEST_CASE("folders compare after resolving links", "[probe][os]") {
