@@ -195,6 +195,22 @@ FolderFacts detect_folder(const fs::path& dir, platform::Os os, bool run_nvcc) {
                     if (dash != std::string::npos) t.cudart = parse_version(n.substr(dash + 1), 1, 4);
                 }
         }
+        if (!t.cudart && !win) {
+            // A toolkit from Debian/RPM packages has no version.json, but its runtime's file name
+            // carries the cudart version: lib64/libcudart.so.13.0.96.
+            for (const char* sub : {"lib64", "lib"}) {
+                std::error_code ec;
+                for (fs::directory_iterator it(dir / sub, ec), end; !ec && it != end && !t.cudart;
+                     it.increment(ec)) {
+                    std::string n = it->path().filename().u8string();
+                    const std::string prefix = "libcudart.so.";
+                    if (n.rfind(prefix, 0) != 0) continue;
+                    auto v = parse_version(n.substr(prefix.size()), 3, 3);
+                    if (v) t.cudart = v;
+                }
+                if (t.cudart) break;
+            }
+        }
         t.nvcc = dist_version(names, "nvidia_cuda_nvcc");
         if (!t.nvcc && run_nvcc && !t.release && is_file(nvcc))
             if (auto out = platform::capture_output(nvcc, {nvcc.u8string(), "--version"}))

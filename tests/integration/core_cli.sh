@@ -23,6 +23,19 @@ expect_rc 2 "$CVM" import "$TEST_TMP/empty"
 assert_contains "$ERR" "neither a CUDA toolkit"
 expect_rc 2 "$CVM" import "$TEST_TMP/missing"
 
+# A toolkit installed from NVIDIA's Debian packages: no version.json; nvcc says V13.0.88 (13.0.1
+# and 13.0.2 both ship it) and the runtime's file name says 13.0.96, which only 13.0.2 ships.
+pkg=$TEST_TMP/pkg/cuda-13.0
+mkdir -p "$pkg/bin" "$pkg/include" "$pkg/lib64"
+printf '#!/bin/sh\necho "Cuda compilation tools, release 13.0, V13.0.88"\n' >"$pkg/bin/nvcc"
+chmod +x "$pkg/bin/nvcc"
+echo '#define CUDA_VERSION 13000' >"$pkg/include/cuda.h"
+: >"$pkg/lib64/libcudart.so.13.0.96"
+ln -s libcudart.so.13.0.96 "$pkg/lib64/libcudart.so.13"
+expect_rc 0 "$CVM" import "$pkg"
+assert_contains "$ERR" "imported cuda 13.0.2"
+expect_rc 0 "$CVM" uninstall 13.0.2
+
 expect_rc 0 "$CVM" list --json
 ids=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(e["id"] for k in ("cuda","cudnn") for e in d[k]))' <<<"$OUT")
 assert_eq "$ids" "12.4.1 11.2.2 9.1.0.70-cuda12 8.1.0.77-cuda11.2"

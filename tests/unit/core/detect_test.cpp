@@ -64,6 +64,21 @@ TEST_CASE("folder detection: a toolkit with cuDNN copied in registers both") {
     CHECK(f.cudnn->lib_dirs == std::vector<std::string>{"lib64"});
 }
 
+TEST_CASE("folder detection: a packaged toolkit without version.json gives cudart's version by file name") {
+    TempDir t("detectpkg");
+    fs::path tk = t.path / "cuda-13.0";
+    write_file(tk / "include" / "cuda.h", "#define CUDA_VERSION 13000\n");
+    write_file(tk / "bin" / "nvcc", "");
+    write_file(tk / "lib64" / "libcudart.so.13.0.96", "x");
+    fs::create_symlink("libcudart.so.13.0.96", tk / "lib64" / "libcudart.so.13");
+    write_file(tk / "lib64" / "libcudart_static.a", "x");
+    FolderFacts f = detect_folder(tk, platform::Os::Linux, false);
+    REQUIRE(f.toolkit);
+    CHECK_FALSE(f.toolkit->release);
+    REQUIRE(f.toolkit->cudart);
+    CHECK(f.toolkit->cudart->str() == "13.0.96");
+}
+
 TEST_CASE("folder detection: cuDNN 7 keeps its version in cudnn.h; names add the build") {
     TempDir t("detect7");
     fs::path d = t.path / "cudnn-10.0-linux-x64-v7.6.5.32";
