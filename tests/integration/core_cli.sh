@@ -35,6 +35,13 @@ ln -s libcudart.so.13.0.96 "$pkg/lib64/libcudart.so.13"
 expect_rc 0 "$CVM" import "$pkg"
 assert_contains "$ERR" "imported cuda 13.0.2"
 expect_rc 0 "$CVM" uninstall 13.0.2
+# Without the runtime's file name nvcc alone cannot tell 13.0.1 from 13.0.2: the newest release
+# is taken (never nvcc's own build number), and the entry's note says what else it could be.
+rm "$pkg/lib64/libcudart.so.13" "$pkg/lib64/libcudart.so.13.0.96"
+expect_rc 0 "$CVM" import "$pkg"
+assert_contains "$ERR" "imported cuda 13.0.2"
+grep -q "^note=.*13.0.1, 13.0.2" "$CVM_ROOT/cuda/13.0.2/entry" || fail "the entry does not say the release is ambiguous"
+expect_rc 0 "$CVM" uninstall 13.0.2
 
 expect_rc 0 "$CVM" list --json
 ids=$(python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(e["id"] for k in ("cuda","cudnn") for e in d[k]))' <<<"$OUT")
