@@ -118,4 +118,26 @@ assert_eq "$(value_of CUDA_PATH "$OUT")" "$LONG_WIN"
 CVM_VERSION=11.3 wexpect 0 "$WIN_C/store/shims/nvcc.exe" --version
 assert_contains "$OUT" "release 11.3"
 
+# --- a shared read-only store named in the user's config.toml (a Windows path in a TOML literal
+# string), listed and used from another store; the brief list index is written and followed
+SHARED_WIN="$WIN_C_WIN\\shared store"
+CVM_ROOT="$SHARED_WIN" wexpect 0 "$CVM_EXE" import "$(winpath "$PF/NVIDIA GPU Computing Toolkit/CUDA/v12.4")"
+mkdir -p "$WIN_C/Users/me/AppData/Roaming/cvm"
+printf "# shared stores\nstore_path = ['%s']\n" "$SHARED_WIN" > "$WIN_C/Users/me/AppData/Roaming/cvm/config.toml"
+export CVM_CONFIG="$WIN_C_WIN\\Users\\me\\AppData\\Roaming\\cvm\\config.toml"
+MINE="$WIN_C_WIN\\mine"
+CVM_ROOT="$MINE" wexpect 0 "$CVM_EXE" list cuda
+assert_contains "$OUT" "12.4.1"
+assert_contains "$OUT" "read-only store $SHARED_WIN"
+touch -d '1 minute ago' "$WIN_C/shared store/cuda"
+CVM_ROOT="$MINE" wexpect 0 "$CVM_EXE" list cuda
+assert_contains "$OUT" "read-only store $SHARED_WIN"
+compgen -G "$WIN_C/mine/cache/index/cuda-*.brief" >/dev/null || fail "no list index in $MINE\\cache\\index"
+CVM_ROOT="$MINE" CVM_VERSION=12.4 wexpect 0 "$CVM_EXE" exec -- nvcc
+assert_ieq "$(value_of CUDA_PATH "$OUT")" "$(winpath "$PF/NVIDIA GPU Computing Toolkit/CUDA/v12.4")"
+printf "store_path = 'not a list'\n" > "$WIN_C/Users/me/AppData/Roaming/cvm/config.toml"
+CVM_ROOT="$MINE" wexpect 2 "$CVM_EXE" list
+assert_contains "$ERR" "config.toml:1"
+unset CVM_CONFIG
+
 echo "PASS: windows import"
