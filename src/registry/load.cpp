@@ -9,6 +9,8 @@
 
 #include <toml++/toml.h>
 
+#include "core/toml_input.h"
+
 #include "registry/registry.h"
 
 namespace cvm::registry {
@@ -171,8 +173,11 @@ private:
 };
 
 toml::table parse_text(const std::string& text, const std::string& file) {
+    std::string ascii;
+    if (auto bad = ascii_toml(text, ascii))
+        throw RegistryError(file + ":" + std::to_string(bad->line) + ": " + bad->what);
     try {
-        return toml::parse(text, file);
+        return toml::parse(ascii, file);
     } catch (const toml::parse_error& e) {
         throw RegistryError(position(e.source(), file) + ": " + std::string(e.description()));
     }

@@ -4,6 +4,8 @@
 #include <optional>
 
 #include "core/config.h"
+#include "core/toml_input.h"
+#include <string_view>
 #include "core/store.h"
 #include "test_support.h"
 #include "platform/platform.h"
@@ -91,4 +93,43 @@ TEST_CASE("config: the user's and the machine's files add read-only stores after
     cvm::test::write_file(t.path / "etc.toml", "store_path = [\"cluster\"]\n");
     CHECK_THROWS_WITH(Store::from_environment(),
                       Catch::Contains((t.path / "etc.toml").string() + ":1") && Catch::Contains("relative"));
+}
+
+TEST_CASE("TOML input: toml++ only ever sees ASCII; strings keep their values, lines their numbers") {
+    auto problem = [](std::string_view text) {
+        std::string out;
+        auto p = ascii_toml(text, out);
+        return p ? std::to_string(p->line) + ": " + p->what : std::string();
+    };
+    auto ascii = [](std::string_view text) {
+        std::string out;
+        REQUIRE_FALSE(ascii_toml(text, out));
+        for (unsigned char c : out) REQUIRE(c < 0x80);
+        return out;
+    };
+    // Inputs the fuzzers found (toml++ 3.3 reaches __builtin_unreachable on them).
+    CHECK(problem("\xEF\xBB\xBB#") == "1: a non-ASCII character outside quotes");
+    CHECK(problem("\n\xEF\xBB\xBE") == "2: a non-ASCII character outside quotes");
+    CHECK(problem("s = \"\"\"\\\n\xCC\xAA\"\"\"\n") == "2: a non-ASCII character in a multi-line string");
+    CHECK(problem("s = '''\n\xC2\xA7'''\n") == "2: a non-ASCII character in a multi-line string");
+    CHECK(problem("a = 1\nb = 2 \xC2\xA0\n") == "2: a non-ASCII character outside quotes");
+    CHECK(problem("a = \"\\\xC2\xA7\"") == "1: a backslash before a non-ASCII character");
+    CHECK(problem("a = \"\xC3\"\n") == "1: text that is not UTF-8");
+    CHECK(problem("a = \"\xED\xA0\x80\"\n") == "1: text that is not UTF-8"); // a surrogate
+    CHECK(problem("a = \"\xC0\xAF\"\n") == "1: text that is not UTF-8");     // overlong
+    // Quotes inside bare tokens (invalid TOML) still give toml++ nothing but ASCII.
+    ascii("sth =0[\"\xEF\xB7\xBF]\nt?.% ");
+    ascii("lock_vc = 3u-aaa.1\"a'.''.'$eaa\xEF\xBB\xB6x");
+    // Values: escapes for the letters, literal strings as basic ones, comments without letters.
+    CHECK(ascii("\xEF\xBB\xBF" "a = \"Zo\xC3\xAB\xF0\x9F\x98\x80\" # \xC2\xA7\n") ==
+          "a = \"Zo\\u00EB\\U0001F600\" # \n");
+    CHECK(ascii("b = 'C:\\Users\\Zo\xC3\xAB \"x\"'\n") == "b = \"C:\\\\Users\\\\Zo\\u00EB \\\"x\\\"\"\n");
+    CHECK(ascii("c = \"q\\\"\" # '\n'd' = '''x\\y'''\n") == "c = \"q\\\"\" # '\n\"d\" = '''x\\y'''\n");
+    // Through the readers: the value comes back as written; a problem names the file and line.
+    Config c = parse_config("store_path = [\"/Zo\xC3\xAB/\xE6\x97\xA5\", '/w\\x'] # \xC2\xA7\n", "x");
+    REQUIRE(c.store_path.size() == 2);
+    CHECK(c.store_path[0] == fs::u8path("/Zo\xC3\xAB/\xE6\x97\xA5"));
+    CHECK(c.store_path[1] == fs::path("/w\\x"));
+    CHECK_THROWS_WITH(parse_config("store_path = [\"/a\"]\n\xEF\xBB\xBB#\n", "/etc/cvm/config.toml"),
+                      Catch::Contains("/etc/cvm/config.toml:2") && Catch::Contains("non-ASCII"));
 }
