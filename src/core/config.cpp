@@ -26,16 +26,8 @@ Config parse_config(const std::string& text, const std::string& origin) {
     auto fail = [&](const toml::source_region& at, const std::string& why) {
         return ConfigError(origin + ":" + std::to_string(at.begin.line) + ": " + why);
     };
-    std::string ascii;
-    if (auto bad = ascii_toml(text, ascii))
-        throw ConfigError(origin + ":" + std::to_string(bad->line) + ": " + bad->what +
-                          "; only quoted folder names may hold other letters");
-    toml::table root;
-    try {
-        root = toml::parse(ascii, origin);
-    } catch (const toml::parse_error& e) {
-        throw fail(e.source(), std::string(e.description()) + "; fix the file (it is TOML)");
-    }
+    toml::table root = parse_toml<ConfigError>(
+        text, origin, "; fix the file (it is TOML; only quoted folder names may hold letters beyond ASCII)");
     Config config;
     for (const auto& [key, node] : root) {
         if (key.str() != "store_path")

@@ -268,17 +268,7 @@ std::string format_lockfile(const Lockfile& lock) {
 }
 
 Lockfile parse_lockfile(std::string_view text, const std::string& origin) {
-    std::string ascii;
-    if (auto bad = ascii_toml(text, ascii))
-        throw LockfileError(origin + ":" + std::to_string(bad->line) + ": " + bad->what +
-                          "; run `cvm lock` to write it again");
-    toml::table root;
-    try {
-        root = toml::parse(ascii, origin);
-    } catch (const toml::parse_error& e) {
-        throw LockfileError(origin + ":" + std::to_string(e.source().begin.line) + ": " +
-                            std::string(e.description()) + "; run `cvm lock` to write it again");
-    }
+    toml::table root = parse_toml<LockfileError>(text, origin, "; run `cvm lock` to write it again");
     return LockReader(origin).lock(root);
 }
 

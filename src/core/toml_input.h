@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <toml++/toml.h>
 
 namespace cvm {
 
@@ -19,5 +20,21 @@ struct TomlInputProblem {
 
 // Writes the ASCII form of `text` to `out`; returns a problem instead when there is none.
 std::optional<TomlInputProblem> ascii_toml(std::string_view text, std::string& out);
+
+// Parses TOML text (its ASCII form) with toml++. Either kind of mistake throws
+// Error("<origin>:<line>: <what><advice>").
+template <class Error>
+toml::table parse_toml(std::string_view text, const std::string& origin, const std::string& advice) {
+    auto error = [&](std::size_t line, const std::string& what) {
+        return Error(origin + ":" + std::to_string(line) + ": " + what + advice);
+    };
+    std::string ascii;
+    if (auto bad = ascii_toml(text, ascii)) throw error(static_cast<std::size_t>(bad->line), bad->what);
+    try {
+        return toml::parse(ascii, origin);
+    } catch (const toml::parse_error& e) {
+        throw error(e.source().begin.line, std::string(e.description()));
+    }
+}
 
 } // namespace cvm

@@ -173,14 +173,7 @@ private:
 };
 
 toml::table parse_text(const std::string& text, const std::string& file) {
-    std::string ascii;
-    if (auto bad = ascii_toml(text, ascii))
-        throw RegistryError(file + ":" + std::to_string(bad->line) + ": " + bad->what);
-    try {
-        return toml::parse(ascii, file);
-    } catch (const toml::parse_error& e) {
-        throw RegistryError(position(e.source(), file) + ": " + std::string(e.description()));
-    }
+    return parse_toml<RegistryError>(text, file, "");
 }
 
 void check_no_duplicate(const Reader& r, std::map<std::string, size_t>& seen,
