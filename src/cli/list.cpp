@@ -1,5 +1,6 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string_view>
 
 #include "cli/commands.h"
 #include "cli/context.h"
@@ -35,6 +36,9 @@ void register_list(CLI::App& app) {
                 return std::nullopt;
             }
         };
+        auto is_active = [](const std::optional<Resolved>& active, Kind k, std::string_view id) {
+            return active && (k == Kind::Cuda ? active->toolkit.id == id : active->cudnn && active->cudnn->id == id);
+        };
         using Ids = std::pair<std::vector<std::string>, std::vector<std::string>>;
         if (*json) {
             std::vector<Entry> listed[2];
@@ -50,8 +54,7 @@ void register_list(CLI::App& app) {
                 nlohmann::json items = nlohmann::json::array();
                 for (const Entry& e : listed[static_cast<int>(k)]) {
                     nlohmann::json j = entry_json(store, e);
-                    j["active"] = active && (k == Kind::Cuda ? active->toolkit.id == e.id
-                                                             : active->cudnn && active->cudnn->id == e.id);
+                    j["active"] = is_active(active, k, e.id);
                     items.push_back(std::move(j));
                 }
                 doc[kind_dir(k)] = std::move(items);
@@ -79,9 +82,7 @@ void register_list(CLI::App& app) {
             const auto& items = listed[static_cast<int>(k)].items;
             if (items.empty()) out += "  (none; run `cvm install` or `cvm import DIR`)\n";
             for (const ListItem& e : items) {
-                bool is_active = active && (k == Kind::Cuda ? active->toolkit.id == e.id
-                                                            : active->cudnn && active->cudnn->id == e.id);
-                out += is_active ? "* " : "  ";
+                out += is_active(active, k, e.id) ? "* " : "  ";
                 out += e.id;
                 if (e.id.size() < 22) out.append(22 - e.id.size(), ' ');
                 out += " ";
