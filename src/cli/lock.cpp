@@ -2,7 +2,6 @@
 // (or, with --check, compare what is installed here with it).
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <map>
 
 #include "cli/commands.h"
 #include "cli/context.h"
@@ -188,12 +187,9 @@ std::vector<install::InstallResult> install_locked(install::Installer& installer
 
     // Every archive must be the locked one: the installer compares the mirror's manifests with
     // these sums before it downloads anything.
-    std::map<std::string, std::string> pinned;
+    std::vector<std::pair<std::string, std::string>> pinned;
     for (const auto* tc : wanted)
-        for (const auto& a : tc->archives) {
-            std::string name = a.url.substr(a.url.find_last_of('/') + 1);
-            if (!name.empty()) pinned[name] = a.sha256;
-        }
+        for (const auto& a : tc->archives) pinned.emplace_back(a.url, a.sha256);
     installer.pin_archives(pinned);
     std::vector<install::InstallResult> results;
     auto mirror = platform::get_env("CVM_MIRROR");

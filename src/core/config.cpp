@@ -1,6 +1,5 @@
 #include "core/config.h"
 
-#include <cstdio>
 #include <toml++/toml.h>
 
 #include "core/toml_input.h"
@@ -53,14 +52,8 @@ Config parse_config(const std::string& text, const std::string& origin) {
 }
 
 Config read_config_file(const fs::path& file) {
-    std::FILE* f = std::fopen(file.u8string().c_str(), "rb");
-    if (!f) return {};
-    std::string text;
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0 && text.size() < (1u << 20)) text.append(buf, n);
-    std::fclose(f);
-    return parse_config(text, file.u8string());
+    auto text = platform::read_file(file, 1 << 20);
+    return text ? parse_config(*text, file.u8string()) : Config{};
 }
 
 } // namespace cvm

@@ -1,7 +1,6 @@
 #include "core/detect.h"
 
 #include <algorithm>
-#include <fstream>
 #include <regex>
 #include <system_error>
 
@@ -9,14 +8,6 @@
 
 namespace cvm {
 
-std::optional<std::string> read_text_file(const fs::path& p, size_t limit) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::string s(limit, '\0');
-    in.read(s.data(), static_cast<std::streamsize>(limit));
-    s.resize(static_cast<size_t>(in.gcount()));
-    return s;
-}
 
 std::optional<Version> component_version_from_version_json(std::string_view json,
                                                            const std::string& component) {
@@ -174,18 +165,18 @@ FolderFacts detect_folder(const fs::path& dir, platform::Os os, bool run_nvcc) {
     bool has_version_file = is_file(dir / "version.json") || is_file(dir / "version.txt");
     if (is_file(nvcc) || has_cuda_h || has_version_file) {
         ToolkitFacts t;
-        if (auto j = read_text_file(dir / "version.json")) {
+        if (auto j = platform::read_file(dir / "version.json")) {
             t.release = toolkit_version_from_version_json(*j);
             t.cudart = component_version_from_version_json(*j, "cuda_cudart");
             if (t.release) t.evidence = (dir / "version.json").u8string();
         }
         if (!t.release) {
-            if (auto txt = read_text_file(dir / "version.txt")) {
+            if (auto txt = platform::read_file(dir / "version.txt")) {
                 t.release = toolkit_version_from_version_txt(*txt);
                 if (t.release) t.evidence = (dir / "version.txt").u8string();
             }
         }
-        if (auto h = read_text_file(dir / "include" / "cuda.h")) t.cuda_h = toolkit_version_from_cuda_h(*h);
+        if (auto h = platform::read_file(dir / "include" / "cuda.h")) t.cuda_h = toolkit_version_from_cuda_h(*h);
         if (!t.cudart) t.cudart = dist_version(names, "nvidia_cuda_runtime");
         if (!t.cudart) {
             // nvidia_cuda_runtime_cu12-12.4.127 (older wheel names carry the CUDA major)
@@ -231,7 +222,7 @@ FolderFacts detect_folder(const fs::path& dir, platform::Os os, bool run_nvcc) {
     std::optional<Version> header;
     std::string evidence;
     for (const char* h : {"cudnn_version.h", "cudnn.h"}) {
-        if (auto text = read_text_file(dir / "include" / h)) {
+        if (auto text = platform::read_file(dir / "include" / h)) {
             header = cudnn_version_from_header(*text);
             if (header) {
                 evidence = (dir / "include" / h).u8string();

@@ -68,7 +68,4 @@ struct FolderFacts {
 FolderFacts detect_folder(const fs::path& dir, platform::Os os = platform::host_os(),
                           bool run_nvcc = true);
 
-// Reads a whole small text file; nullopt when unreadable.
-std::optional<std::string> read_text_file(const fs::path& p, size_t limit = 4 << 20);
-
 } // namespace cvm

@@ -1,5 +1,6 @@
 #include "core/spec.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace cvm {
@@ -20,8 +21,8 @@ bool Version::has_prefix(const Version& prefix) const {
     return true;
 }
 
-std::optional<Version> parse_version(std::string_view text, size_t min_parts, size_t max_parts) {
-    Version v;
+size_t parse_version_parts(std::string_view text, unsigned* parts, size_t max_parts) {
+    size_t count = 0;
     size_t i = 0;
     while (true) {
         size_t start = i;
@@ -29,17 +30,21 @@ std::optional<Version> parse_version(std::string_view text, size_t min_parts, si
         while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
             value = value * 10 + static_cast<unsigned>(text[i] - '0');
             ++i;
-            if (i - start > 9) return std::nullopt;
+            if (i - start > 9) return 0;
         }
-        if (i == start) return std::nullopt;
-        v.parts.push_back(static_cast<unsigned>(value));
-        if (v.parts.size() > max_parts) return std::nullopt;
-        if (i == text.size()) break;
-        if (text[i] != '.') return std::nullopt;
+        if (i == start || count == max_parts) return 0;
+        parts[count++] = static_cast<unsigned>(value);
+        if (i == text.size()) return count;
+        if (text[i] != '.') return 0;
         ++i;
     }
-    if (v.parts.size() < min_parts) return std::nullopt;
-    return v;
+}
+
+std::optional<Version> parse_version(std::string_view text, size_t min_parts, size_t max_parts) {
+    unsigned parts[kMaxVersionParts];
+    size_t n = parse_version_parts(text, parts, std::min(max_parts, kMaxVersionParts));
+    if (n == 0 || n < min_parts) return std::nullopt;
+    return Version{std::vector<unsigned>(parts, parts + n)};
 }
 
 std::string CudnnId::str() const { return version.str() + "-cuda" + cuda.str(); }

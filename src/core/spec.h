@@ -30,6 +30,10 @@ struct Version {
 // max_parts numbers. nullopt on anything else.
 std::optional<Version> parse_version(std::string_view text, size_t min_parts = 1,
                                      size_t max_parts = 4);
+// The same without allocating: the numbers go to `parts` (room for max_parts, at most
+// kMaxVersionParts); returns how many, 0 when `text` is not such a version.
+constexpr size_t kMaxVersionParts = 8;
+size_t parse_version_parts(std::string_view text, unsigned* parts, size_t max_parts);
 
 // A cuDNN build: its version and the CUDA it was built for ("11.2" per minor, "12" per major).
 struct CudnnId {

@@ -180,22 +180,10 @@ std::vector<std::pair<std::string, size_t>> Store::ids(Kind kind) const {
     return out;
 }
 
-// One fopen/fread: `cvm list` reads every entry, so this is its inner loop.
-static std::optional<std::string> read_small_file(const fs::path& p) {
-    std::FILE* f = std::fopen(p.u8string().c_str(), "rb");
-    if (!f) return std::nullopt;
-    std::string out;
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
-    std::fclose(f);
-    return out;
-}
-
 std::optional<Entry> Store::find(Kind kind, const std::string& id) const {
     for (size_t i = 0; i < layers_.size(); ++i) {
         fs::path dir = layers_[i] / kind_dir(kind) / fs::u8path(id);
-        auto text = read_small_file(dir / "entry");
+        auto text = platform::read_file(dir / "entry");
         if (!text) continue;
         Entry e = parse_entry(*text, dir, (dir / "entry").u8string());
         e.layer = i;
@@ -257,7 +245,7 @@ std::vector<Entry> Store::read_layer(size_t layer, Kind kind, const std::string&
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         std::string id = it->path().filename().u8string();
         if (id.empty() || id[0] == '.') continue;
-        auto entry_text = read_small_file(it->path() / "entry");
+        auto entry_text = platform::read_file(it->path() / "entry");
         if (!entry_text || entry_text->find(kRecordSeparator) != std::string::npos) continue;
         try {
             entries.push_back(parse_entry(*entry_text, it->path(), (it->path() / "entry").u8string()));
@@ -267,8 +255,9 @@ std::vector<Entry> Store::read_layer(size_t layer, Kind kind, const std::string&
         }
         text += id + "\n" + *entry_text + kRecordSeparator;
         const Entry& e = entries.back();
-        // Brief line: id, version, cuda, source, path; tab separated, the path last. Entries
-        // whose id or path cannot be written on one line are left to the full listing.
+        // Brief line: id, version, cuda, source, path; tab separated, the path last. An id with a
+        // tab or a path with a line break cannot be written so; cvm never makes either (ids are
+        // checked versions, `cvm import` refuses line breaks), so such an entry is not listed.
         std::string path = e.path.u8string();
         if (e.id.find_first_of("\t\n") != std::string::npos || path.find('\n') != std::string::npos)
             continue;
@@ -308,7 +297,7 @@ std::vector<Entry> Store::list(Kind kind) const {
         const std::string& stamp = ls.text;
         if (stamp.empty()) continue;
         std::vector<Entry> layer_entries;
-        auto cached = read_small_file(index_file(root(), layers_[i], kind));
+        auto cached = platform::read_file(index_file(root(), layers_[i], kind));
         if (cached && cached->compare(0, stamp.size(), stamp) == 0) {
             std::string_view rest(*cached);
             rest.remove_prefix(stamp.size());
@@ -351,26 +340,10 @@ bool ListItem::version_has_prefix(const Version& prefix) const {
 
 namespace {
 
-// Digits and dots into at most `max` numbers; false on anything else (the line is skipped).
-bool parse_parts(std::string_view text, unsigned* parts, unsigned max, unsigned& count) {
-    count = 0;
-    if (text.empty()) return true;
-    unsigned value = 0;
-    size_t digits = 0;
-    for (size_t i = 0; i <= text.size(); ++i) {
-        if (i == text.size() || text[i] == '.') {
-            if (digits == 0 || count == max) return false;
-            parts[count++] = value;
-            value = 0;
-            digits = 0;
-        } else if (text[i] >= '0' && text[i] <= '9' && digits < 9) {
-            value = value * 10 + static_cast<unsigned>(text[i] - '0');
-            ++digits;
-        } else {
-            return false;
-        }
-    }
-    return true;
+// Numeric order of two number lists; a shorter one sorts before a longer one with its prefix
+// (as Version's operator<).
+bool parts_less(const unsigned* a, unsigned na, const unsigned* b, unsigned nb) {
+    return std::lexicographical_compare(a, a + na, b, b + nb);
 }
 
 } // namespace
@@ -384,7 +357,7 @@ Listing Store::brief(Kind kind) const {
         if (stamp.empty()) continue;
         fs::path index = index_file(root(), layers_[i], kind);
         index += ".brief";
-        auto cached = read_small_file(index);
+        auto cached = platform::read_file(index);
         if (cached && cached->compare(0, stamp.size(), stamp) == 0) {
             out.texts.push_back(std::move(*cached));
         } else {
@@ -413,21 +386,18 @@ Listing Store::brief(Kind kind) const {
             item.path = field[4];
             item.imported = field[3] == "i";
             item.layer = i;
-            if (!parse_parts(field[1], item.version, 4, item.version_parts) || item.version_parts == 0 ||
-                !parse_parts(field[2], item.cuda, 2, item.cuda_parts))
-                continue;
+            item.version_parts = static_cast<unsigned>(parse_version_parts(field[1], item.version, 4));
+            item.cuda_parts = static_cast<unsigned>(parse_version_parts(field[2], item.cuda, 2));
+            if (item.version_parts == 0 || (item.cuda_parts == 0 && !field[2].empty())) continue;
             if (!seen.insert(item.id).second) continue;
             out.items.push_back(item);
         }
     }
     // The order of Store::list: version, then CUDA, newest first.
     std::sort(out.items.begin(), out.items.end(), [](const ListItem& a, const ListItem& b) {
-        bool vless = std::lexicographical_compare(a.version, a.version + a.version_parts, b.version,
-                                                  b.version + b.version_parts);
-        bool vmore = std::lexicographical_compare(b.version, b.version + b.version_parts, a.version,
-                                                  a.version + a.version_parts);
-        if (vless || vmore) return vmore;
-        return std::lexicographical_compare(b.cuda, b.cuda + b.cuda_parts, a.cuda, a.cuda + a.cuda_parts);
+        if (parts_less(b.version, b.version_parts, a.version, a.version_parts)) return true;
+        if (parts_less(a.version, a.version_parts, b.version, b.version_parts)) return false;
+        return parts_less(b.cuda, b.cuda_parts, a.cuda, a.cuda_parts);
     });
     return out;
 }

@@ -4,6 +4,7 @@
 #include "windows_loader.h"
 
 #include "core/detect.h"
+#include "platform/platform.h"
 #include "registry/registry.h"
 
 #include <algorithm>
@@ -471,7 +472,7 @@ private:
         std::vector<std::string> dirs = e.include_dirs;
         if (dirs.empty()) dirs.push_back("include");
         for (const auto& d : dirs) {
-            auto text = read_text_file(e.path / fs::u8path(d) / file, 1 << 20);
+            auto text = platform::read_file(e.path / fs::u8path(d) / file, 1 << 20);
             if (text) return reader(*text);
         }
         return std::nullopt;

@@ -92,7 +92,7 @@ DriverProbe default_driver_probe() {
 DriverInfo detect_driver(const DriverProbe& probe) {
     DriverInfo info;
     if (!probe.proc_version_file.empty()) {
-        if (auto text = read_text_file(fs::u8path(probe.proc_version_file), 1 << 16)) {
+        if (auto text = platform::read_file(fs::u8path(probe.proc_version_file), 1 << 16)) {
             if (auto v = driver_version_from_proc(*text)) {
                 info.version = *v;
                 info.source = probe.proc_version_file;

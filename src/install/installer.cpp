@@ -352,6 +352,12 @@ InstallResult Installer::install_url(const std::string& url, const std::string& 
     return install_file(request.destination, url);
 }
 
+void Installer::pin_archives(const std::vector<std::pair<std::string, std::string>>& url_sums) {
+    options_.pinned_sha256.clear();
+    for (const auto& [url, sha256] : url_sums)
+        options_.pinned_sha256[basename_of_url(url)] = sha256;
+}
+
 std::vector<fs::path> Installer::fetch_archives(const std::string& product,
                                                 const std::vector<const Artifact*>& items) {
     // Pinned sums (cvm install --locked): all of them are compared before the first download.

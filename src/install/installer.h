@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cvm::registry {
@@ -35,9 +36,8 @@ struct InstallerOptions {
     Progress* progress = nullptr;
     const registry::Registry* registry = nullptr; // release data, when loaded
     unsigned parallel = 0;                        // archives extracted at once (0: per core)
-    // Archive file name -> the SHA-256 the caller requires (`cvm install --locked`). When set, a
-    // manifest that names another file, or another sum for it, is refused before anything is
-    // downloaded; the download itself is then checked against the same sum.
+    // Archive file name (as in the download cache) -> the SHA-256 the caller requires
+    // (`cvm install --locked`; see Installer::pin_archives).
     std::map<std::string, std::string> pinned_sha256;
 };
 
@@ -67,8 +67,10 @@ public:
     // Whatever of the spec is missing (toolkit with default components, then cuDNN).
     std::vector<InstallResult> install_spec(const Spec& spec);
 
-    // See InstallerOptions::pinned_sha256.
-    void pin_archives(std::map<std::string, std::string> sums) { options_.pinned_sha256 = std::move(sums); }
+    // Requires these archives (URL, SHA-256) and no others from manifests: a manifest that names
+    // another file, or another sum for one, is refused before anything is downloaded; each
+    // download is then checked against the same sum. Files are matched by name, not by host.
+    void pin_archives(const std::vector<std::pair<std::string, std::string>>& url_sums);
 
     // Removes staging folders of installs that are no longer running.
     void clean_staging() const;

@@ -675,6 +675,22 @@ std::vector<std::string> utf8_args(int argc, char** argv) {
 
 #endif
 
+std::optional<std::string> read_file(const fs::path& p, std::size_t limit) {
+#ifdef _WIN32
+    std::FILE* f = _wfopen(p.wstring().c_str(), L"rb");
+#else
+    std::FILE* f = std::fopen(p.c_str(), "rb");
+#endif
+    if (!f) return std::nullopt;
+    std::string out;
+    char buf[8192];
+    std::size_t n;
+    while (out.size() < limit && (n = std::fread(buf, 1, std::min(sizeof buf, limit - out.size()), f)) > 0)
+        out.append(buf, n);
+    std::fclose(f);
+    return out;
+}
+
 } // namespace cvm::platform
 
 namespace cvm::platform {

@@ -44,6 +44,10 @@ fs::path user_config_dir();
 fs::path system_config_dir();
 fs::path home_dir();
 
+// A file's bytes, at most `limit` of them; nullopt when it cannot be opened. One open and a
+// few reads: it serves `cvm list` and the shim, which read many small files.
+std::optional<std::string> read_file(const fs::path& p, std::size_t limit = std::size_t(4) << 20);
+
 // Absolute path of the running executable.
 fs::path current_exe();
 
