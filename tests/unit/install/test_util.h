@@ -20,11 +20,9 @@ inline fs::path repo_root() {
 
 inline fs::path redist_fixtures() {
     if (const char* env = std::getenv("CVM_FIXTURES_DIR")) return fs::path(env) / "redist";
-    for (fs::path candidate : {repo_root() / "tests" / "fixtures" / "redist",
-                               repo_root() / "shared" / "fixtures" / "redist",
-                               repo_root().parent_path() / "shared" / "fixtures" / "redist"})
-        if (fs::is_directory(candidate)) return candidate;
-    FAIL("fixtures/redist not found; set CVM_FIXTURES_DIR");
+    fs::path fixtures = repo_root() / "tests" / "fixtures" / "redist";
+    if (fs::is_directory(fixtures)) return fixtures;
+    FAIL(fixtures.string() + " not found; set CVM_FIXTURES_DIR");
     return {};
 }
 
