@@ -72,6 +72,7 @@ nlohmann::json entry_json(const Store& store, const Entry& e) {
     if (e.kind == Kind::Cudnn) j["cuda"] = e.cuda.str();
     j["path"] = e.path.u8string();
     j["source"] = e.imported ? "imported" : "installed";
+    if (!e.origin.empty()) j["origin"] = e.origin.u8string();
     j["layer"] = store.layers()[e.layer].u8string();
     j["read_only"] = e.layer != 0;
     if (!e.components.empty()) j["components"] = e.components;

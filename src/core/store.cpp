@@ -51,7 +51,8 @@ std::string serialize_entry(const Entry& e) {
     out << "version=" << e.version.str() << "\n";
     if (e.kind == Kind::Cudnn) out << "cuda=" << e.cuda.str() << "\n";
     out << "source=" << (e.imported ? "imported" : "installed") << "\n";
-    if (e.imported) out << "path=" << e.path.u8string() << "\n";
+    if (e.imported && !e.origin.empty()) out << "origin=" << e.origin.u8string() << "\n";
+    else if (e.imported) out << "path=" << e.path.u8string() << "\n";
     out << "include=" << join(e.include_dirs, ';') << "\n";
     out << "lib=" << join(e.lib_dirs, ';') << "\n";
     out << "bin=" << join(e.bin_dirs, ';') << "\n";
@@ -102,6 +103,8 @@ Entry parse_entry(const std::string& text, const fs::path& dir, const std::strin
             e.imported = value == "imported";
         } else if (key == "path") {
             e.path = fs::u8path(value);
+        } else if (key == "origin") {
+            e.origin = fs::u8path(value);
         } else if (key == "include") {
             e.include_dirs = split(value, ';');
         } else if (key == "lib") {
@@ -258,7 +261,7 @@ std::vector<Entry> Store::read_layer(size_t layer, Kind kind, const std::string&
         // Brief line: id, version, cuda, source, path; tab separated, the path last. An id with a
         // tab or a path with a line break cannot be written so; cvm never makes either (ids are
         // checked versions, `cvm import` refuses line breaks), so such an entry is not listed.
-        std::string path = e.path.u8string();
+        std::string path = (e.origin.empty() ? e.path : e.origin).u8string();
         if (e.id.find_first_of("\t\n") != std::string::npos || path.find('\n') != std::string::npos)
             continue;
         brief += e.id + "\t" + e.version.str() + "\t" + (e.kind == Kind::Cudnn ? e.cuda.str() : "") +
@@ -402,7 +405,7 @@ Listing Store::brief(Kind kind) const {
     return out;
 }
 
-void Store::add_imported(const Entry& e, bool replace) const {
+void Store::add_imported(const Entry& e, bool replace, const std::vector<RootLink>& plan) const {
     fs::path dir = root() / kind_dir(e.kind) / fs::u8path(e.id);
     std::error_code ec;
     if (fs::exists(dir / "entry", ec) && !replace)
@@ -417,6 +420,14 @@ void Store::add_imported(const Entry& e, bool replace) const {
         std::ofstream out(stage / "entry", std::ios::binary);
         out << serialize_entry(e);
         if (!out.flush()) throw std::runtime_error("cannot write " + (stage / "entry").u8string());
+    }
+    if (!plan.empty()) {
+        try {
+            build_assembled_root(stage / "root", plan);
+        } catch (...) {
+            fs::remove_all(stage, ec);
+            throw;
+        }
     }
     fs::create_directories(dir.parent_path());
     if (replace) fs::remove_all(dir, ec);

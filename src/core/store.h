@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/assemble.h"
 #include "core/spec.h"
 
 namespace cvm {
@@ -39,6 +40,9 @@ struct Entry {
     Version cuda;       // cuDNN only: the CUDA it was built for
     fs::path path;      // where the files are (absolute)
     bool imported = false;
+    // Imported from scattered folders (assemble.h): where the files really are; `path` is then
+    // the entry's assembled root of links, <entry dir>/root.
+    fs::path origin;
     std::vector<std::string> include_dirs; // relative to path, '/' separated
     std::vector<std::string> lib_dirs;
     std::vector<std::string> bin_dirs;
@@ -65,7 +69,7 @@ Entry parse_entry(const std::string& text, const fs::path& dir, const std::strin
 struct ListItem {
     Kind kind = Kind::Cuda;
     std::string_view id;
-    std::string_view path;   // absolute, as Entry::path
+    std::string_view path;   // absolute: Entry::origin when set, else Entry::path
     unsigned version[4] = {};
     unsigned version_parts = 0;
     unsigned cuda[2] = {};   // cuDNN only
@@ -108,9 +112,10 @@ public:
     // The same entries in the same order, with only what `cvm list` prints.
     Listing brief(Kind kind) const;
 
-    // Writes `e` into the writable layer as <root>/<kind>/<id>/entry (atomically, for imports).
-    // Throws if it exists unless `replace`.
-    void add_imported(const Entry& e, bool replace = false) const;
+    // Writes `e` into the writable layer as <root>/<kind>/<id>/entry (atomically, for imports),
+    // with an assembled root/ of the links in `plan` when it is not empty (then `e.origin` says
+    // where the files are). Throws if it exists unless `replace`.
+    void add_imported(const Entry& e, bool replace = false, const std::vector<RootLink>& plan = {}) const;
     // Removes an entry (and the files of an installed one) from the writable layer, plus the
     // merged views that use it. Throws if it lives in a read-only layer.
     void remove(Kind kind, const std::string& id) const;

@@ -174,3 +174,43 @@ TEST_CASE("list index: brief and full listings agree, follow changes, and are on
     CHECK(brief_lines(user, Kind::Cuda).size() == 6);
     CHECK(full_lines(user, Kind::Cuda).size() == 6);
 }
+
+TEST_CASE("an assembled import gets a root of links inside its entry and keeps its origin") {
+    TempDir t("assembled");
+    // A scattered install: programs among others in a shared bin, headers and libraries apart.
+    fs::path usr = t.path / "usr";
+    cvm::test::write_file(usr / "bin" / "nvcc", "#!/bin/sh\n");
+    cvm::test::write_file(usr / "bin" / "ls", "#!/bin/sh\n");
+    cvm::test::write_file(usr / "include" / "cuda_runtime.h", "");
+    cvm::test::write_file(usr / "lib" / "libcudart.so.11.0", "");
+    cvm::test::write_file(usr / "lib" / "libcurl.so.4", "");
+    std::vector<RootLink> plan;
+    CHECK(plan_files(plan, "bin", usr / "bin", [](const std::string& n) { return n == "nvcc"; }) == 1);
+    plan_link(plan, "include", usr / "include");
+    plan_link(plan, "include", usr / "elsewhere"); // the first link of a name wins
+    plan_link(plan, "nvvm/libdevice", usr / "missing"); // a missing target adds nothing
+    CHECK(plan_files(plan, "lib64", usr / "lib", [](const std::string& n) { return n.rfind("libcudart", 0) == 0; }) == 1);
+    CHECK(plan.size() == 3);
+
+    Store store({t.path / "root"});
+    Entry e = cvm::test::toolkit_entry("11.8.89", usr);
+    e.origin = usr;
+    store.add_imported(e, false, plan);
+    auto back = store.find(Kind::Cuda, "11.8.89");
+    REQUIRE(back);
+    CHECK(back->imported);
+    CHECK(back->origin == usr);
+    CHECK(back->path == t.path / "root" / "cuda" / "11.8.89" / "root");
+    CHECK(fs::is_symlink(back->path / "bin" / "nvcc"));
+    CHECK(!fs::exists(back->path / "bin" / "ls"));
+    CHECK(fs::exists(back->path / "include" / "cuda_runtime.h"));
+    CHECK(fs::exists(back->path / "lib64" / "libcudart.so.11.0"));
+    CHECK(!fs::exists(back->path / "lib64" / "libcurl.so.4"));
+    // Listing shows where the files are; forgetting it removes the links, never their targets.
+    auto listed = store.brief(Kind::Cuda);
+    REQUIRE(listed.items.size() == 1);
+    CHECK(listed.items[0].path == usr.u8string());
+    store.remove(Kind::Cuda, "11.8.89");
+    CHECK(fs::exists(usr / "bin" / "nvcc"));
+    CHECK(fs::exists(usr / "include" / "cuda_runtime.h"));
+}
