@@ -1,12 +1,16 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "core/cudnn_layouts.h"
 #include "core/detect.h"
+#include "core/discover.h"
 #include "core/shims.h"
 #include "platform/platform.h"
+#include "registry/registry.h"
 #include "toolchain_ids.h"
 
 namespace cvm::cli {
@@ -17,45 +21,94 @@ std::string platform_name() {
     return platform::host_os() == platform::Os::Windows ? "windows-x86_64" : "linux-x86_64";
 }
 
-// Registers one entry, or says it is already there. Returns true when something was added.
-bool register_entry(const Store& store, Entry e) {
+// A folder with neither a toolkit nor a cuDNN (--detect passes over it with a short line).
+class NothingToImport : public UsageError {
+public:
+    using UsageError::UsageError;
+};
+
+// How one run of `cvm import` registers: `found` says where --detect found the folder (for
+// its messages); entries whose source changed are replaced; what was registered in this run is
+// not reported twice (a wheel is reached from <site-packages>/nvidia and from nvidia/cudnn).
+struct ImportRun {
+    std::string found;
+    std::set<std::string> refresh;    // "<kind>/<id>" of entries to re-read
+    std::set<std::string> registered; // "<kind>/<id>" registered or confirmed in this run
+};
+
+fs::path source_of(const Entry& e) { return e.origin.empty() ? e.path : e.origin; }
+
+// The file whose size and time tell a toolkit import has changed (cuDNN imports bring theirs).
+std::string toolkit_stamp(const fs::path& dir) {
+    for (const char* f : {"version.json", "version.txt", "bin/nvcc", "bin/nvcc.exe", "include/cuda.h"}) {
+        std::string s = source_stamp(dir / fs::u8path(f));
+        if (!s.empty()) return s;
+    }
+    return {};
+}
+
+// Registers one entry (with the links of its assembled root, if any), or says it is already
+// there. Returns true when something was added.
+bool register_entry(const Store& store, Entry e, ImportRun& run, const std::vector<RootLink>& plan = {}) {
+    if (e.kind == Kind::Cuda && e.stamp.empty()) e.stamp = toolkit_stamp(source_of(e));
+    const std::string key = std::string(kind_dir(e.kind)) + "/" + e.id;
+    const std::string where = run.found.empty() ? "" : " (" + run.found + ")";
+    const std::string what = std::string(kind_dir(e.kind)) + " " + e.id;
+    if (!run.registered.insert(key).second) return false;
     if (auto existing = store.find(e.kind, e.id)) {
         std::error_code ec;
         if (existing->layer != 0) {
             // A shared read-only store has it too: the user's own copy takes precedence.
-            store.add_imported(e);
-            note("imported " + std::string(kind_dir(e.kind)) + " " + e.id + " from " + e.path.u8string() +
+            store.add_imported(e, false, plan);
+            note("imported " + what + " from " + source_of(e).u8string() + where +
                  "; it hides the one in the read-only store " + store.layers()[existing->layer].u8string());
             return true;
         }
-        if (fs::equivalent(existing->path, e.path, ec)) {
-            note(std::string(kind_dir(e.kind)) + " " + e.id + " from " + e.path.u8string() + " is already registered");
+        if (fs::equivalent(source_of(*existing), source_of(e), ec)) {
+            if (run.refresh.count(key)) {
+                store.add_imported(e, true, plan);
+                note("re-read " + what + " from " + source_of(e).u8string() + where + ": its files changed");
+                return true;
+            }
+            note(what + " from " + source_of(e).u8string() + " is already registered");
             return false;
         }
-        throw Failure(std::string(kind_dir(e.kind)) + " " + e.id + " is already in the store at " +
-                      existing->path.u8string() + "; run `cvm uninstall " + e.id + "` first");
+        throw Failure(what + " is already in the store at " + source_of(*existing).u8string() +
+                      "; run `cvm uninstall " + e.id + "` first");
     }
-    store.add_imported(e);
-    note("imported " + std::string(kind_dir(e.kind)) + " " + e.id + " from " + e.path.u8string());
+    store.add_imported(e, false, plan);
+    note("imported " + what + " from " + source_of(e).u8string() + where);
     return true;
 }
 
-// Registers what `path` holds (a toolkit, a cuDNN build, or both). Returns true when something
-// new was added.
-bool import_folder(const Store& store, fs::path path, const std::optional<Version>& cuda_override) {
+// The registry's releases with these three numbers, for an extracted archive that lost its name.
+std::vector<KnownCudnnRelease> registry_cudnn_releases(const Version& three) {
+    std::vector<KnownCudnnRelease> out;
+    try {
+        static const registry::Registry reg = registry::load_default_registry();
+        for (const auto* r : registry::find_cudnn_releases(reg, three)) {
+            KnownCudnnRelease k;
+            k.version = r->version;
+            for (const auto& b : r->builds) k.cuda_variants.push_back(b.cuda);
+            out.push_back(std::move(k));
+        }
+    } catch (const std::exception&) {
+        // No registry: the folder name or --cuda must say.
+    }
+    return out;
+}
+
+// Registers what `path` holds (a toolkit, a cuDNN build, or both). Nothing is registered when
+// either cannot be read. Returns true when a toolkit was added (its shims are then needed).
+bool import_folder(const Store& store, fs::path path, const std::optional<Version>& cuda_override,
+                   ImportRun& run) {
     std::error_code ec;
     path = fs::canonical(path, ec);
     if (ec) throw UsageError("import: cannot read " + path.u8string() + ": " + ec.message());
     if (path.u8string().find_first_of("\r\n") != std::string::npos)
         throw UsageError("import: the folder name contains a line break; rename the folder");
     FolderFacts facts = detect_folder(path);
-    if (!facts.toolkit && !facts.cudnn)
-        throw UsageError("import: " + path.u8string() +
-                         " holds neither a CUDA toolkit (bin/nvcc, include/cuda.h, version.json) nor a cuDNN build "
-                         "(include/cudnn_version.h with libcudnn*); point at the folder that contains include/");
-    fs::create_directories(store.root());
-    std::optional<Version> toolkit_version;
-    bool added = false;
+    std::optional<Entry> toolkit;
     if (facts.toolkit) {
         ToolkitIdentity id = toolkit_identity(*facts.toolkit);
         if (!id.version)
@@ -72,79 +125,84 @@ bool import_folder(const Store& store, fs::path path, const std::optional<Versio
         e.bin_dirs = facts.toolkit->bin_dirs;
         e.platform = platform_name();
         e.note = id.how;
-        toolkit_version = e.version;
-        added |= register_entry(store, e);
+        toolkit = e;
     }
-    if (facts.cudnn) {
-        Entry e;
-        e.kind = Kind::Cudnn;
-        e.version = facts.cudnn->version;
-        std::optional<Version> variant = cuda_override ? cuda_override : facts.cudnn->cuda;
-        if (!variant && toolkit_version) {
-            // cuDNN copied into a toolkit: built for that toolkit's CUDA. Builds since 8.3 are
-            // made per CUDA major, older ones per minor.
-            bool per_major = e.version.major() > 8 || (e.version.major() == 8 && e.version.minor() >= 3);
-            variant = per_major ? Version{{toolkit_version->major()}}
-                                : Version{{toolkit_version->major(), toolkit_version->minor()}};
-        }
-        if (!variant)
-            throw UsageError("import: cannot tell which CUDA the cuDNN " + e.version.str() + " in " + path.u8string() +
-                             " was built for; rerun with --cuda 12 (or --cuda 11.2 for builds before 8.3)");
-        e.cuda = *variant;
-        e.id = CudnnId{e.version, e.cuda}.str();
-        e.path = path;
-        e.imported = true;
-        e.include_dirs = facts.cudnn->include_dirs;
-        e.lib_dirs = facts.cudnn->lib_dirs;
-        e.bin_dirs = facts.cudnn->bin_dirs;
-        e.platform = platform_name();
-        e.note = "version from " + facts.cudnn->evidence;
-        added |= register_entry(store, e);
+    std::optional<CudnnImport> cudnn;
+    try {
+        cudnn = cudnn_import_of(path, platform::host_os(), cuda_override,
+                                toolkit ? std::optional<Version>(toolkit->version) : std::nullopt,
+                                registry_cudnn_releases);
+    } catch (const CudnnImportError& e) {
+        throw UsageError(e.what());
     }
-    return added && facts.toolkit;
+    if (!toolkit && !cudnn)
+        throw NothingToImport("import: " + path.u8string() +
+                         " holds neither a CUDA toolkit (bin/nvcc, include/cuda.h, version.json) nor a cuDNN build "
+                         "(include/cudnn_version.h with libcudnn*, a wheel's nvidia/cudnn, an archive's cuda/, "
+                         "NVIDIA's packages under usr/); point at the folder that contains include/");
+    fs::create_directories(store.root());
+    bool added = false;
+    if (toolkit) added |= register_entry(store, *toolkit, run);
+    if (cudnn) {
+        if (!cudnn->warning.empty()) note("warning: " + cudnn->warning);
+        register_entry(store, cudnn->entry, run, cudnn->plan);
+    }
+    return added;
 }
 
-// Toolkits NVIDIA's installers and packages leave: CUDA_PATH and CUDA_PATH_Vx_y variables, and
-// the default folders.
-std::vector<fs::path> installed_toolkit_folders() {
-    std::vector<fs::path> out;
-    auto add = [&](const fs::path& p) {
-        std::error_code ec;
-        if (!fs::is_directory(p, ec)) return;
-        fs::path c = fs::canonical(p, ec);
-        if (ec) return;
-        for (const auto& o : out)
-            if (o == c) return;
-        out.push_back(c);
-    };
-    for (const auto& [name, value] : platform::environment()) {
-        std::string upper = name;
-        for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-        if (upper.rfind("CUDA_PATH_V", 0) == 0 && !value.empty()) add(fs::u8path(value));
-    }
-    std::vector<fs::path> roots;
-    if (platform::host_os() == platform::Os::Windows) {
-        for (const char* var : {"ProgramFiles", "ProgramW6432"})
-            if (auto pf = platform::get_env(var))
-                roots.push_back(fs::u8path(*pf) / "NVIDIA GPU Computing Toolkit" / "CUDA");
-    } else {
-        roots = {"/usr/local", "/opt"};
-    }
-    for (const auto& root : roots) {
-        std::error_code ec;
-        std::vector<fs::path> found;
-        for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-            std::string n = it->path().filename().u8string();
-            bool match = platform::host_os() == platform::Os::Windows
-                             ? (n.size() > 1 && (n[0] == 'v' || n[0] == 'V'))
-                             : n.rfind("cuda-", 0) == 0;
-            if (match) found.push_back(it->path());
+std::string key_of(const Entry& e) { return std::string(kind_dir(e.kind)) + "/" + e.id; }
+
+// --detect: re-reads imports whose files changed, reports those whose folder is gone, then
+// imports every folder discovery finds. Returns true when a toolkit was added.
+bool import_detected(const Store& store) {
+    bool rehash_needed = false;
+    ImportRun run;
+    std::vector<Entry> changed;
+    for (Kind k : {Kind::Cuda, Kind::Cudnn})
+        for (Entry& e : store.list(k)) {
+            if (!e.imported || e.layer != 0) continue;
+            SourceState st = source_state(source_of(e), e.stamp);
+            if (st == SourceState::Gone)
+                note(std::string(kind_dir(k)) + " " + e.id + ": its folder " + source_of(e).u8string() +
+                     " is gone; run `cvm uninstall " + e.id + "`");
+            else if (st == SourceState::Changed)
+                changed.push_back(std::move(e));
         }
-        std::sort(found.begin(), found.end());
-        for (const auto& f : found) add(f);
+    for (const auto& e : changed) run.refresh.insert(key_of(e));
+    std::vector<fs::path> done;
+    for (const auto& e : changed) {
+        std::error_code ec;
+        done.push_back(fs::canonical(source_of(e), ec));
+        run.found = "changed since it was imported";
+        try {
+            // A cuDNN imported with --cuda keeps the CUDA it was given.
+            rehash_needed |= import_folder(store, source_of(e), e.kind == Kind::Cudnn ? std::optional<Version>(e.cuda)
+                                                                                        : std::nullopt, run);
+            if (!run.registered.count(key_of(e))) {
+                store.remove(e.kind, e.id);
+                note("forgot " + std::string(kind_dir(e.kind)) + " " + e.id + ": " + source_of(e).u8string() +
+                     " no longer holds it");
+            }
+        } catch (const std::exception& x) {
+            note("skipped " + source_of(e).u8string() + ": " + x.what());
+        }
     }
-    if (auto cp = platform::get_env("CUDA_PATH"); cp && !cp->empty()) add(fs::u8path(*cp));
-    return out;
+    auto folders = discover_folders(discover_inputs_from_environment());
+    if (folders.empty() && changed.empty())
+        note("found no CUDA toolkit or cuDNN (CUDA_PATH*, default folders, /usr, conda environments, python wheels)");
+    for (const auto& f : folders) {
+        std::error_code ec;
+        if (std::find(done.begin(), done.end(), fs::canonical(f.dir, ec)) != done.end()) continue;
+        run.found = f.found;
+        try {
+            rehash_needed |= import_folder(store, f.dir, std::nullopt, run);
+        } catch (const NothingToImport&) {
+            note("nothing to import in " + f.dir.u8string() + " (" + f.found + ")");
+        } catch (const std::exception& x) {
+            note("skipped " + f.dir.u8string() + " (" + f.found + "): " + x.what());
+        }
+    }
+    return rehash_needed;
 }
 
 } // namespace
@@ -157,8 +215,9 @@ void register_import(CLI::App& app) {
     cmd->add_option("dir", *dir, "a toolkit folder, a cuDNN folder, or a wheel's nvidia/cudnn");
     cmd->add_option("--cuda", *cuda, "the CUDA a cuDNN folder was built for (e.g. 12 or 11.2), when its name does not say");
     cmd->add_flag("--detect", *detect,
-                  "register every toolkit NVIDIA's installers left (CUDA_PATH_V* variables, /usr/local/cuda-*, "
-                  "Program Files\\NVIDIA GPU Computing Toolkit\\CUDA\\v*)");
+                  "register every toolkit and cuDNN on this machine (CUDA_PATH*, /usr/local/cuda-*, Program Files, "
+                  "Debian's and NVIDIA's packages in /usr, conda environments, python's nvidia-* wheels); re-read "
+                  "changed imports");
     cmd->callback([dir, cuda, detect] {
         std::optional<Version> cuda_override;
         if (!cuda->empty()) {
@@ -169,22 +228,15 @@ void register_import(CLI::App& app) {
         bool rehash_needed = false;
         if (*detect) {
             if (!dir->empty()) throw UsageError("import: give either DIR or --detect, not both");
-            auto folders = installed_toolkit_folders();
-            if (folders.empty()) note("found no installed CUDA toolkit (CUDA_PATH_V* variables or default folders)");
-            for (const auto& f : folders) {
-                try {
-                    rehash_needed |= import_folder(store, f, std::nullopt);
-                } catch (const std::exception& e) {
-                    note(std::string("skipped: ") + e.what());
-                }
-            }
+            rehash_needed = import_detected(store);
         } else {
             if (dir->empty()) throw UsageError("import: give a folder (or --detect); e.g. cvm import /usr/local/cuda-12.4");
             std::error_code ec;
             fs::path path = fs::u8path(*dir);
             if (!fs::is_directory(path, ec))
                 throw UsageError("import: " + *dir + " is not a folder; give the toolkit's folder, e.g. /usr/local/cuda-12.4");
-            rehash_needed = import_folder(store, path, cuda_override);
+            ImportRun run;
+            rehash_needed = import_folder(store, path, cuda_override, run);
         }
         if (rehash_needed) {
             std::error_code e2;

@@ -55,6 +55,10 @@ void register_list(CLI::App& app) {
                 for (const Entry& e : listed[static_cast<int>(k)]) {
                     nlohmann::json j = entry_json(store, e);
                     j["active"] = is_active(active, k, e.id);
+                    // An import's folder may have gone or changed since (`cvm import --detect`).
+                    if (e.imported)
+                        j["source_state"] =
+                            source_state_name(source_state(e.origin.empty() ? e.path : e.origin, e.stamp));
                     items.push_back(std::move(j));
                 }
                 doc[kind_dir(k)] = std::move(items);
@@ -89,6 +93,11 @@ void register_list(CLI::App& app) {
                 out += e.path;
                 out += "  (";
                 out += e.imported ? "imported" : "installed";
+                if (e.imported) {
+                    SourceState st = source_state(fs::u8path(e.path), e.stamp);
+                    if (st == SourceState::Gone) out += ", source gone";
+                    if (st == SourceState::Changed) out += ", changed: run cvm import --detect";
+                }
                 if (e.layer != 0) out += ", read-only store " + store.layers()[e.layer].u8string();
                 out += ")\n";
             }

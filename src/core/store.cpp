@@ -60,6 +60,7 @@ std::string serialize_entry(const Entry& e) {
     for (const auto& c : e.components) out << "component=" << c << "\n";
     for (const auto& a : e.archives) out << "archive=" << a.sha256 << " " << a.name << " " << a.url << "\n";
     if (!e.note.empty()) out << "note=" << e.note << "\n";
+    if (!e.stamp.empty()) out << "stamp=" << e.stamp << "\n";
     return out.str();
 }
 
@@ -125,12 +126,39 @@ Entry parse_entry(const std::string& text, const fs::path& dir, const std::strin
             e.archives.push_back(a);
         } else if (key == "note") {
             e.note = value;
+        } else if (key == "stamp") {
+            e.stamp = value;
         }
         // Unknown keys are ignored, so newer cvm versions can add some.
     }
     if (!have_kind || e.id.empty() || e.version.empty()) throw bad("kind, id or version missing");
     if (!e.imported || e.path.empty()) e.path = dir / "root";
     return e;
+}
+
+std::string source_stamp(const fs::path& file) {
+    std::error_code ec;
+    auto size = fs::file_size(file, ec);
+    if (ec) return {};
+    auto time = fs::last_write_time(file, ec);
+    if (ec) return {};
+    return std::to_string(size) + " " + std::to_string(time.time_since_epoch().count()) + " " +
+           file.u8string();
+}
+
+SourceState source_state(const fs::path& source, std::string_view stamp) {
+    std::error_code ec;
+    if (!fs::is_directory(source, ec)) return SourceState::Gone;
+    if (stamp.empty()) return SourceState::Ok;
+    size_t s1 = stamp.find(' ');
+    size_t s2 = s1 == std::string_view::npos ? s1 : stamp.find(' ', s1 + 1);
+    if (s2 == std::string_view::npos) return SourceState::Ok; // not ours to judge
+    fs::path file = fs::u8path(stamp.substr(s2 + 1));
+    return source_stamp(file) == stamp ? SourceState::Ok : SourceState::Changed;
+}
+
+const char* source_state_name(SourceState s) {
+    return s == SourceState::Ok ? "ok" : s == SourceState::Gone ? "gone" : "changed";
 }
 
 Store::Store(std::vector<fs::path> layers) : layers_(std::move(layers)) {
@@ -222,7 +250,7 @@ LayerStamp index_stamp(const fs::path& dir) {
     auto links = fs::hard_link_count(dir, ec);
     if (ec) links = 0;
     LayerStamp s;
-    s.text = "cvm-index 2 " + std::to_string(t.time_since_epoch().count()) + " " + std::to_string(links) + "\n";
+    s.text = "cvm-index 3 " + std::to_string(t.time_since_epoch().count()) + " " + std::to_string(links) + "\n";
     auto now = fs::file_time_type::clock::now();
     s.settled = t < now && now - t >= kSettleTime;
     return s;
@@ -258,14 +286,16 @@ std::vector<Entry> Store::read_layer(size_t layer, Kind kind, const std::string&
         }
         text += id + "\n" + *entry_text + kRecordSeparator;
         const Entry& e = entries.back();
-        // Brief line: id, version, cuda, source, path; tab separated, the path last. An id with a
-        // tab or a path with a line break cannot be written so; cvm never makes either (ids are
-        // checked versions, `cvm import` refuses line breaks), so such an entry is not listed.
+        // Brief line: id, version, cuda, source, stamp, path; tab separated, the path last. An id
+        // with a tab or a path with a line break cannot be written so; cvm never makes either
+        // (ids are checked versions, `cvm import` refuses line breaks), so such an entry is not
+        // listed. A stamp that cannot be written so is left out (the folder is still checked).
         std::string path = (e.origin.empty() ? e.path : e.origin).u8string();
         if (e.id.find_first_of("\t\n") != std::string::npos || path.find('\n') != std::string::npos)
             continue;
+        std::string stamp_field = e.stamp.find_first_of("\t\n") == std::string::npos ? e.stamp : "";
         brief += e.id + "\t" + e.version.str() + "\t" + (e.kind == Kind::Cudnn ? e.cuda.str() : "") +
-                 "\t" + (e.imported ? "i" : "s") + "\t" + path + "\n";
+                 "\t" + (e.imported ? "i" : "s") + "\t" + stamp_field + "\t" + path + "\n";
     }
     // Best effort: a store we cannot write still lists, just without the index.
     auto save = [&](const fs::path& index, const std::string& content) {
@@ -373,21 +403,22 @@ Listing Store::brief(Kind kind) const {
             size_t nl = rest.find('\n');
             std::string_view line = rest.substr(0, nl);
             rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
-            std::string_view field[5];
+            std::string_view field[6];
             size_t n = 0;
-            while (n < 4) {
+            while (n < 5) {
                 size_t tab = line.find('\t');
                 if (tab == std::string_view::npos) break;
                 field[n++] = line.substr(0, tab);
                 line.remove_prefix(tab + 1);
             }
-            if (n != 4) continue;
-            field[4] = line;
+            if (n != 5) continue;
+            field[5] = line;
             ListItem item;
             item.kind = kind;
             item.id = field[0];
-            item.path = field[4];
+            item.path = field[5];
             item.imported = field[3] == "i";
+            item.stamp = field[4];
             item.layer = i;
             item.version_parts = static_cast<unsigned>(parse_version_parts(field[1], item.version, 4));
             item.cuda_parts = static_cast<unsigned>(parse_version_parts(field[2], item.cuda, 2));

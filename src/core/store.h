@@ -50,6 +50,9 @@ struct Entry {
     std::vector<ArchiveRecord> archives;
     std::string platform; // "linux-x86_64", "windows-x86_64", ...
     std::string note;     // free text (e.g. how the version was found)
+    // Imported only: source_stamp() of the file that gave the version (or of the main
+    // library), so `cvm list` can tell when the folder changed under the entry.
+    std::string stamp;
 
     // Set when read from a store:
     size_t layer = 0;     // 0 = the writable layer
@@ -63,6 +66,16 @@ std::string serialize_entry(const Entry& e);
 // Throws std::runtime_error naming `source` on malformed content.
 Entry parse_entry(const std::string& text, const fs::path& dir, const std::string& source);
 
+// "<size> <mtime> <path>" of `file` (links followed); empty when it cannot be read.
+std::string source_stamp(const fs::path& file);
+
+// What became of an imported entry's folder since it was registered.
+enum class SourceState { Ok, Gone, Changed };
+// `source` is the imported folder (Entry::origin, else Entry::path); an empty `stamp` (entries
+// of older cvm versions) is only checked for the folder. One or two `stat` calls.
+SourceState source_state(const fs::path& source, std::string_view stamp);
+const char* source_state_name(SourceState s); // "ok", "gone", "changed"
+
 // One line of `cvm list`: read from a compact per-layer index without parsing entry files, so
 // listing hundreds of entries costs little more than listing two. The views point into the
 // Listing that holds it.
@@ -75,6 +88,7 @@ struct ListItem {
     unsigned cuda[2] = {};   // cuDNN only
     unsigned cuda_parts = 0;
     bool imported = false;
+    std::string_view stamp;  // Entry::stamp
     size_t layer = 0;
     bool version_has_prefix(const Version& prefix) const;
 };

@@ -1,6 +1,7 @@
 #include "platform/platform.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cwchar>
 #include <cstdio>
@@ -18,6 +19,8 @@
 #include <shellapi.h>
 #else
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -269,7 +272,7 @@ void exec_replace(const fs::path& program, const std::vector<std::string>& args,
 }
 
 std::optional<std::string> capture_output(const fs::path& program,
-                                          const std::vector<std::string>& args) {
+                                          const std::vector<std::string>& args, int timeout_ms) {
     SECURITY_ATTRIBUTES sa{sizeof(sa), nullptr, TRUE};
     HANDLE rd = nullptr, wr = nullptr;
     if (!CreatePipe(&rd, &wr, &sa, 0)) return std::nullopt;
@@ -290,7 +293,30 @@ std::optional<std::string> capture_output(const fs::path& program,
     std::string out;
     char buf[4096];
     DWORD got = 0;
-    while (ReadFile(rd, buf, sizeof(buf), &got, nullptr) && got > 0) out.append(buf, got);
+    if (timeout_ms > 0) {
+        // An anonymous pipe has no timed read: look before reading, until the deadline.
+        ULONGLONG deadline = GetTickCount64() + static_cast<ULONGLONG>(timeout_ms);
+        while (true) {
+            DWORD avail = 0;
+            if (!PeekNamedPipe(rd, nullptr, 0, nullptr, &avail, nullptr)) break; // writer gone
+            if (avail > 0) {
+                if (!ReadFile(rd, buf, sizeof(buf), &got, nullptr) || got == 0) break;
+                out.append(buf, got);
+                continue;
+            }
+            if (GetTickCount64() >= deadline) {
+                TerminateProcess(pi.hProcess, 1);
+                WaitForSingleObject(pi.hProcess, INFINITE);
+                CloseHandle(rd);
+                CloseHandle(pi.hThread);
+                CloseHandle(pi.hProcess);
+                return std::nullopt;
+            }
+            Sleep(10);
+        }
+    } else {
+        while (ReadFile(rd, buf, sizeof(buf), &got, nullptr) && got > 0) out.append(buf, got);
+    }
     CloseHandle(rd);
     WaitForSingleObject(pi.hProcess, INFINITE);
     CloseHandle(pi.hThread);
@@ -579,7 +605,7 @@ int run_process(const fs::path& program, const std::vector<std::string>& args,
 }
 
 std::optional<std::string> capture_output(const fs::path& program,
-                                          const std::vector<std::string>& args) {
+                                          const std::vector<std::string>& args, int timeout_ms) {
     int fds[2];
     if (pipe(fds) != 0) return std::nullopt;
     std::vector<std::string> argv_storage = args;
@@ -602,8 +628,30 @@ std::optional<std::string> capture_output(const fs::path& program,
     std::string out;
     char buf[4096];
     ssize_t n;
-    while ((n = read(fds[0], buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
-        if (n > 0) out.append(buf, static_cast<size_t>(n));
+    if (timeout_ms > 0) {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+        while (true) {
+            auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+            pollfd pfd{fds[0], POLLIN, 0};
+            int ready = left.count() > 0 ? poll(&pfd, 1, static_cast<int>(left.count())) : 0;
+            if (ready < 0 && errno == EINTR) continue;
+            if (ready <= 0) {
+                // Too slow (or poll failed): a hung interpreter must not hang cvm.
+                kill(pid, SIGKILL);
+                close(fds[0]);
+                while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+                }
+                return std::nullopt;
+            }
+            n = read(fds[0], buf, sizeof(buf));
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            out.append(buf, static_cast<size_t>(n));
+        }
+    } else {
+        while ((n = read(fds[0], buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+            if (n > 0) out.append(buf, static_cast<size_t>(n));
+    }
     close(fds[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {

@@ -62,9 +62,11 @@ fs::path current_exe();
 int run_process(const fs::path& program, const std::vector<std::string>& args,
                 const std::map<std::string, std::string>* env, std::string* error);
 
-// Run and capture stdout (for `nvcc --version`). nullopt when it cannot start.
+// Run and capture stdout (for `nvcc --version`). nullopt when it cannot start. With
+// `timeout_ms` > 0, a program still running then is killed and nullopt returned (for programs
+// found on the user's machine, such as a python that may hang).
 std::optional<std::string> capture_output(const fs::path& program,
-                                          const std::vector<std::string>& args);
+                                          const std::vector<std::string>& args, int timeout_ms = 0);
 
 // True when the file is executable by the user (Windows: by PATHEXT suffix).
 bool is_executable(const fs::path& p);
