@@ -18,24 +18,27 @@ std::string platform_name() {
 }
 
 // Registers one entry, or says it is already there. Returns true when something was added.
-bool register_entry(const Store& store, Entry e) {
+// `plan` is the assembled root of a scattered import (then e.origin says where its files are).
+bool register_entry(const Store& store, Entry e, const std::vector<RootLink>& plan = {}) {
     if (auto existing = store.find(e.kind, e.id)) {
         std::error_code ec;
         if (existing->layer != 0) {
             // A shared read-only store has it too: the user's own copy takes precedence.
-            store.add_imported(e);
+            store.add_imported(e, false, plan);
             note("imported " + std::string(kind_dir(e.kind)) + " " + e.id + " from " + e.path.u8string() +
                  "; it hides the one in the read-only store " + store.layers()[existing->layer].u8string());
             return true;
         }
-        if (fs::equivalent(existing->path, e.path, ec)) {
+        // An assembled entry is the same import when its files come from the same place.
+        const fs::path& have = existing->origin.empty() ? existing->path : existing->origin;
+        if (fs::equivalent(have, e.origin.empty() ? e.path : e.origin, ec)) {
             note(std::string(kind_dir(e.kind)) + " " + e.id + " from " + e.path.u8string() + " is already registered");
             return false;
         }
         throw Failure(std::string(kind_dir(e.kind)) + " " + e.id + " is already in the store at " +
                       existing->path.u8string() + "; run `cvm uninstall " + e.id + "` first");
     }
-    store.add_imported(e);
+    store.add_imported(e, false, plan);
     note("imported " + std::string(kind_dir(e.kind)) + " " + e.id + " from " + e.path.u8string());
     return true;
 }
@@ -48,32 +51,26 @@ bool import_folder(const Store& store, fs::path path, const std::optional<Versio
     if (ec) throw UsageError("import: cannot read " + path.u8string() + ": " + ec.message());
     if (path.u8string().find_first_of("\r\n") != std::string::npos)
         throw UsageError("import: the folder name contains a line break; rename the folder");
+    // Read before anything is registered, so a toolkit that cannot be read leaves the store as it was.
+    std::optional<ToolkitImport> toolkit;
+    try {
+        toolkit = toolkit_import_of(path, platform::host_os(), toolkit_identity);
+    } catch (const std::runtime_error& e) {
+        throw UsageError(std::string("import: ") + e.what());
+    }
     FolderFacts facts = detect_folder(path);
-    if (!facts.toolkit && !facts.cudnn)
+    if (!toolkit && !facts.cudnn)
         throw UsageError("import: " + path.u8string() +
-                         " holds neither a CUDA toolkit (bin/nvcc, include/cuda.h, version.json) nor a cuDNN build "
+                         " holds neither a CUDA toolkit (bin/nvcc, include/cuda.h, version.json; or Debian's, conda's or pip's scattered layouts) nor a cuDNN build "
                          "(include/cudnn_version.h with libcudnn*); point at the folder that contains include/");
     fs::create_directories(store.root());
     std::optional<Version> toolkit_version;
     bool added = false;
-    if (facts.toolkit) {
-        ToolkitIdentity id = toolkit_identity(*facts.toolkit);
-        if (!id.version)
-            throw UsageError("import: cannot tell the CUDA version of " + path.u8string() +
-                             " (no version.json, version.txt, include/cuda.h or working bin/nvcc)");
-        Entry e;
-        e.kind = Kind::Cuda;
-        e.version = *id.version;
-        e.id = e.version.str();
-        e.path = path;
-        e.imported = true;
-        e.include_dirs = facts.toolkit->include_dirs;
-        e.lib_dirs = facts.toolkit->lib_dirs;
-        e.bin_dirs = facts.toolkit->bin_dirs;
+    if (toolkit) {
+        Entry e = toolkit->entry;
         e.platform = platform_name();
-        e.note = id.how;
         toolkit_version = e.version;
-        added |= register_entry(store, e);
+        added |= register_entry(store, e, toolkit->plan);
     }
     if (facts.cudnn) {
         Entry e;
@@ -101,7 +98,7 @@ bool import_folder(const Store& store, fs::path path, const std::optional<Versio
         e.note = "version from " + facts.cudnn->evidence;
         added |= register_entry(store, e);
     }
-    return added && facts.toolkit;
+    return added && toolkit;
 }
 
 // Toolkits NVIDIA's installers and packages leave: CUDA_PATH and CUDA_PATH_Vx_y variables, and
