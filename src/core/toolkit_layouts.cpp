@@ -498,7 +498,14 @@ std::optional<ToolkitImport> toolkit_import_of(const fs::path& dir, platform::Os
     if (is_dir(dir / "conda-meta")) return assemble_toolkit(dir, conda_sources(dir, os), os, identify);
 
     FolderFacts facts = detect_folder(dir, os);
-    if (!facts.toolkit) return std::nullopt;
+    const std::string undated = "cannot tell the CUDA version of " + dir.u8string() +
+                                " (no version.json, version.txt, CUDA_VERSION in include/cuda.h or working bin/nvcc)";
+    if (!facts.toolkit) {
+        // nvcc or cuda.h without anything that dates them: a toolkit, but not one to guess at.
+        if (is_file(dir / "bin" / (win ? "nvcc.exe" : "nvcc")) || is_file(dir / "include" / "cuda.h"))
+            throw std::runtime_error(undated);
+        return std::nullopt;
+    }
     if (is_shared_bin(dir / "bin", os)) {
         // nvcc among other programs (/usr, /usr/local): only CUDA's files go into the entry.
         Sources s = prefix_sources(dir, os);
@@ -506,9 +513,7 @@ std::optional<ToolkitImport> toolkit_import_of(const fs::path& dir, platform::Os
         return assemble_toolkit(dir, s, os, identify);
     }
     ToolkitIdentity id = identify(*facts.toolkit);
-    if (!id.version)
-        throw std::runtime_error("cannot tell the CUDA version of " + dir.u8string() +
-                                 " (no version.json, version.txt, include/cuda.h or working bin/nvcc)");
+    if (!id.version) throw std::runtime_error(undated);
     ToolkitImport out;
     Entry& e = out.entry;
     e.kind = Kind::Cuda;
