@@ -499,7 +499,8 @@ std::optional<ToolkitImport> toolkit_import_of(const fs::path& dir, platform::Os
 
     FolderFacts facts = detect_folder(dir, os);
     const std::string undated = "cannot tell the CUDA version of " + dir.u8string() +
-                                " (no version.json, version.txt, CUDA_VERSION in include/cuda.h or working bin/nvcc)";
+                                " (no version.json, version.txt, CUDA_VERSION in include/cuda.h or working bin/nvcc); "
+                                "import the toolkit's own root, the folder with version.json";
     if (!facts.toolkit) {
         // nvcc or cuda.h without anything that dates them: a toolkit, but not one to guess at.
         if (is_file(dir / "bin" / (win ? "nvcc.exe" : "nvcc")) || is_file(dir / "include" / "cuda.h"))
