@@ -9,6 +9,7 @@
 #include "core/detect.h"
 #include "core/discover.h"
 #include "core/shims.h"
+#include "core/toolkit_layouts.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
 #include "toolchain_ids.h"
@@ -107,42 +108,32 @@ bool import_folder(const Store& store, fs::path path, const std::optional<Versio
     if (ec) throw UsageError("import: cannot read " + path.u8string() + ": " + ec.message());
     if (path.u8string().find_first_of("\r\n") != std::string::npos)
         throw UsageError("import: the folder name contains a line break; rename the folder");
-    FolderFacts facts = detect_folder(path);
-    std::optional<Entry> toolkit;
-    if (facts.toolkit) {
-        ToolkitIdentity id = toolkit_identity(*facts.toolkit);
-        if (!id.version)
-            throw UsageError("import: cannot tell the CUDA version of " + path.u8string() +
-                             " (no version.json, version.txt, include/cuda.h or working bin/nvcc)");
-        Entry e;
-        e.kind = Kind::Cuda;
-        e.version = *id.version;
-        e.id = e.version.str();
-        e.path = path;
-        e.imported = true;
-        e.include_dirs = facts.toolkit->include_dirs;
-        e.lib_dirs = facts.toolkit->lib_dirs;
-        e.bin_dirs = facts.toolkit->bin_dirs;
-        e.platform = platform_name();
-        e.note = id.how;
-        toolkit = e;
+    // Both halves are read before anything is registered, so a folder that cannot be read
+    // leaves the store as it was.
+    std::optional<ToolkitImport> toolkit;
+    try {
+        toolkit = toolkit_import_of(path, platform::host_os(), toolkit_identity);
+    } catch (const std::runtime_error& e) {
+        throw UsageError(std::string("import: ") + e.what());
     }
+    if (toolkit) toolkit->entry.platform = platform_name();
     std::optional<CudnnImport> cudnn;
     try {
         cudnn = cudnn_import_of(path, platform::host_os(), cuda_override,
-                                toolkit ? std::optional<Version>(toolkit->version) : std::nullopt,
+                                toolkit ? std::optional<Version>(toolkit->entry.version) : std::nullopt,
                                 registry_cudnn_releases);
     } catch (const CudnnImportError& e) {
         throw UsageError(e.what());
     }
     if (!toolkit && !cudnn)
         throw NothingToImport("import: " + path.u8string() +
-                         " holds neither a CUDA toolkit (bin/nvcc, include/cuda.h, version.json) nor a cuDNN build "
+                         " holds neither a CUDA toolkit (bin/nvcc, include/cuda.h, version.json; or Debian's, conda's or pip's "
+                         "scattered layouts) nor a cuDNN build "
                          "(include/cudnn_version.h with libcudnn*, a wheel's nvidia/cudnn, an archive's cuda/, "
                          "NVIDIA's packages under usr/); point at the folder that contains include/");
     fs::create_directories(store.root());
     bool added = false;
-    if (toolkit) added |= register_entry(store, *toolkit, run);
+    if (toolkit) added |= register_entry(store, toolkit->entry, run, toolkit->plan);
     if (cudnn) {
         if (!cudnn->warning.empty()) note("warning: " + cudnn->warning);
         register_entry(store, cudnn->entry, run, cudnn->plan);

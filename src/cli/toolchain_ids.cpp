@@ -6,11 +6,7 @@ namespace cvm::cli {
 
 ToolkitIdentity toolkit_identity(const ToolkitFacts& t) {
     ToolkitIdentity id;
-    if (t.release) {
-        id.version = t.release;
-        id.how = "version from " + t.evidence;
-        return id;
-    }
+    if (t.release) return toolkit_identity_from_files(t);
     // A toolkit assembled from wheels (or an old one without version.json): its components'
     // versions name the release in the registry.
     if (t.cudart || t.nvcc) {
@@ -42,15 +38,7 @@ ToolkitIdentity toolkit_identity(const ToolkitFacts& t) {
             // No registry: fall through to what the files alone say.
         }
     }
-    std::optional<Version> mm = t.cuda_h;
-    const std::optional<Version>& component = t.cudart ? t.cudart : t.nvcc;
-    if (!mm && component) mm = Version{{component->major(), component->minor()}};
-    if (!mm) return id;
-    unsigned patch = component && component->parts.size() >= 3 ? component->parts[2] : 0;
-    id.version = Version{{mm->major(), mm->minor(), patch}};
-    id.how = std::string("version from include/cuda.h and the ") + (t.cudart ? "cudart" : "nvcc") +
-             " build number (release unknown to the registry)";
-    return id;
+    return toolkit_identity_from_files(t);
 }
 
 } // namespace cvm::cli

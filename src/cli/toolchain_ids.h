@@ -3,14 +3,9 @@
 #include <optional>
 #include <string>
 
-#include "core/detect.h"
+#include "core/toolkit_layouts.h"
 
 namespace cvm::cli {
-
-struct ToolkitIdentity {
-    std::optional<Version> version;
-    std::string how; // which evidence gave it, for the entry's note
-};
 
 // version.json / version.txt when present; otherwise the registry's release whose cudart or
 // nvcc matches; otherwise include/cuda.h's major.minor with the cudart (or nvcc) build number.
