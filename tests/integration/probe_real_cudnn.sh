@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cvm-probe against the real cuDNN 9.19 of the development machines (/usr/local/cuda-13.0/lib):
 # it loads, reports 91900, and without a driver fails cleanly, naming the missing driver rather
-# than blaming cuDNN. Where a driver and GPU exist it must pass instead. Skipped where absent.
+# than blaming cuDNN; with a driver library older than CUDA 13 (Debian's libcuda1) it names both
+# versions. Where a driver and GPU exist it must pass instead. Skipped where absent.
 set -euo pipefail
 source "$(dirname "$0")/lib_probe.sh"
 LIB=${CVM_TEST_CUDNN9_LIB:-/usr/local/cuda-13.0/lib}
@@ -39,6 +40,20 @@ if jq -e '.driver_version.number == 0' "$TMP/real.json" >/dev/null; then
     probe_run "$TMP/real.txt" --cudnn-major 9
     probe_expect_rc 1 "real cuDNN without a driver (text)" "$TMP/real.txt"
     grep -q '^problem \[no_driver\]: no NVIDIA driver' "$TMP/real.txt" || probe_fail "text: no_driver line"
+elif jq -e '.driver_version.number < .runtime_version.number' "$TMP/real.json" >/dev/null; then
+    # A driver's user-space library older than the runtime, as Debian's libcuda1 (CUDA 12.2) on a
+    # build machine without a GPU: the probe must say so, not blame cuDNN or claim no driver.
+    probe_expect_rc 1 "real cuDNN with an older driver" "$TMP/real.json"
+    probe_jq "$TMP/real.json" '[.problems[].kind] == ["cuda_error"]' \
+        "real cuDNN with an older driver: one CUDA problem expected"
+    probe_jq "$TMP/real.json" '.problems[0].message | test("cudaErrorInsufficientDriver.*the driver supports CUDA [0-9.]+ but the runtime is CUDA 13")' \
+        "real cuDNN with an older driver: the versions not named"
+    probe_jq "$TMP/real.json" '(.convolutions | length) == 0' \
+        "real cuDNN with an older driver: nothing should have run"
+elif jq -e '.device.count == null or .device.count == 0' "$TMP/real.json" >/dev/null; then
+    # A driver new enough but no GPU.
+    probe_expect_rc 1 "real cuDNN without a GPU" "$TMP/real.json"
+    probe_jq "$TMP/real.json" '[.problems[].kind] == ["no_device"]' "real cuDNN without a GPU: no_device expected"
 else
     # A machine with a driver: the probe must run the convolutions on its GPU and match.
     probe_expect_rc 0 "real cuDNN with a driver" "$TMP/real.json"
