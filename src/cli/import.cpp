@@ -1,6 +1,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "cli/commands.h"
@@ -34,7 +35,7 @@ public:
 struct ImportRun {
     std::string found;
     std::set<std::string> refresh;    // "<kind>/<id>" of entries to re-read
-    std::set<std::string> registered; // "<kind>/<id>" registered or confirmed in this run
+    std::map<std::string, fs::path> registered; // "<kind>/<id>" registered or confirmed in this run -> its folder
 };
 
 fs::path source_of(const Entry& e) { return e.origin.empty() ? e.path : e.origin; }
@@ -55,7 +56,15 @@ bool register_entry(const Store& store, Entry e, ImportRun& run, const std::vect
     const std::string key = std::string(kind_dir(e.kind)) + "/" + e.id;
     const std::string where = run.found.empty() ? "" : " (" + run.found + ")";
     const std::string what = std::string(kind_dir(e.kind)) + " " + e.id;
-    if (!run.registered.insert(key).second) return false;
+    if (auto [it, fresh] = run.registered.emplace(key, source_of(e)); !fresh) {
+        // Reached twice in one run (a wheel from <site-packages>/nvidia and from nvidia/cudnn),
+        // or the same release in two places: the first one found is kept.
+        std::error_code ec;
+        if (!fs::equivalent(it->second, source_of(e), ec))
+            note(what + " in " + source_of(e).u8string() + where + " is the same release as the one from " +
+                 it->second.u8string() + ", which is kept");
+        return false;
+    }
     if (auto existing = store.find(e.kind, e.id)) {
         std::error_code ec;
         if (existing->layer != 0) {

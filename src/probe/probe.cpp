@@ -788,11 +788,16 @@ void Prober::check_selected(const char* what, const std::vector<std::string>& ex
     for (const auto& module : report_.cuda_modules) {
         if (!is_kind(module.real_path) && !is_kind(module.path)) continue;
         const std::string& real = module.real_path;
-        auto slash = real.find_last_of("/\\");
-        std::string folder = slash == std::string::npos ? "." : real.substr(0, slash);
+        auto folder_of = [](const std::string& file) {
+            auto slash = file.find_last_of("/\\");
+            return slash == std::string::npos ? std::string(".") : file.substr(0, slash);
+        };
+        // A selection may be a folder of links (an assembled root for a system cuDNN): the
+        // folder the loader found the file in counts as well as where the file really is.
         bool inside = false;
         for (const auto& dir : expected)
-            inside = inside || os::same_folder(folder, dir);
+            inside = inside || os::same_folder(folder_of(real), dir) ||
+                     (!module.path.empty() && os::same_folder(folder_of(module.path), dir));
         if (!inside)
             report_.add_problem(problem::kNotSelected,
                                 real + " was loaded, but the selected " + what + " is in " +

@@ -8,21 +8,9 @@ export HOME="$TEST_TMP/home"
 M="$TEST_TMP/machine"
 export CVM_DETECT_ROOT="$M"
 
-# NVIDIA's packages libcudnn9-cuda-13 and libcudnn9-dev-cuda-13.
-lib="$M/usr/lib/x86_64-linux-gnu" inc="$M/usr/include/x86_64-linux-gnu"
-mkdir -p "$lib" "$inc" "$M/etc/alternatives" "$M/var/lib/dpkg"
-printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 14\n#define CUDNN_PATCHLEVEL 0\n' > "$inc/cudnn_version_v9.h"
-echo '#include <cudnn_version_v9.h>' > "$inc/cudnn_v9.h"
-echo ops > "$inc/cudnn_ops_v9.h"
-ln -s "$inc/cudnn_v9.h" "$M/etc/alternatives/libcudnn"
-ln -s "$M/etc/alternatives/libcudnn" "$M/usr/include/cudnn.h"
-for s in "" _ops _cnn; do
-    echo elf > "$lib/libcudnn$s.so.9.14.0"
-    ln -s "libcudnn$s.so.9.14.0" "$lib/libcudnn$s.so.9"
-done
-echo zlib > "$lib/libz.so.1"
-printf 'Package: libcudnn9-cuda-13\nStatus: install ok installed\nVersion: 9.14.0.64-1\n\nPackage: libcudnn9-dev-cuda-13\nStatus: install ok installed\nVersion: 9.14.0.64-1\n' \
-    > "$M/var/lib/dpkg/status"
+# NVIDIA's packages libcudnn9-cuda-13 and libcudnn9-dev-cuda-13, and a library of another kind.
+make_apt_cudnn "$M" 9.14.0.64 13
+echo zlib > "$M/usr/lib/x86_64-linux-gnu/libz.so.1"
 
 # A conda environment with conda-forge's cudnn for CUDA 12.
 envdir="$TEST_TMP/conda/envs/dl"
@@ -35,6 +23,15 @@ printf '%s\n' "$envdir" > "$HOME/.conda/environments.txt"
 site="$TEST_TMP/py/lib/python3.12/site-packages"
 make_cudnn "$site/nvidia/cudnn" 9.19.0
 mkdir -p "$site/nvidia_cudnn_cu13-9.19.0.56.dist-info"
+# ...and the CUDA 13.0.2 wheels (nvidia/cu13), the same release as NVIDIA's installer left in
+# /usr/local/cuda-13.0: one is registered, the other named as the same release.
+mkdir -p "$site/nvidia/cu13/bin" "$site/nvidia/cu13/include" "$site/nvidia/cu13/lib"
+printf '#!/bin/sh\necho wheel nvcc\n' > "$site/nvidia/cu13/bin/nvcc"
+chmod +x "$site/nvidia/cu13/bin/nvcc"
+printf '#define CUDA_VERSION 13000\n' > "$site/nvidia/cu13/include/cuda.h"
+: > "$site/nvidia/cu13/lib/libcudart.so.13"
+mkdir -p "$site/nvidia_cuda_nvcc-13.0.88.dist-info" "$site/nvidia_cuda_runtime-13.0.96.dist-info"
+make_toolkit "$M/usr/local/cuda-13.0" 13.0.2
 printf '#!/bin/sh\necho %s\necho %s\n' "$site" "$site" > "$TEST_TMP/python3"
 chmod +x "$TEST_TMP/python3"
 export CVM_PYTHON="$TEST_TMP/python3"
@@ -43,6 +40,8 @@ expect_rc 0 "$CVM" import --detect
 assert_contains "$ERR" "imported cudnn 9.14.0.64-cuda13 from $M/usr (NVIDIA's cuDNN packages)"
 assert_contains "$ERR" "imported cudnn 9.1.0.70-cuda12 from $envdir (conda environment in ~/.conda/environments.txt)"
 assert_contains "$ERR" "imported cudnn 9.19.0.56-cuda13 from $site/nvidia/cudnn (pip wheels of $TEST_TMP/python3)"
+assert_contains "$ERR" "imported cuda 13.0.2 from $M/usr/local/cuda-13.0"
+assert_contains "$ERR" "cuda 13.0.2 in $site/nvidia (pip wheels of $TEST_TMP/python3) is the same release as the one from $M/usr/local/cuda-13.0, which is kept"
 expect_rc 0 "$CVM" list cudnn
 assert_contains "$OUT" "9.14.0.64-cuda13       $M/usr  (imported)"
 # The system cuDNN's assembled root: de-versioned headers, cuDNN's libraries only.
@@ -52,8 +51,6 @@ r="$CVM_ROOT/cudnn/9.14.0.64-cuda13/root"
 [[ ! -e $r/lib/libz.so.1 ]] || fail "a non-cuDNN library is in $r"
 # With a toolkit: CUDNN_PATH is that root, the merged view shows cuDNN, no system folder on
 # LD_LIBRARY_PATH.
-make_toolkit "$TEST_TMP/cuda-13.0" 13.0.2
-expect_rc 0 "$CVM" import "$TEST_TMP/cuda-13.0"
 expect_rc 0 "$CVM" exec --version 13.0+9.14 -- sh -c 'echo "$CUDNN_PATH"; echo "$LD_LIBRARY_PATH"; test -f "$CUDA_PATH/include/cudnn_version.h" && test -e "$CUDA_PATH/lib64/libcudnn.so.9" && echo view-ok'
 assert_contains "$OUT" "$r"
 assert_contains "$OUT" "view-ok"
@@ -78,7 +75,7 @@ assert_contains "$ERR" "cudnn 9.1.0.70-cuda12: its folder $envdir is gone; run \
 expect_rc 0 "$CVM" uninstall 9.1.0.70-cuda12
 
 # A source changed under its entry (a package upgrade touches the library): marked, re-read.
-touch -d '+1 hour' "$lib/libcudnn.so.9.14.0"
+touch -d '+1 hour' "$M/usr/lib/x86_64-linux-gnu/libcudnn.so.9.14.0"
 expect_rc 0 "$CVM" list cudnn
 assert_contains "$OUT" "9.14.0.64-cuda13       $M/usr  (imported, changed: run cvm import --detect)"
 expect_rc 0 "$CVM" import --detect

@@ -51,6 +51,33 @@ EOS
     : > "$dir/lib64/libcudart.so.$major"
 }
 
+# make_apt_cudnn ROOT VERSION(4 numbers) CUDA_MAJOR: NVIDIA's apt packages libcudnnN-cuda-M and
+# libcudnnN-dev-cuda-M under ROOT (usr/lib/x86_64-linux-gnu, versioned headers chosen through
+# etc/alternatives, var/lib/dpkg/status), with placeholder libraries unless LIBS_FROM names a
+# folder whose libcudnn*.so.N files are copied in.
+make_apt_cudnn() {
+    local m=$1 version=$2 cuda=$3
+    IFS=. read -r ma mi pa _ <<<"$version"
+    local lib="$m/usr/lib/x86_64-linux-gnu" inc="$m/usr/include/x86_64-linux-gnu"
+    mkdir -p "$lib" "$inc" "$m/etc/alternatives" "$m/var/lib/dpkg"
+    printf '#define CUDNN_MAJOR %s\n#define CUDNN_MINOR %s\n#define CUDNN_PATCHLEVEL %s\n' "$ma" "$mi" "$pa" \
+        > "$inc/cudnn_version_v$ma.h"
+    echo "#include <cudnn_version_v$ma.h>" > "$inc/cudnn_v$ma.h"
+    echo ops > "$inc/cudnn_ops_v$ma.h"
+    ln -s "$inc/cudnn_v$ma.h" "$m/etc/alternatives/libcudnn"
+    ln -s "$m/etc/alternatives/libcudnn" "$m/usr/include/cudnn.h"
+    for s in "" _ops _cnn _graph _adv _heuristic _engines_precompiled _engines_runtime_compiled; do
+        if [ -n "${LIBS_FROM:-}" ] && [ -e "$LIBS_FROM/libcudnn$s.so.$ma" ]; then
+            cp "$LIBS_FROM/libcudnn$s.so.$ma" "$lib/libcudnn$s.so.$ma.$mi.$pa"
+        else
+            echo elf > "$lib/libcudnn$s.so.$ma.$mi.$pa"
+        fi
+        ln -s "libcudnn$s.so.$ma.$mi.$pa" "$lib/libcudnn$s.so.$ma"
+    done
+    printf 'Package: libcudnn%s-cuda-%s\nStatus: install ok installed\nVersion: %s-1\n\nPackage: libcudnn%s-dev-cuda-%s\nStatus: install ok installed\nVersion: %s-1\n' \
+        "$ma" "$cuda" "$version" "$ma" "$cuda" "$version" > "$m/var/lib/dpkg/status"
+}
+
 # make_cudnn DIR VERSION(3 numbers): a fake cuDNN folder in the redist layout.
 make_cudnn() {
     local dir=$1 version=$2

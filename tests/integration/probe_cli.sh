@@ -61,6 +61,21 @@ printf '%s\n' "$OUT" >"$T/other.json"
 probe_jq "$T/other.json" 'any(.problems[]; .kind == "not_selected" and (.message | contains("reports cuDNN 9.14.0, but the selection is cuDNN 9.19.0")))' \
     "cvm probe: a cuDNN of another version in the selected folder"
 
+# NVIDIA's system cuDNN packages (9.14.0.64 for CUDA 13): imported as a root of links to the
+# multiarch folder, the probe loads the libraries through those links, which counts as selected.
+LIBS_FROM="$T/fakes" make_apt_cudnn "$T/machine" 9.14.0.64 13
+expect_rc 0 "$CVM" import "$T/machine/usr"
+mkdir -p "$T/system-project"
+(
+    cd "$T/system-project"
+    expect_rc 0 "$CVM" use 13+9.14
+    FAKE_CUDNN_VERSION=91400 expect_rc 0 "$CVM" probe --json
+    printf '%s\n' "$OUT" >"$T/system.json"
+)
+probe_jq "$T/system.json" '.ok and .problems == []' "cvm probe of a system cuDNN through its root of links: not ok"
+probe_jq "$T/system.json" "[.libraries[].real_path] | index(\"$T/machine/usr/lib/x86_64-linux-gnu/libcudnn.so.9.14.0\") != null" \
+    "cvm probe of a system cuDNN: the packaged file"
+
 # Without cvm's environment, the same stray folder wins and the mixture shows.
 LD_LIBRARY_PATH="$T/stray:$CUDNN_LIB:$T/cuda-13.0/lib64" probe_run "$T/plain.json" --json
 probe_expect_rc 1 "plain cvm-probe with a stray sub-library" "$T/plain.json"
