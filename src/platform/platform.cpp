@@ -315,6 +315,28 @@ bool is_executable(const fs::path& p) {
     return false;
 }
 
+static std::optional<FileId> handle_id(const fs::path& p) {
+    // FILE_FLAG_BACKUP_SEMANTICS lets folders open too; no access right is needed for the index.
+    HANDLE h = CreateFileW(p.wstring().c_str(), 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                           nullptr, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+    if (h == INVALID_HANDLE_VALUE) return std::nullopt;
+    BY_HANDLE_FILE_INFORMATION info;
+    BOOL ok = GetFileInformationByHandle(h, &info);
+    CloseHandle(h);
+    if (!ok) return std::nullopt;
+    FileId id;
+    id.device = info.dwVolumeSerialNumber;
+    id.inode = (static_cast<std::uint64_t>(info.nFileIndexHigh) << 32) | info.nFileIndexLow;
+    return id;
+}
+
+std::optional<FileId> file_id(const fs::path& p) { return handle_id(p); }
+
+std::optional<FileId> executable_id(const fs::path& p) {
+    if (!is_executable(p)) return std::nullopt;
+    return handle_id(p);
+}
+
 // A directory junction needs no administrator rights, unlike a directory symlink. Returns 0, or
 // the Windows error code.
 static DWORD make_junction(const fs::path& target, const fs::path& link) {
@@ -616,6 +638,22 @@ bool is_executable(const fs::path& p) {
     struct stat st;
     if (stat(p.c_str(), &st) != 0) return false;
     return S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;
+}
+
+std::optional<FileId> file_id(const fs::path& p) {
+    struct stat st;
+    if (stat(p.c_str(), &st) != 0) return std::nullopt;
+    return FileId{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+std::optional<FileId> executable_id(const fs::path& p) {
+    struct stat st;
+    if (stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    // The mode bits answer for most files without a second system call; access() has the final
+    // word (root, ACLs, noexec mounts are its business).
+    if ((st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) == 0 || access(p.c_str(), X_OK) != 0)
+        return std::nullopt;
+    return FileId{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
 }
 
 void make_link(const fs::path& target, const fs::path& link, bool is_directory) {

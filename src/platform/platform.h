@@ -69,6 +69,19 @@ std::optional<std::string> capture_output(const fs::path& program,
 // True when the file is executable by the user (Windows: by PATHEXT suffix).
 bool is_executable(const fs::path& p);
 
+// What makes a file the same file under any name: device and inode (Windows: volume serial and
+// file index). Links are followed, so a symlink and its target compare equal; a copy does not.
+struct FileId {
+    std::uint64_t device = 0, inode = 0;
+    bool operator==(const FileId& o) const { return device == o.device && inode == o.inode; }
+    bool operator!=(const FileId& o) const { return !(*this == o); }
+};
+// The identity of `p`; nullopt when it does not exist.
+std::optional<FileId> file_id(const fs::path& p);
+// The identity of `p` when it is a regular file the user may execute (is_executable); nullopt
+// otherwise.
+std::optional<FileId> executable_id(const fs::path& p);
+
 // Create a link at `link` that shows `target`: a symlink where possible, else a hard link (files)
 // or a junction (directories) on Windows. Never a copy.
 void make_link(const fs::path& target, const fs::path& link, bool is_directory);
