@@ -49,12 +49,12 @@ std::string join_ids(const std::vector<std::string>& ids) {
 // environment (plus the depth marker); `missing` is the message when there is none.
 [[noreturn]] void fall_through(std::vector<std::string>& args, const std::string& tool,
                                const fs::path& shims_dir, int depth, const std::string& missing) {
-    auto self = platform::file_id(platform::current_exe());
+    auto self = platform::file_id(platform::self_path_for_identity());
     fs::path real = find_system_tool(tool, platform::get_env("PATH").value_or(""), shims_dir, self);
     if (real.empty()) fail(127, missing);
-    auto env = platform::environment();
-    env[kShimDepthVariable] = std::to_string(depth + 1) + ":" + std::to_string(platform::process_id());
-    platform::exec_replace(real, args, env);
+    platform::set_env(kShimDepthVariable,
+                      std::to_string(depth + 1) + ":" + std::to_string(platform::process_id()));
+    platform::exec_replace(real, args);
 }
 
 } // namespace
@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
         } catch (const ResolveError& e) {
             fail(127, std::string(e.what()) + " (selected by " + sel.origin_text() + ")");
         }
-        auto self = platform::file_id(platform::current_exe());
+        auto self = platform::file_id(platform::self_path_for_identity());
         Layout layout = layout_of(r, {}, platform::host_os());
         fs::path real;
         for (const auto& dir : layout.bin_dirs) {
@@ -129,10 +129,9 @@ int main(int argc, char** argv) {
         auto changes = compute_environment(layout, platform::get_env("PATH"),
                                            platform::get_env("LD_LIBRARY_PATH"),
                                            foreign_dirs_of(store), platform::host_os());
-        auto env = platform::environment();
-        apply_changes(env, changes);
+        for (const auto& c : changes) platform::set_env(c.name, c.value);
         args[0] = real.u8string();
-        platform::exec_replace(real, args, env);
+        platform::exec_replace(real, args);
     } catch (const SelectionError& e) {
         fail(2, e.what());
     } catch (const ConfigError& e) {
