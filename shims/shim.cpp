@@ -76,8 +76,10 @@ int main(int argc, char** argv) {
                       "from PATH (see `type -a " + base + "`)");
 
     try {
-        Store store = Store::from_environment();
-        fs::path shims_dir = store.shims_dir();
+        // The selection and a fall-through need only $CVM_ROOT; the store's other layers (and
+        // so the config files that list them) are read once a toolkit is to be run.
+        fs::path root = Store::default_root();
+        fs::path shims_dir = root / "shims";
         // A stale shim of a compiler or a shell stands for the machine's own program.
         if (is_host_program(base))
             fall_through(args, tool, shims_dir, depth,
@@ -85,7 +87,7 @@ int main(int argc, char** argv) {
                                 "the stale shim " + (shims_dir / fs::u8path(tool)).u8string());
         std::error_code ec;
         fs::path cwd = fs::current_path(ec);
-        Selection sel = find_selection(cwd, platform::get_env("CVM_VERSION"), store.global_version_file());
+        Selection sel = find_selection(cwd, platform::get_env("CVM_VERSION"), root / "version");
         if (sel.origin == Selection::Origin::None)
             fall_through(args, tool, shims_dir, depth,
                          "no CUDA version is selected here and " + base +
@@ -95,6 +97,7 @@ int main(int argc, char** argv) {
             fall_through(args, tool, shims_dir, depth,
                          base + " is not installed outside cvm ('system' is selected by " +
                              sel.origin_text() + "); run `cvm use SPEC` to pick a toolkit");
+        Store store = Store::from_environment();
         Resolved r;
         try {
             r = resolve(store, sel.spec);
