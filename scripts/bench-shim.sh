@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Shim overhead, side by side in one hyperfine run: the tool called directly, through cvm's shim
-# from a folder six levels below the .cudaversion, and through pyenv's bash shim (where
-# /root/.pyenv exists). Also times `cvm env`. Prints medians and the differences.
+# from a folder six levels below the .cudaversion, through cvm's shim from a folder with no
+# selection (fall-through to the same tool later on PATH), and through pyenv's bash shim (where
+# /root/.pyenv exists). Also times `cvm env`. Prints medians, the differences and the ratios.
 # Usage: scripts/bench-shim.sh [build folder with bin/cvm]   (default: build-release, built if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,7 +38,21 @@ mkdir -p "$deep"
 cd "$deep"
 "$CVM_ROOT/shims/cvmbench"   # creates the merged view once, as the first real use would
 
+# Fall-through: nothing selected in $tmp/none; the shim runs the next cvmbench on PATH, which is
+# a copy in a folder after six others (as a machine's /usr/bin comes after the user's folders).
+mkdir -p "$tmp/none" "$tmp/sysbin"
+cp "$tk/bin/cvmbench" "$tmp/sysbin/"
+fall_path="$CVM_ROOT/shims:$tmp/p1:$tmp/p2:$tmp/p3:$tmp/p4:$tmp/p5:$tmp/p6:$tmp/sysbin"
+fall() { (cd "$tmp/none" && PATH=$fall_path "$@"); }
+[ "$(fall /bin/sh -c 'command -v cvmbench')" = "$CVM_ROOT/shims/cvmbench" ] || { echo "fall-through set-up is wrong" >&2; exit 1; }
 cmds=(-n direct "$tk/bin/cvmbench" -n cvm-shim "$CVM_ROOT/shims/cvmbench")
+if fall "$CVM_ROOT/shims/cvmbench"; then
+    cmds+=(-n direct-system "$tmp/sysbin/cvmbench"
+           -n cvm-fallthrough "env -C $tmp/none PATH=$fall_path $CVM_ROOT/shims/cvmbench"
+           -n env-direct "env -C $tmp/none PATH=$fall_path $tmp/sysbin/cvmbench")
+else
+    echo "(this build's shim does not fall through; that case is left out)" >&2
+fi
 if [ -x /root/.pyenv/libexec/pyenv ]; then
     # pyenv's own shim for the same tool, in a scratch PYENV_ROOT.
     export PYENV_ROOT="$tmp/pyenv"
@@ -65,7 +80,14 @@ for k in med:
     print(f"{k:12s} median {med[k]:8.3f} ms   mean {res[k]['mean']*1000:8.3f} ms ± {res[k]['stddev']*1000:.3f}")
 print()
 d = med["cvm-shim"] - med["direct"]
-print(f"cvm shim overhead: {d:.3f} ms over the direct call (target: at most 1 ms)  ratio {med['cvm-shim']/med['direct']:.2f}x")
+print(f"cvm shim, selected: overhead {d:.3f} ms over the direct call ({med['direct']:.3f} ms), "
+      f"overhead/direct {d/med['direct']:.2f} (target: at most 1 ms and 1.0), shim/direct {med['cvm-shim']/med['direct']:.2f}x")
+# Fall-through runs through env(1) (for the folder and PATH); its direct call goes through env too.
+if "cvm-fallthrough" in med:
+    f = med["cvm-fallthrough"] - med["env-direct"]
+    print(f"cvm shim, fall-through: overhead {f:.3f} ms over the direct call through env ({med['env-direct']:.3f} ms; "
+          f"without env {med['direct-system']:.3f} ms), overhead/direct {f/med['direct-system']:.2f} "
+          f"(target: at most 1 ms and 1.0), shim/direct {med['cvm-fallthrough']/med['env-direct']:.2f}x")
 if "pyenv-shim" in med:
     print(f"pyenv shim overhead: {med['pyenv-shim'] - med['direct']:.3f} ms; cvm's shim is {med['pyenv-shim']/med['cvm-shim']:.1f}x faster than pyenv's")
 if "nvcc-shim" in med:

@@ -1,6 +1,8 @@
 // The shim launcher. Every file in $CVM_ROOT/shims is a link to (or copy of) this program; its
 // own name says which tool to run. It resolves the selection for the current folder, sets the
-// environment of that selection and replaces itself with the real tool.
+// environment of that selection and replaces itself with the real tool. With nothing selected,
+// `system` selected, or a program no toolkit has, it runs the next program of its name on PATH
+// as if it were not there (fall-through).
 //
 // Kept small on purpose: it runs before every nvcc. No CLI parser, no TOML, no network; it reads
 // a version file, lists two store folders and reads two entry files.
@@ -37,9 +39,22 @@ std::string tool_name(const std::string& argv0) {
     return name;
 }
 
-bool same_file(const fs::path& a, const fs::path& b) {
-    std::error_code ec;
-    return fs::equivalent(a, b, ec);
+std::string join_ids(const std::vector<std::string>& ids) {
+    std::string out;
+    for (size_t i = 0; i < ids.size(); ++i) out += (i ? ", " : "") + ids[i];
+    return out;
+}
+
+// Runs the next `tool` on PATH that is neither a shim nor this launcher, with the same argv and
+// environment (plus the depth marker); `missing` is the message when there is none.
+[[noreturn]] void fall_through(std::vector<std::string>& args, const std::string& tool,
+                               const fs::path& shims_dir, int depth, const std::string& missing) {
+    auto self = platform::file_id(platform::self_path_for_identity());
+    fs::path real = find_system_tool(tool, platform::get_env("PATH").value_or(""), shims_dir, self);
+    if (real.empty()) fail(127, missing);
+    platform::set_env(kShimDepthVariable,
+                      std::to_string(depth + 1) + ":" + std::to_string(platform::process_id()));
+    platform::exec_replace(real, args);
 }
 
 } // namespace
@@ -53,52 +68,73 @@ int main(int argc, char** argv) {
     if (base == "cvm-shim")
         fail(2, "cvm-shim runs through the links in the shims folder; run `cvm rehash` and put "
                 "`cvm init` in your shell's rc file");
+    // Two copies of the launcher on PATH (one copied, not linked) would run each other forever.
+    int depth = shim_depth(platform::get_env(kShimDepthVariable), platform::process_id());
+    if (depth >= kMaxShimDepth)
+        fail(127, base + ": " + std::to_string(depth) +
+                      " cvm shims ran each other through PATH; remove the extra copy of cvm-shim "
+                      "from PATH (see `type -a " + base + "`)");
 
     try {
-        Store store = Store::from_environment();
+        // The selection and a fall-through need only $CVM_ROOT; the store's other layers (and
+        // so the config files that list them) are read once a toolkit is to be run.
+        fs::path root = Store::default_root();
+        fs::path shims_dir = root / "shims";
+        // A stale shim of a compiler or a shell stands for the machine's own program.
+        if (is_host_program(base))
+            fall_through(args, tool, shims_dir, depth,
+                         base + " is not on PATH outside cvm's shims; run `cvm rehash` to remove "
+                                "the stale shim " + (shims_dir / fs::u8path(tool)).u8string());
         std::error_code ec;
         fs::path cwd = fs::current_path(ec);
-        Selection sel = find_selection(cwd, platform::get_env("CVM_VERSION"), store.global_version_file());
+        Selection sel = find_selection(cwd, platform::get_env("CVM_VERSION"), root / "version");
         if (sel.origin == Selection::Origin::None)
-            fail(127, "no CUDA version is selected here for " + base +
-                          "; run `cvm use SPEC` (or `cvm use --global SPEC`), see `cvm list`");
-        fs::path self = platform::current_exe();
-        if (sel.spec.system) {
-            fs::path real = find_system_tool(tool, platform::get_env("PATH").value_or(""),
-                                             store.shims_dir(), self);
-            if (real.empty())
-                fail(127, base + " is not installed outside cvm ('system' is selected by " +
-                              sel.origin_text() + "); run `cvm use SPEC` to pick a toolkit");
-            args[0] = real.u8string();
-            platform::exec_replace(real, args, platform::environment());
-        }
+            fall_through(args, tool, shims_dir, depth,
+                         "no CUDA version is selected here and " + base +
+                             " is not on PATH outside cvm's shims; run `cvm use SPEC` (or `cvm use "
+                             "--global SPEC`), see `cvm list`");
+        if (sel.spec.system)
+            fall_through(args, tool, shims_dir, depth,
+                         base + " is not installed outside cvm ('system' is selected by " +
+                             sel.origin_text() + "); run `cvm use SPEC` to pick a toolkit");
+        Store store = Store::from_environment();
         Resolved r;
         try {
             r = resolve(store, sel.spec);
         } catch (const ResolveError& e) {
             fail(127, std::string(e.what()) + " (selected by " + sel.origin_text() + ")");
         }
-        fs::path view = ensure_view(store, r);
-        Layout layout = layout_of(r, view, platform::host_os());
+        auto self = platform::file_id(platform::self_path_for_identity());
+        Layout layout = layout_of(r, {}, platform::host_os());
         fs::path real;
         for (const auto& dir : layout.bin_dirs) {
             fs::path candidate = dir / fs::u8path(tool);
-            if (platform::is_executable(candidate) && !same_file(candidate, self)) {
+            auto id = platform::executable_id(candidate);
+            if (id && (!self || *id != *self)) {
                 real = candidate;
                 break;
             }
         }
-        if (real.empty())
-            fail(127, base + " is not part of CUDA " + r.toolkit.id + " (selected by " +
-                          sel.origin_text() + "); run `cvm which " + base +
-                          "` or select another toolkit with `cvm use SPEC`");
+        if (real.empty()) {
+            // Only on this path are the other toolkits' entries read.
+            auto others = toolkits_with(store, tool);
+            if (!others.empty())
+                fail(127, base + " is not part of CUDA " + r.toolkit.id + " (selected by " +
+                              sel.origin_text() + ") but of CUDA " + join_ids(others) +
+                              "; run `cvm use SPEC` to select one of them");
+            fall_through(args, tool, shims_dir, depth,
+                         base + " is not part of CUDA " + r.toolkit.id + " (selected by " +
+                             sel.origin_text() + ") nor on PATH outside cvm's shims; run `cvm which " +
+                             base + "` or select another toolkit with `cvm use SPEC`");
+        }
+        fs::path view = ensure_view(store, r);
+        if (!view.empty()) layout.cuda_path = view;
         auto changes = compute_environment(layout, platform::get_env("PATH"),
                                            platform::get_env("LD_LIBRARY_PATH"),
                                            foreign_dirs_of(store), platform::host_os());
-        auto env = platform::environment();
-        apply_changes(env, changes);
+        for (const auto& c : changes) platform::set_env(c.name, c.value);
         args[0] = real.u8string();
-        platform::exec_replace(real, args, env);
+        platform::exec_replace(real, args);
     } catch (const SelectionError& e) {
         fail(2, e.what());
     } catch (const ConfigError& e) {

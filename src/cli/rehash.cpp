@@ -7,7 +7,7 @@
 namespace cvm::cli {
 
 void register_rehash(CLI::App& app) {
-    auto* cmd = app.add_subcommand("rehash", "Make a shim for every executable of every installed toolkit");
+    auto* cmd = app.add_subcommand("rehash", "Make a shim for every CUDA program of every installed toolkit, and remove stale ones");
     cmd->callback([] {
         Store store = open_store();
         fs::path shim = shim_binary();
@@ -15,6 +15,7 @@ void register_rehash(CLI::App& app) {
         if (!fs::exists(shim, ec))
             throw Failure("the shim launcher " + shim.u8string() + " is missing; reinstall cvm (scripts/setup.sh)");
         RehashResult r = rehash(store, shim);
+        for (const auto& w : r.warnings) note("warning: " + w);
         note(std::to_string(r.total) + " shims in " + store.shims_dir().u8string() + " (" +
              std::to_string(r.created) + " new, " + std::to_string(r.removed) + " removed)");
     });

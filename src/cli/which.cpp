@@ -18,13 +18,20 @@ void register_which(CLI::App& app) {
         Selection sel = current_selection(store, std::nullopt);
         std::string name = *tool;
         if (platform::host_os() == platform::Os::Windows && fs::u8path(name).extension().empty()) name += ".exe";
-        if (sel.origin != Selection::Origin::None && sel.spec.system) {
+        // The same choices as the shim (shims/shim.cpp), fall-through included.
+        auto on_path = [&](const std::string& missing) {
             fs::path found = find_system_tool(name, platform::get_env("PATH").value_or(""),
                                               store.shims_dir(), shim_binary());
-            if (found.empty()) throw Failure(*tool + " is not on PATH ('system' is selected by " + sel.origin_text() + ")");
+            if (found.empty()) throw Failure(missing);
             std::printf("%s\n", found.u8string().c_str());
-            return;
-        }
+        };
+        if (is_host_program(name))
+            return on_path(*tool + " is not on PATH outside cvm's shims");
+        if (sel.origin == Selection::Origin::None)
+            return on_path("no CUDA version is selected here and " + *tool +
+                           " is not on PATH outside cvm's shims; run `cvm use SPEC`");
+        if (sel.spec.system)
+            return on_path(*tool + " is not on PATH ('system' is selected by " + sel.origin_text() + ")");
         Resolved r = resolve_selection(store, sel);
         Layout layout = layout_of(r, view_path(store, r), platform::host_os());
         for (const auto& dir : layout.bin_dirs) {
@@ -34,8 +41,16 @@ void register_which(CLI::App& app) {
                 return;
             }
         }
-        throw Failure(*tool + " is not part of CUDA " + r.toolkit.id + " (selected by " + sel.origin_text() +
-                      "); its tools are in " + (layout.bin_dirs.empty() ? r.toolkit.path : layout.bin_dirs.front()).u8string());
+        auto others = toolkits_with(store, name);
+        if (!others.empty()) {
+            std::string ids;
+            for (const auto& id : others) ids += (ids.empty() ? "" : ", ") + id;
+            throw Failure(*tool + " is not part of CUDA " + r.toolkit.id + " (selected by " +
+                          sel.origin_text() + ") but of CUDA " + ids + "; run `cvm use SPEC` to select one of them");
+        }
+        on_path(*tool + " is not part of CUDA " + r.toolkit.id + " (selected by " + sel.origin_text() +
+                ") nor on PATH outside cvm's shims; its tools are in " +
+                (layout.bin_dirs.empty() ? r.toolkit.path : layout.bin_dirs.front()).u8string());
     });
 }
 

@@ -73,19 +73,32 @@ static bool under(const std::string& dir, const std::string& root, platform::Os 
 
 static bool is_system_dir(const std::string& d, platform::Os os) {
     if (os == platform::Os::Windows) {
-        return d.find("\\windows") != std::string::npos && d.size() >= 3 && d[1] == ':' &&
-               d.compare(2, 8, "\\windows") == 0;
+        // C:\Windows and everything below it (System32, SysWOW64...).
+        return d.size() >= 10 && d[1] == ':' && d.compare(2, 8, "\\windows") == 0 &&
+               (d.size() == 10 || d[10] == '\\');
     }
     static const char* const system[] = {"/bin",      "/sbin",      "/usr/bin",   "/usr/sbin",
                                          "/usr/local/bin", "/usr/local/sbin", "/lib", "/lib64",
                                          "/usr/lib",  "/usr/lib64", "/usr/local/lib", "/usr/lib32",
-                                         "/lib32"};
+                                         "/lib32",    "/usr/local/lib64"};
     for (const char* s : system)
         if (d == s) return true;
     // Multiarch folders such as /usr/lib/x86_64-linux-gnu hold the distribution's own copies.
     return (d.rfind("/usr/lib/", 0) == 0 || d.rfind("/lib/", 0) == 0) &&
            d.find("-linux-gnu") != std::string::npos &&
            d.find('/', d.find("-linux-gnu")) == std::string::npos;
+}
+
+bool is_system_folder(const std::string& dir, platform::Os os) {
+    return !dir.empty() && is_system_dir(normalized(dir, os), os);
+}
+
+bool is_system_prefix(const std::string& dir, platform::Os os) {
+    if (dir.empty()) return false;
+    std::string d = normalized(dir, os);
+    if (os == platform::Os::Windows)
+        return (d.size() == 3 && d[1] == ':' && d[2] == '\\') || is_system_dir(d, os);
+    return d == "/" || d == "/usr" || d == "/usr/local" || is_system_dir(d, os);
 }
 
 static bool path_exists(const fs::path& p) {
@@ -97,10 +110,10 @@ bool is_foreign_cuda_dir(const std::string& raw, const ForeignDirs& rules, platf
                          bool library_dir) {
     if (raw.empty()) return false;
     std::string d = normalized(raw, os);
+    if (is_system_dir(d, os)) return false;
     if (!rules.shims_dir.empty() && d == normalized(rules.shims_dir.u8string(), os)) return false;
     for (const auto& layer : rules.store_layers)
         if (under(d, normalized(layer.u8string(), os), os)) return true;
-    if (is_system_dir(d, os)) return false;
     if (os == platform::Os::Windows &&
         d.find("\\nvidia gpu computing toolkit\\cuda\\") != std::string::npos)
         return true;
@@ -130,7 +143,10 @@ static std::string prepend_filtered(const std::vector<fs::path>& first,
         seen.push_back(n);
         items.push_back(item);
     };
-    for (const auto& f : first) push(f.u8string());
+    // A shared system folder is never moved to the front: it would put every other program of
+    // the machine before the user's own folders.
+    for (const auto& f : first)
+        if (!is_system_folder(f.u8string(), os)) push(f.u8string());
     if (current) {
         for (const auto& item : split_path_list(*current, os)) {
             if (item.empty()) continue;
@@ -150,11 +166,15 @@ std::vector<EnvChange> compute_environment(const Layout& layout,
     if (os == platform::Os::Windows)
         for (auto& c : cuda_path)
             if (c == '/') c = '\\';
-    out.push_back({"CUDA_PATH", cuda_path});
-    out.push_back({"CUDA_HOME", cuda_path});
+    // A toolkit registered as /usr (a distribution's package) has no prefix of its own; CUDA_HOME=/usr
+    // would make build systems search the whole system as if it were CUDA.
+    std::optional<std::string> home;
+    if (!is_system_prefix(cuda_path, os)) home = cuda_path;
+    out.push_back({"CUDA_PATH", home});
+    out.push_back({"CUDA_HOME", home});
     out.push_back({"CUDA_PATH_V" + std::to_string(layout.toolkit_version.major()) + "_" +
                        std::to_string(layout.toolkit_version.minor()),
-                   cuda_path});
+                   home});
     if (layout.cudnn_path)
         out.push_back({"CUDNN_PATH", layout.cudnn_path->u8string()});
     else

@@ -48,12 +48,24 @@ struct ForeignDirs {
 bool is_foreign_cuda_dir(const std::string& dir, const ForeignDirs& rules, platform::Os os,
                          bool library_dir);
 
+// True when `dir` is a folder the whole machine shares (/usr/bin, /bin, /usr/local/bin, /usr/lib,
+// /usr/lib/x86_64-linux-gnu, C:\Windows, C:\Windows\System32...). cvm never adds, moves or
+// removes such a folder on PATH or LD_LIBRARY_PATH, and never makes shims from one.
+bool is_system_folder(const std::string& dir, platform::Os os);
+
+// True when `dir` is a prefix the whole machine shares (/, /usr, /usr/local, C:\Windows): never
+// a value for CUDA_PATH or CUDA_HOME.
+bool is_system_prefix(const std::string& dir, platform::Os os);
+
 // Splits a PATH-style list.
 std::vector<std::string> split_path_list(const std::string& list, platform::Os os);
 std::string join_path_list(const std::vector<std::string>& items, platform::Os os);
 
 // The variable edits that activate `layout`, given the current values of PATH and
-// LD_LIBRARY_PATH. Order is stable: CUDA_PATH, CUDA_HOME, CUDA_PATH_Vx_y, CUDNN_PATH, PATH,
+// LD_LIBRARY_PATH. System folders (is_system_folder) among the layout's folders are not
+// prepended, and those in the current values stay where they are. A layout whose cuda_path is a
+// system prefix (a toolkit registered as /usr) unsets CUDA_PATH, CUDA_HOME and CUDA_PATH_Vx_y
+// rather than pointing them at the whole system. Order is stable: CUDA_PATH, CUDA_HOME, CUDA_PATH_Vx_y, CUDNN_PATH, PATH,
 // LD_LIBRARY_PATH, CVM_ACTIVE.
 std::vector<EnvChange> compute_environment(const Layout& layout,
                                            const std::optional<std::string>& current_path,

@@ -54,13 +54,11 @@ std::optional<std::string> spec_text_of(std::string_view content, int* line) {
 }
 
 std::optional<Selection> read_version_file(const fs::path& file, Selection::Origin origin) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return std::nullopt;
-    std::string content;
-    // The spec is on one of the first lines; 4 KiB holds any sane version file.
-    content.resize(4096);
-    in.read(content.data(), static_cast<std::streamsize>(content.size()));
-    content.resize(static_cast<size_t>(in.gcount()));
+    // The spec is on one of the first lines; 4 KiB holds any sane version file. A folder or a
+    // device named .cudaversion counts as absent.
+    auto text_of_file = platform::read_file(file, 4096);
+    if (!text_of_file) return std::nullopt;
+    const std::string& content = *text_of_file;
     Selection sel;
     sel.origin = origin;
     sel.file = file;
@@ -100,13 +98,13 @@ Selection find_selection(const fs::path& cwd, const std::optional<std::string>& 
         }
         return sel;
     }
-    // A .cudaversion that holds no spec is skipped, like an absent one.
-    fs::path dir = cwd;
-    while (auto file = find_project_file(dir)) {
-        if (auto sel = read_version_file(*file, Selection::Origin::ProjectFile)) return *sel;
-        fs::path parent = file->parent_path().parent_path();
-        if (parent == file->parent_path()) break;
-        dir = parent;
+    // A .cudaversion that holds no spec is skipped, like an absent one. Each folder costs one
+    // open attempt (no separate stat: the shim walks this before every nvcc).
+    for (fs::path dir = cwd; !dir.empty();) {
+        if (auto sel = read_version_file(dir / ".cudaversion", Selection::Origin::ProjectFile)) return *sel;
+        fs::path parent = dir.parent_path();
+        if (parent == dir) break;
+        dir = std::move(parent);
     }
     if (auto sel = read_version_file(global_file, Selection::Origin::Global)) return *sel;
     return Selection{};

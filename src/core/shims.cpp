@@ -22,49 +22,152 @@ fs::path shim_binary() {
     return companion_program("cvm-shim");
 }
 
+const char* const kShimDepthVariable = "CVM_SHIM_DEPTH";
+
+int shim_depth(const std::optional<std::string>& value, std::uint64_t pid) {
+    if (!value) return 0;
+    const std::string& v = *value;
+    size_t colon = v.find(':');
+    if (colon == 0 || colon == std::string::npos) return 0;
+    int depth = 0;
+    for (size_t i = 0; i < colon; ++i) {
+        if (v[i] < '0' || v[i] > '9' || depth > 1000) return 0;
+        depth = depth * 10 + (v[i] - '0');
+    }
+    // On Windows the shim starts the tool as a child, so pids never match; the count alone holds.
+    if (platform::host_os() == platform::Os::Linux && v.compare(colon + 1, std::string::npos,
+                                                                std::to_string(pid)) != 0)
+        return 0;
+    return depth;
+}
+
+static std::string lower_name(std::string name) {
+    for (auto& c : name)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".exe") == 0) name.resize(name.size() - 4);
+    return name;
+}
+
+bool is_host_program(const std::string& raw) {
+    static const char* const host[] = {
+        "cc",     "c++",    "cpp",     "gcc",     "g++",      "gfortran", "clang",  "cl",
+        "link",   "ld",     "lld",     "gold",    "as",       "ar",       "nm",     "ranlib",
+        "strip",  "objcopy", "objdump", "readelf", "make",    "cmake",    "ninja",  "sh",
+        "bash",   "dash",   "zsh",     "env",     "python",   "python3",  "perl",   "ccache",
+        "distcc", "icc",    "icpc",    "icx",     "icpx",     "nvc",      "nvc++",  "pgcc"};
+    std::string name = lower_name(raw);
+    if (name.rfind("clang", 0) == 0 || name.rfind("ld.", 0) == 0) return true;
+    // gcc-12, x86_64-linux-gnu-g++-12: drop a version suffix, then a target triplet prefix.
+    size_t dash = name.find_last_of('-');
+    if (dash != std::string::npos && dash + 1 < name.size() &&
+        name.find_first_not_of("0123456789.", dash + 1) == std::string::npos)
+        name.resize(dash);
+    if (size_t d = name.find_last_of('-'); d != std::string::npos && name.find("-linux") != std::string::npos)
+        name = name.substr(d + 1);
+    for (const char* h : host)
+        if (name == h) return true;
+    return false;
+}
+
 fs::path find_system_tool(const std::string& tool, const std::string& path_list,
-                          const fs::path& shims_dir, const fs::path& self) {
+                          const fs::path& shims_dir, const std::optional<platform::FileId>& self) {
+    std::optional<std::optional<platform::FileId>> shims_id; // looked up once, when first needed
+    std::string shims = shims_dir.u8string();
+    while (shims.size() > 1 && (shims.back() == '/' || shims.back() == '\\')) shims.pop_back();
     for (const auto& dir : split_path_list(path_list, platform::host_os())) {
         if (dir.empty()) continue;
-        std::error_code ec;
-        if (fs::equivalent(fs::u8path(dir), shims_dir, ec)) continue;
-        fs::path candidate = platform::find_executable(tool, dir);
-        if (candidate.empty() || (!self.empty() && fs::equivalent(candidate, self, ec))) continue;
+        fs::path candidate;
+        std::optional<platform::FileId> id;
+        if (platform::host_os() == platform::Os::Windows) {
+            candidate = platform::find_executable(tool, dir); // tries PATHEXT's suffixes
+            if (!candidate.empty()) id = platform::file_id(candidate);
+        } else {
+            candidate = fs::u8path(dir) / fs::u8path(tool);
+            id = platform::executable_id(candidate);
+        }
+        if (!id) continue;
+        if (self && *id == *self) continue;
+        // A copy of the launcher in the shims folder (Windows, or where links failed) is no
+        // link to it, so the folder itself is compared too.
+        std::string d = dir;
+        while (d.size() > 1 && (d.back() == '/' || d.back() == '\\')) d.pop_back();
+        if (d == shims) continue;
+        if (!shims_id) shims_id = platform::file_id(shims_dir);
+        if (*shims_id && platform::file_id(fs::u8path(dir)) == **shims_id) continue;
         return candidate;
     }
     return {};
 }
 
-std::vector<std::string> toolkit_tools(const Store& store) {
+fs::path find_system_tool(const std::string& tool, const std::string& path_list,
+                          const fs::path& shims_dir, const fs::path& self) {
+    return find_system_tool(tool, path_list, shims_dir,
+                            self.empty() ? std::nullopt : platform::file_id(self));
+}
+
+// The names of one bin folder's executables that deserve a shim.
+static void tools_in(const fs::path& bin, std::set<std::string>& tools) {
+    std::error_code ec;
+    for (fs::directory_iterator it(bin, ec), end; !ec && it != end; it.increment(ec)) {
+        if (!platform::is_executable(it->path())) continue;
+        std::string name = it->path().filename().u8string();
+        if (name.empty() || name[0] == '.' || name[0] == '_') continue;
+        if (platform::host_os() == platform::Os::Windows) {
+            // Only .exe files get a shim; .bat/.cmd cannot be started directly.
+            std::string lower = name;
+            std::transform(lower.begin(), lower.end(), lower.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            if (lower.size() < 4 || lower.compare(lower.size() - 4, 4, ".exe") != 0) continue;
+            name = lower;
+        }
+        if (is_host_program(name)) continue;
+        tools.insert(name);
+    }
+}
+
+ToolkitTools toolkit_tools(const Store& store) {
     std::set<std::string> tools;
+    ToolkitTools out;
     for (const Entry& e : store.list(Kind::Cuda)) {
         for (const auto& b : e.bin_dirs) {
-            std::error_code ec;
-            for (fs::directory_iterator it(e.path / fs::u8path(b), ec), end; !ec && it != end;
-                 it.increment(ec)) {
-                if (!platform::is_executable(it->path())) continue;
-                std::string name = it->path().filename().u8string();
-                if (name.empty() || name[0] == '.' || name[0] == '_') continue;
-                if (platform::host_os() == platform::Os::Windows) {
-                    // Only .exe files get a shim; .bat/.cmd cannot be started directly.
-                    std::string lower = name;
-                    std::transform(lower.begin(), lower.end(), lower.begin(),
-                                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-                    if (lower.size() < 4 || lower.compare(lower.size() - 4, 4, ".exe") != 0) continue;
-                    name = lower;
-                }
-                tools.insert(name);
+            fs::path bin = b.empty() || b == "." ? e.path : e.path / fs::u8path(b);
+            if (is_system_folder(bin.u8string(), platform::host_os())) {
+                // Every program of the machine would get a shim (pyenv #2696's cousin).
+                out.warnings.push_back("toolkit " + e.id + " names the system folder " + bin.u8string() +
+                                       " as its bin, so it gets no shims; run `cvm uninstall " + e.id +
+                                       "` and `cvm import` of its folder again");
+                continue;
+            }
+            tools_in(bin, tools);
+        }
+    }
+    out.names.assign(tools.begin(), tools.end());
+    return out;
+}
+
+std::vector<std::string> toolkits_with(const Store& store, const std::string& tool) {
+    std::vector<std::string> ids;
+    if (is_host_program(tool)) return ids;
+    for (const Entry& e : store.list(Kind::Cuda)) {
+        for (const auto& b : e.bin_dirs) {
+            fs::path bin = b.empty() || b == "." ? e.path : e.path / fs::u8path(b);
+            if (is_system_folder(bin.u8string(), platform::host_os())) continue;
+            if (platform::is_executable(bin / fs::u8path(tool))) {
+                ids.push_back(e.id);
+                break;
             }
         }
     }
-    return {tools.begin(), tools.end()};
+    return ids;
 }
 
 RehashResult rehash(const Store& store, const fs::path& shim) {
     RehashResult r;
     fs::path dir = store.shims_dir();
     fs::create_directories(dir);
-    auto tools = toolkit_tools(store);
+    ToolkitTools found = toolkit_tools(store);
+    const auto& tools = found.names;
+    r.warnings = std::move(found.warnings);
     std::set<std::string> wanted(tools.begin(), tools.end());
     std::error_code ec;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {

@@ -271,6 +271,22 @@ void exec_replace(const fs::path& program, const std::vector<std::string>& args,
     std::exit(static_cast<int>(code));
 }
 
+void set_env(const std::string& name, const std::optional<std::string>& value) {
+    std::wstring v = value ? widen(*value) : std::wstring();
+    SetEnvironmentVariableW(widen(name).c_str(), value ? v.c_str() : nullptr);
+}
+
+void exec_replace(const fs::path& program, const std::vector<std::string>& args) {
+    std::string error;
+    DWORD code = 0;
+    if (!run_and_wait(program, args, nullptr, code, &error)) {
+        std::fprintf(stderr, "cvm: %s\n", error.c_str());
+        std::fflush(stderr);
+        std::exit(126);
+    }
+    std::exit(static_cast<int>(code));
+}
+
 std::optional<std::string> capture_output(const fs::path& program,
                                           const std::vector<std::string>& args, int timeout_ms) {
     SECURITY_ATTRIBUTES sa{sizeof(sa), nullptr, TRUE};
@@ -339,6 +355,28 @@ bool is_executable(const fs::path& p) {
         start = end + 1;
     }
     return false;
+}
+
+static std::optional<FileId> handle_id(const fs::path& p) {
+    // FILE_FLAG_BACKUP_SEMANTICS lets folders open too; no access right is needed for the index.
+    HANDLE h = CreateFileW(p.wstring().c_str(), 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                           nullptr, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+    if (h == INVALID_HANDLE_VALUE) return std::nullopt;
+    BY_HANDLE_FILE_INFORMATION info;
+    BOOL ok = GetFileInformationByHandle(h, &info);
+    CloseHandle(h);
+    if (!ok) return std::nullopt;
+    FileId id;
+    id.device = info.dwVolumeSerialNumber;
+    id.inode = (static_cast<std::uint64_t>(info.nFileIndexHigh) << 32) | info.nFileIndexLow;
+    return id;
+}
+
+std::optional<FileId> file_id(const fs::path& p) { return handle_id(p); }
+
+std::optional<FileId> executable_id(const fs::path& p) {
+    if (!is_executable(p)) return std::nullopt;
+    return handle_id(p);
 }
 
 // A directory junction needs no administrator rights, unlike a directory symlink. Returns 0, or
@@ -556,6 +594,22 @@ void exec_replace(const fs::path& program, const std::vector<std::string>& args,
     std::_Exit(err == ENOENT ? 127 : 126);
 }
 
+void set_env(const std::string& name, const std::optional<std::string>& value) {
+    if (value)
+        setenv(name.c_str(), value->c_str(), 1);
+    else
+        unsetenv(name.c_str());
+}
+
+void exec_replace(const fs::path& program, const std::vector<std::string>& args) {
+    std::vector<std::string> argv_storage = args;
+    auto argv = c_strings(argv_storage);
+    execv(program.c_str(), argv.data());
+    int err = errno;
+    std::fprintf(stderr, "cvm: cannot run %s: %s\n", program.c_str(), std::strerror(err));
+    std::_Exit(err == ENOENT ? 127 : 126);
+}
+
 int run_process(const fs::path& program, const std::vector<std::string>& args,
                 const std::map<std::string, std::string>* env, std::string* error) {
     std::vector<std::string> argv_storage = args;
@@ -666,6 +720,22 @@ bool is_executable(const fs::path& p) {
     return S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;
 }
 
+std::optional<FileId> file_id(const fs::path& p) {
+    struct stat st;
+    if (stat(p.c_str(), &st) != 0) return std::nullopt;
+    return FileId{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+std::optional<FileId> executable_id(const fs::path& p) {
+    struct stat st;
+    if (stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    // The mode bits answer for most files without a second system call; access() has the final
+    // word (root, ACLs, noexec mounts are its business).
+    if ((st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) == 0 || access(p.c_str(), X_OK) != 0)
+        return std::nullopt;
+    return FileId{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
 void make_link(const fs::path& target, const fs::path& link, bool is_directory) {
     std::error_code ec;
     if (is_directory)
@@ -725,10 +795,9 @@ std::vector<std::string> utf8_args(int argc, char** argv) {
 
 std::optional<std::string> read_file(const fs::path& p, std::size_t limit) {
 #ifdef _WIN32
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec)) return std::nullopt;
     std::FILE* f = _wfopen(p.wstring().c_str(), L"rb");
-#else
-    std::FILE* f = std::fopen(p.c_str(), "rb");
-#endif
     if (!f) return std::nullopt;
     std::string out;
     char buf[8192];
@@ -737,6 +806,40 @@ std::optional<std::string> read_file(const fs::path& p, std::size_t limit) {
         out.append(buf, n);
     std::fclose(f);
     return out;
+#else
+    int fd = open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    // The check is on the open descriptor, so what is read is what was checked.
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return std::nullopt;
+    }
+    std::string out;
+    // procfs files report size 0; read on until the end either way.
+    std::size_t want = std::min<std::size_t>(limit, st.st_size > 0 ? static_cast<std::size_t>(st.st_size) + 1 : 4096);
+    out.resize(want);
+    std::size_t got = 0;
+    while (got < limit) {
+        if (got == out.size()) out.resize(std::min(limit, out.size() * 2));
+        ssize_t n = ::read(fd, out.data() + got, out.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    close(fd);
+    out.resize(got);
+    return out;
+#endif
+}
+
+fs::path self_path_for_identity() {
+#ifdef _WIN32
+    return current_exe();
+#else
+    // stat() follows this link to the running program without building its path (readlink does).
+    return fs::path("/proc/self/exe");
+#endif
 }
 
 } // namespace cvm::platform

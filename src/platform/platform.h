@@ -44,8 +44,9 @@ fs::path user_config_dir();
 fs::path system_config_dir();
 fs::path home_dir();
 
-// A file's bytes, at most `limit` of them; nullopt when it cannot be opened. One open and a
-// few reads: it serves `cvm list` and the shim, which read many small files.
+// A regular file's bytes, at most `limit` of them; nullopt when it cannot be opened or is not a
+// regular file (checked on the open descriptor). One open, an fstat and a read or two: it serves
+// `cvm list` and the shim, which read many small files.
 std::optional<std::string> read_file(const fs::path& p, std::size_t limit = std::size_t(4) << 20);
 
 // Absolute path of the running executable.
@@ -56,6 +57,13 @@ fs::path current_exe();
 // `env` is the full environment for the child.
 [[noreturn]] void exec_replace(const fs::path& program, const std::vector<std::string>& args,
                                const std::map<std::string, std::string>& env);
+
+// Sets a variable of this process (nullopt removes it), for programs it starts or becomes.
+void set_env(const std::string& name, const std::optional<std::string>& value);
+
+// exec_replace with this process's own environment (after set_env): no copy of it is made,
+// which the shim, run before every nvcc, notices.
+[[noreturn]] void exec_replace(const fs::path& program, const std::vector<std::string>& args);
 
 // Start `program` with `args`, wait, return its exit code (or -1 and message when it could not
 // start). `env` empty means inherit.
@@ -70,6 +78,22 @@ std::optional<std::string> capture_output(const fs::path& program,
 
 // True when the file is executable by the user (Windows: by PATHEXT suffix).
 bool is_executable(const fs::path& p);
+
+// What makes a file the same file under any name: device and inode (Windows: volume serial and
+// file index). Links are followed, so a symlink and its target compare equal; a copy does not.
+struct FileId {
+    std::uint64_t device = 0, inode = 0;
+    bool operator==(const FileId& o) const { return device == o.device && inode == o.inode; }
+    bool operator!=(const FileId& o) const { return !(*this == o); }
+};
+// A path whose file_id() is the running program's (Linux: /proc/self/exe, which stat follows
+// without a readlink).
+fs::path self_path_for_identity();
+// The identity of `p`; nullopt when it does not exist.
+std::optional<FileId> file_id(const fs::path& p);
+// The identity of `p` when it is a regular file the user may execute (is_executable); nullopt
+// otherwise.
+std::optional<FileId> executable_id(const fs::path& p);
 
 // Create a link at `link` that shows `target`: a symlink where possible, else a hard link (files)
 // or a junction (directories) on Windows. Never a copy.

@@ -67,7 +67,9 @@ proj="$TEST_TMP/proj"
 deep="$proj/a/b/c/d/e/f"
 mkdir -p "$deep"
 cd "$deep"
-expect_rc 127 "$CVM_ROOT/shims/nvcc" --version
+# (PATH without the machine's own nvcc, which the shim would fall through to.)
+mkdir -p "$TEST_TMP/nonvcc"
+expect_rc 127 env PATH="$CVM_ROOT/shims:$TEST_TMP/nonvcc" "$CVM_ROOT/shims/nvcc" --version
 assert_contains "$ERR" "cvm use"
 
 # A project selection six levels up, partial versions.
@@ -104,7 +106,7 @@ assert_eq "$OUT" "$TEST_TMP/cuda-12.4/bin/nvcc"
 
 # A tool the selection lacks: 127 and what to run.
 ln -s "$(readlink "$CVM_ROOT/shims/nvcc")" "$CVM_ROOT/shims/nsys"
-expect_rc 127 "$CVM_ROOT/shims/nsys"
+expect_rc 127 env PATH="$CVM_ROOT/shims:$TEST_TMP/nonvcc" "$CVM_ROOT/shims/nsys"
 assert_contains "$ERR" "nsys is not part of CUDA 12.4.1"
 rm "$CVM_ROOT/shims/nsys"
 
@@ -132,7 +134,7 @@ printf '#!/bin/sh\necho system-nvcc\n' > "$TEST_TMP/sysbin/nvcc"
 chmod +x "$TEST_TMP/sysbin/nvcc"
 PATH="$CVM_ROOT/shims:$TEST_TMP/sysbin:$PATH" CVM_VERSION=system expect_rc 0 "$CVM_ROOT/shims/nvcc"
 assert_eq "$OUT" "system-nvcc"
-PATH="$CVM_ROOT/shims:/usr/bin:/bin" CVM_VERSION=system expect_rc 127 "$CVM_ROOT/shims/nvcc"
+CVM_VERSION=system expect_rc 127 env PATH="$CVM_ROOT/shims:$TEST_TMP/nonvcc" "$CVM_ROOT/shims/nvcc"
 
 # uninstall forgets an import (the folder stays) and drops its views and shims.
 expect_rc 0 "$CVM" uninstall 8.1.0.77-cuda11.2

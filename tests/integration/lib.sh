@@ -26,6 +26,18 @@ expect_rc() {
     [[ $rc == "$want" ]] || fail "expected exit $want from [$*], got $rc; stderr: $ERR"
 }
 
+# is_system_folder DIR: true for the folders cvm never adds, moves or removes on PATH and
+# LD_LIBRARY_PATH (as is_system_folder in src/core/environment.cpp).
+is_system_folder() {
+    local d=${1%/}
+    case $d in
+    /bin | /sbin | /usr/bin | /usr/sbin | /usr/local/bin | /usr/local/sbin | /lib | /lib64 | /lib32 | \
+        /usr/lib | /usr/lib64 | /usr/lib32 | /usr/local/lib | /usr/local/lib64) return 0 ;;
+    /usr/lib/*-linux-gnu | /lib/*-linux-gnu) [[ ${d#/*lib/} != */* ]] ;;
+    *) return 1 ;;
+    esac
+}
+
 # make_toolkit DIR VERSION: a fake toolkit whose nvcc prints what it sees.
 make_toolkit() {
     local dir=$1 version=$2

@@ -36,12 +36,14 @@ expect_rc 2 "$CVM" export yaml "$T/modules/x"
 export CUDA_PATH=/previous/cuda LD_LIBRARY_PATH=/opt/other/lib
 # `cvm env` also removes other toolkits' folders from PATH; a module leaves that to the module
 # system (family). So the comparison starts from a PATH without any (a machine's own
-# /usr/local/cuda/bin, say).
+# /usr/local/cuda/bin, say). System folders are never another toolkit's, even when they hold an
+# nvcc (Debian's nvidia-cuda-toolkit puts one in /usr/bin): cvm leaves them where they are.
 clean_path=
 IFS=: read -ra parts <<<"$PATH"
 for p in "${parts[@]}"; do
     # Lmod also drops duplicates from any list it edits.
-    [[ -z $p || -e $p/nvcc || :$clean_path: == *":$p:"* ]] && continue
+    [[ -z $p || :$clean_path: == *":$p:"* ]] && continue
+    [[ -e $p/nvcc ]] && ! is_system_folder "$p" && continue
     clean_path+=${clean_path:+:}$p
 done
 export PATH=$clean_path

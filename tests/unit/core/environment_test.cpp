@@ -104,3 +104,53 @@ TEST_CASE("apply_changes sets and unsets") {
     CHECK(env["CUDA_PATH"] == "/c");
     CHECK(env["HOME"] == "/h");
 }
+
+TEST_CASE("shared system folders are never added, moved or removed") {
+    using cvm::is_system_folder;
+    for (const char* d : {"/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin", "/usr/lib", "/usr/lib64",
+                          "/lib", "/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/local/lib", "/usr/bin/"})
+        CHECK(is_system_folder(d, Os::Linux));
+    for (const char* d : {"/usr/lib/nvidia-cuda-toolkit/bin", "/usr/local/cuda-13.0/bin",
+                          "/usr/lib/x86_64-linux-gnu/nvidia", "/opt/bin", ""})
+        CHECK_FALSE(is_system_folder(d, Os::Linux));
+    CHECK(is_system_folder("C:\\Windows", Os::Windows));
+    CHECK(is_system_folder("c:/windows/system32/", Os::Windows));
+    CHECK_FALSE(is_system_folder("C:\\WindowsApps", Os::Windows));
+
+    // A toolkit registered with the distribution's folders (Debian's /usr) as its bin and lib.
+    Resolved r;
+    r.toolkit.kind = Kind::Cuda;
+    r.toolkit.id = "11.8.89";
+    r.toolkit.version = *parse_version("11.8.89");
+    r.toolkit.path = "/usr";
+    r.toolkit.bin_dirs = {"lib/nvidia-cuda-toolkit/bin", "bin"};
+    r.toolkit.lib_dirs = {"lib/x86_64-linux-gnu"};
+    Layout l = layout_of(r, {}, Os::Linux);
+    ForeignDirs rules;
+    rules.store_layers = {"/home/u/.local/share/cvm"};
+    rules.shims_dir = "/home/u/.local/share/cvm/shims";
+    rules.probe_filesystem = false;
+    auto ch = compute_environment(l, std::string("/home/u/bin:/usr/local/bin:/usr/bin:/bin"),
+                                  std::string("/opt/x:/usr/lib/x86_64-linux-gnu:/usr/lib"), rules, Os::Linux);
+    // Not prepended, and the current ones stay where they were.
+    CHECK(value_of(ch, "PATH") == "/usr/lib/nvidia-cuda-toolkit/bin:/home/u/bin:/usr/local/bin:/usr/bin:/bin");
+    CHECK(value_of(ch, "LD_LIBRARY_PATH") == "/opt/x:/usr/lib/x86_64-linux-gnu:/usr/lib");
+    // CUDA_HOME=/usr would make build systems take the whole system for a toolkit.
+    CHECK_FALSE(value_of(ch, "CUDA_PATH"));
+    CHECK_FALSE(value_of(ch, "CUDA_HOME"));
+    CHECK_FALSE(value_of(ch, "CUDA_PATH_V11_8"));
+    CHECK(value_of(ch, "CVM_ACTIVE") == "11.8.89");
+
+    // Another toolkit's folders keep being removed, even inside a store layer named /usr/local.
+    rules.store_layers = {"/usr/local"};
+    ch = compute_environment(l, std::string("/usr/local/cuda-12/bin:/usr/local/bin"), std::nullopt, rules,
+                             Os::Linux);
+    CHECK(value_of(ch, "PATH") == "/usr/lib/nvidia-cuda-toolkit/bin:/usr/local/bin");
+
+    CHECK(is_system_prefix("/usr", Os::Linux));
+    CHECK(is_system_prefix("/usr/", Os::Linux));
+    CHECK(is_system_prefix("/", Os::Linux));
+    CHECK(is_system_prefix("C:\\", Os::Windows));
+    CHECK_FALSE(is_system_prefix("/usr/local/cuda-13.0", Os::Linux));
+    CHECK_FALSE(is_system_prefix("/usr/lib/nvidia-cuda-toolkit", Os::Linux));
+}
