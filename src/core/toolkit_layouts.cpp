@@ -160,9 +160,10 @@ struct Sources {
 };
 
 const std::vector<std::string>& shared_markers() {
-    // A bin folder with any of these belongs to more than the toolkit.
-    static const std::vector<std::string> m = {"python", "python3", "ls", "sh", "bash", "gcc", "g++",
-                                               "cc", "c++", "conda", "pip", "perl", "env"};
+    // A bin folder with any of these belongs to more than the toolkit. Host compilers are no
+    // sign: a toolkit's own bin may hold gcc/g++ wrappers (Debian's does), which get no shims.
+    static const std::vector<std::string> m = {"python", "python3", "ls", "sh", "bash", "conda",
+                                               "pip", "perl", "env"};
     return m;
 }
 

@@ -315,6 +315,12 @@ TEST_CASE("toolkit layouts: self-contained roots stay as they are; a shared bin 
     CHECK(imp->entry.origin.empty());
     CHECK(imp->entry.id == "12.4.1");
     CHECK(imp->entry.bin_dirs == std::vector<std::string>{"bin"});
+    // Host compiler wrappers beside nvcc (as Debian ships) do not make the root a shared prefix.
+    for (const char* w : {"gcc", "g++"}) write_file(tk / "bin" / w, "");
+    auto wrapped = toolkit_import_of(tk, kLinux);
+    REQUIRE(wrapped);
+    CHECK(wrapped->plan.empty());
+    CHECK(wrapped->entry.id == "12.4.1");
 
     // nvcc installed straight into a prefix with other programs (/usr/local, say).
     fs::path pre = t.path / "local";
