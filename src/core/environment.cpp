@@ -101,40 +101,62 @@ bool is_system_prefix(const std::string& dir, platform::Os os) {
     return d == "/" || d == "/usr" || d == "/usr/local" || is_system_dir(d, os);
 }
 
-static bool path_exists(const fs::path& p) {
-    std::error_code ec;
-    return fs::exists(p, ec);
+namespace {
+
+// The rules in the form is_foreign_cuda_dir compares with, computed once per list rather than
+// once per element (the shim filters PATH and LD_LIBRARY_PATH before every tool).
+struct NormalizedRules {
+    std::string shims_dir;
+    std::vector<std::string> layers;
+    NormalizedRules(const ForeignDirs& rules, platform::Os os) {
+        if (!rules.shims_dir.empty()) shims_dir = normalized(rules.shims_dir.u8string(), os);
+        for (const auto& layer : rules.store_layers) layers.push_back(normalized(layer.u8string(), os));
+    }
+};
+
+bool holds(const std::string& dir, const char* name, platform::Os os) {
+    std::string p = dir;
+    if (!p.empty() && p.back() != '/' && p.back() != '\\') p.push_back(os == platform::Os::Windows ? '\\' : '/');
+    return platform::exists(p + name);
 }
 
-bool is_foreign_cuda_dir(const std::string& raw, const ForeignDirs& rules, platform::Os os,
-                         bool library_dir) {
+bool foreign_dir(const std::string& raw, const ForeignDirs& rules, const NormalizedRules& norm,
+                 platform::Os os, bool library_dir) {
     if (raw.empty()) return false;
     std::string d = normalized(raw, os);
     if (is_system_dir(d, os)) return false;
-    if (!rules.shims_dir.empty() && d == normalized(rules.shims_dir.u8string(), os)) return false;
-    for (const auto& layer : rules.store_layers)
-        if (under(d, normalized(layer.u8string(), os), os)) return true;
+    if (!norm.shims_dir.empty() && d == norm.shims_dir) return false;
+    for (const auto& layer : norm.layers)
+        if (under(d, layer, os)) return true;
     if (os == platform::Os::Windows &&
         d.find("\\nvidia gpu computing toolkit\\cuda\\") != std::string::npos)
         return true;
     if (!rules.probe_filesystem) return false;
-    fs::path p = fs::u8path(raw);
     if (os == platform::Os::Windows) {
-        return path_exists(p / "nvcc.exe") || path_exists(p / "cudnn64_9.dll") ||
-               path_exists(p / "cudnn64_8.dll") || path_exists(p / "cudnn64_7.dll");
+        for (const char* f : {"nvcc.exe", "cudnn64_9.dll", "cudnn64_8.dll", "cudnn64_7.dll"})
+            if (holds(raw, f, os)) return true;
+        return false;
     }
-    if (!library_dir) return path_exists(p / "nvcc");
+    if (!library_dir) return holds(raw, "nvcc", os);
     static const char* const libs[] = {"libcudart.so",   "libcudnn.so",    "libcudnn.so.9",
                                        "libcudnn.so.8",  "libcudnn.so.7",  "libcudart.so.13",
                                        "libcudart.so.12", "libcudart.so.11.0", "libcudart.so.10.2"};
     for (const char* lib : libs)
-        if (path_exists(p / lib)) return true;
+        if (holds(raw, lib, os)) return true;
     return false;
+}
+
+} // namespace
+
+bool is_foreign_cuda_dir(const std::string& raw, const ForeignDirs& rules, platform::Os os,
+                         bool library_dir) {
+    return foreign_dir(raw, rules, NormalizedRules(rules, os), os, library_dir);
 }
 
 static std::string prepend_filtered(const std::vector<fs::path>& first,
                                     const std::optional<std::string>& current,
                                     const ForeignDirs& rules, platform::Os os, bool library) {
+    const NormalizedRules norm(rules, os);
     std::vector<std::string> items;
     std::vector<std::string> seen;
     auto push = [&](const std::string& item) {
@@ -150,7 +172,7 @@ static std::string prepend_filtered(const std::vector<fs::path>& first,
     if (current) {
         for (const auto& item : split_path_list(*current, os)) {
             if (item.empty()) continue;
-            if (is_foreign_cuda_dir(item, rules, os, library)) continue;
+            if (foreign_dir(item, rules, norm, os, library)) continue;
             push(item);
         }
     }

@@ -181,13 +181,15 @@ Store Store::from_environment() {
     };
     if (auto sp = platform::get_env("CVM_STORE_PATH"))
         add_list(*sp, platform::path_list_separator());
-    // <root>/store-path: one read-only store per line.
-    std::ifstream in(layers.front() / "store-path");
-    std::string line;
-    while (in && std::getline(in, line)) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (line.empty() || line[0] == '#') continue;
-        add_list(line, '\n');
+    // <root>/store-path: one read-only store per line. Read without iostreams: the shim runs
+    // this, and an ifstream costs it the C++ locale's start-up.
+    if (auto text = platform::read_file(layers.front() / "store-path")) {
+        for (const auto& raw : split(*text, '\n')) {
+            std::string line = raw;
+            if (!line.empty() && line.back() == '\r') line.pop_back();
+            if (line.empty() || line[0] == '#') continue;
+            add_list(line, '\n');
+        }
     }
     // The user's config.toml, then the machine's (see config.h).
     for (const fs::path& file : config_files())

@@ -374,6 +374,10 @@ static std::optional<FileId> handle_id(const fs::path& p) {
 
 std::optional<FileId> file_id(const fs::path& p) { return handle_id(p); }
 
+bool exists(const std::string& utf8_path) {
+    return GetFileAttributesW(widen(utf8_path).c_str()) != INVALID_FILE_ATTRIBUTES;
+}
+
 std::optional<FileId> executable_id(const fs::path& p) {
     if (!is_executable(p)) return std::nullopt;
     return handle_id(p);
@@ -712,6 +716,11 @@ std::optional<std::string> capture_output(const fs::path& program,
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) == 127) return std::nullopt;
     return out;
+}
+
+bool exists(const std::string& utf8_path) {
+    struct stat st;
+    return ::stat(utf8_path.c_str(), &st) == 0;
 }
 
 bool is_executable(const fs::path& p) {

@@ -79,6 +79,10 @@ std::optional<std::string> capture_output(const fs::path& program,
 // True when the file is executable by the user (Windows: by PATHEXT suffix).
 bool is_executable(const fs::path& p);
 
+// Whether something exists at a UTF-8 path (links followed). For hot paths such as the shim's:
+// no fs::path is built.
+bool exists(const std::string& utf8_path);
+
 // What makes a file the same file under any name: device and inode (Windows: volume serial and
 // file index). Links are followed, so a symlink and its target compare equal; a copy does not.
 struct FileId {
