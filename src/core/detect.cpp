@@ -8,6 +8,16 @@
 
 namespace cvm {
 
+bool is_dir(const fs::path& p) {
+    std::error_code ec;
+    return fs::is_directory(p, ec);
+}
+
+bool is_file(const fs::path& p) {
+    std::error_code ec;
+    return fs::exists(p, ec) && !fs::is_directory(p, ec);
+}
+
 
 std::optional<Version> component_version_from_version_json(std::string_view json,
                                                            const std::string& component) {
@@ -104,14 +114,6 @@ std::optional<CudnnNameInfo> cudnn_info_from_name(std::string_view name) {
 
 namespace {
 
-bool is_dir(const fs::path& p) {
-    std::error_code ec;
-    return fs::is_directory(p, ec);
-}
-bool is_file(const fs::path& p) {
-    std::error_code ec;
-    return fs::exists(p, ec) && !fs::is_directory(p, ec);
-}
 
 bool any_file_starting(const fs::path& dir, const std::string& prefix) {
     std::error_code ec;

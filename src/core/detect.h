@@ -15,6 +15,10 @@ namespace cvm {
 
 namespace fs = std::filesystem;
 
+// A folder, and something that exists and is not a folder (links followed; errors are "no").
+bool is_dir(const fs::path& p);
+bool is_file(const fs::path& p);
+
 // --- readers of single facts (text in, value out; each tested on its own) ---
 
 // version.json: {"cuda": {"version": "11.2.2"}, "cuda_cudart": {"version": "11.2.152"}, ...}

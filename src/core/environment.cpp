@@ -71,17 +71,33 @@ static bool under(const std::string& dir, const std::string& root, platform::Os 
                            dir[root.size()] == sep);
 }
 
+const std::vector<const char*>& linux_system_dirs() {
+    static const std::vector<const char*> dirs = {
+        "/bin",     "/sbin",      "/usr/bin",       "/usr/sbin",  "/usr/local/bin", "/usr/local/sbin",
+        "/lib",     "/lib64",     "/usr/lib",       "/usr/lib64", "/usr/local/lib", "/usr/lib32",
+        "/lib32",   "/usr/local/lib64"};
+    return dirs;
+}
+
+const std::vector<const char*>& linux_cuda_library_probes() {
+    static const std::vector<const char*> libs = {
+        "libcudart.so",  "libcudnn.so",     "libcudnn.so.9",     "libcudnn.so.8",    "libcudnn.so.7",
+        "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so.10.2"};
+    return libs;
+}
+
+const std::vector<const char*>& windows_cuda_bin_probes() {
+    static const std::vector<const char*> files = {"nvcc.exe", "cudnn64_9.dll", "cudnn64_8.dll", "cudnn64_7.dll"};
+    return files;
+}
+
 static bool is_system_dir(const std::string& d, platform::Os os) {
     if (os == platform::Os::Windows) {
         // C:\Windows and everything below it (System32, SysWOW64...).
         return d.size() >= 10 && d[1] == ':' && d.compare(2, 8, "\\windows") == 0 &&
                (d.size() == 10 || d[10] == '\\');
     }
-    static const char* const system[] = {"/bin",      "/sbin",      "/usr/bin",   "/usr/sbin",
-                                         "/usr/local/bin", "/usr/local/sbin", "/lib", "/lib64",
-                                         "/usr/lib",  "/usr/lib64", "/usr/local/lib", "/usr/lib32",
-                                         "/lib32",    "/usr/local/lib64"};
-    for (const char* s : system)
+    for (const char* s : linux_system_dirs())
         if (d == s) return true;
     // Multiarch folders such as /usr/lib/x86_64-linux-gnu hold the distribution's own copies.
     return (d.rfind("/usr/lib/", 0) == 0 || d.rfind("/lib/", 0) == 0) &&
@@ -133,15 +149,12 @@ bool foreign_dir(const std::string& raw, const ForeignDirs& rules, const Normali
         return true;
     if (!rules.probe_filesystem) return false;
     if (os == platform::Os::Windows) {
-        for (const char* f : {"nvcc.exe", "cudnn64_9.dll", "cudnn64_8.dll", "cudnn64_7.dll"})
+        for (const char* f : windows_cuda_bin_probes())
             if (holds(raw, f, os)) return true;
         return false;
     }
     if (!library_dir) return holds(raw, "nvcc", os);
-    static const char* const libs[] = {"libcudart.so",   "libcudnn.so",    "libcudnn.so.9",
-                                       "libcudnn.so.8",  "libcudnn.so.7",  "libcudart.so.13",
-                                       "libcudart.so.12", "libcudart.so.11.0", "libcudart.so.10.2"};
-    for (const char* lib : libs)
+    for (const char* lib : linux_cuda_library_probes())
         if (holds(raw, lib, os)) return true;
     return false;
 }

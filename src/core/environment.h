@@ -53,6 +53,14 @@ bool is_foreign_cuda_dir(const std::string& dir, const ForeignDirs& rules, platf
 // removes such a folder on PATH or LD_LIBRARY_PATH, and never makes shims from one.
 bool is_system_folder(const std::string& dir, platform::Os os);
 
+// The fixed lists behind is_system_folder and is_foreign_cuda_dir, for code that writes the same
+// rules in a shell's language (shell.cpp): Linux system folders (multiarch ones are matched by
+// pattern besides), the libraries that mark a CUDA or cuDNN library folder, and the files that
+// mark a CUDA or cuDNN folder on Windows' PATH.
+const std::vector<const char*>& linux_system_dirs();
+const std::vector<const char*>& linux_cuda_library_probes();
+const std::vector<const char*>& windows_cuda_bin_probes();
+
 // True when `dir` is a prefix the whole machine shares (/, /usr, /usr/local, C:\Windows): never
 // a value for CUDA_PATH or CUDA_HOME.
 bool is_system_prefix(const std::string& dir, platform::Os os);

@@ -16,17 +16,6 @@ std::string lower(std::string_view s) {
     return out;
 }
 
-// The entries of the PATH and LD_LIBRARY_PATH filters, as in is_foreign_cuda_dir.
-const char* const kLinuxSystemDirs[] = {
-    "/bin",  "/sbin",  "/usr/bin", "/usr/sbin",  "/usr/local/bin", "/usr/local/sbin",
-    "/lib",  "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib", "/usr/lib32",
-    "/lib32"};
-const char* const kLinuxLibProbes[] = {"libcudart.so",    "libcudnn.so",       "libcudnn.so.9",
-                                       "libcudnn.so.8",   "libcudnn.so.7",     "libcudart.so.13",
-                                       "libcudart.so.12", "libcudart.so.11.0", "libcudart.so.10.2"};
-const char* const kWindowsBinProbes[] = {"nvcc.exe", "cudnn64_9.dll", "cudnn64_8.dll",
-                                         "cudnn64_7.dll"};
-
 void check_value(Shell shell, const std::string& name, std::string_view value) {
     if (value.find('\0') != std::string_view::npos)
         throw ShellError("the value of " + name + " contains a NUL character");
@@ -295,15 +284,15 @@ std::string posix_script(const ActivationScript& s) {
     if (!layers.empty())
         out += "        " + posix_case_alternatives(layers, true) + ") return 1 ;;\n";
     out += "        ";
-    for (size_t i = 0; i < std::size(kLinuxSystemDirs); ++i)
-        out += std::string(i ? "|" : "") + kLinuxSystemDirs[i];
+    for (size_t i = 0; i < linux_system_dirs().size(); ++i)
+        out += std::string(i ? "|" : "") + linux_system_dirs()[i];
     out += ") return 0 ;;\n";
     out += R"SH(        /usr/lib/*-linux-gnu*|/lib/*-linux-gnu*)
             case ${_cvm_e#*-linux-gnu} in */*) ;; *) return 0 ;; esac ;;
     esac
     if [ "${2}" = 1 ]; then
         for _cvm_l in)SH";
-    for (const char* lib : kLinuxLibProbes)
+    for (const char* lib : linux_cuda_library_probes())
         out += std::string(" ") + lib;
     out += R"SH(; do
             if [ -e "${1}/${_cvm_l}" ]; then return 1; fi
@@ -422,13 +411,13 @@ std::string fish_script(const ActivationScript& s) {
 )FISH";
     }
     out += "    contains -- \"$n\"";
-    for (const char* d : kLinuxSystemDirs)
+    for (const char* d : linux_system_dirs())
         out += std::string(" ") + d;
     out += "; and return 0\n";
     out += R"FISH(    string match -qr '^/(usr/)?lib/.*-linux-gnu[^/]*$' -- "$n"; and return 0
     if test "$lib" = 1
         for f in)FISH";
-    for (const char* lib : kLinuxLibProbes)
+    for (const char* lib : linux_cuda_library_probes())
         out += std::string(" ") + lib;
     out += R"FISH(
             test -e "$e/$f"; and return 1
@@ -558,19 +547,19 @@ std::string pwsh_script(const ActivationScript& s) {
         out += "    if ($n.IndexOf('\\nvidia gpu computing toolkit\\cuda\\', "
                "[StringComparison]::OrdinalIgnoreCase) -ge 0) { return $false }\n";
         out += "    foreach ($f in @(";
-        for (size_t i = 0; i < std::size(kWindowsBinProbes); ++i)
-            out += std::string(i ? ", " : "") + "'" + kWindowsBinProbes[i] + "'";
+        for (size_t i = 0; i < windows_cuda_bin_probes().size(); ++i)
+            out += std::string(i ? ", " : "") + "'" + windows_cuda_bin_probes()[i] + "'";
         out += ")) { if (Test-Path -LiteralPath (Join-Path $e $f)) { return $false } }\n";
     } else {
         out += "    if (@(";
-        for (size_t i = 0; i < std::size(kLinuxSystemDirs); ++i)
-            out += std::string(i ? ", " : "") + "'" + kLinuxSystemDirs[i] + "'";
+        for (size_t i = 0; i < linux_system_dirs().size(); ++i)
+            out += std::string(i ? ", " : "") + "'" + linux_system_dirs()[i] + "'";
         out += ") -ccontains $n) { return $true }\n";
         out += "    if ($n -cmatch '^/(usr/)?lib/.*-linux-gnu[^/]*$') { return $true }\n";
         out += "    if ($lib) {\n";
         out += "        foreach ($f in @(";
-        for (size_t i = 0; i < std::size(kLinuxLibProbes); ++i)
-            out += std::string(i ? ", " : "") + "'" + kLinuxLibProbes[i] + "'";
+        for (size_t i = 0; i < linux_cuda_library_probes().size(); ++i)
+            out += std::string(i ? ", " : "") + "'" + linux_cuda_library_probes()[i] + "'";
         out += ")) { if (Test-Path -LiteralPath (Join-Path $e $f)) { return $false } }\n";
         out += "        if ($n -cmatch '/cuda(-[0-9][^/]*)?/(lib64|targets/[^/]+/lib)$') { return "
                "$false }\n";
@@ -783,7 +772,7 @@ std::string cmd_script(const ActivationScript& s) {
         entry += "if /i \"%_cvm_n:~1,9%\"==\":\\Windows\" goto :cvm_keep\r\n";
         entry += "if /i not \"%_cvm_n:\\NVIDIA GPU Computing Toolkit\\CUDA\\=%\"==\"%_cvm_n%\" "
                  "goto :eof\r\n";
-        for (const char* probe : kWindowsBinProbes)
+        for (const char* probe : windows_cuda_bin_probes())
             entry += std::string("if exist \"%_cvm_e%\\") + probe + "\" goto :eof\r\n";
         entry += ":cvm_keep\r\n";
         entry += "set \"_CVM_NEW=%_CVM_NEW%;%_cvm_e%\"\r\n";

@@ -27,14 +27,6 @@ ToolkitIdentity toolkit_identity_from_files(const ToolkitFacts& t) {
 
 namespace {
 
-bool is_dir(const fs::path& p) {
-    std::error_code ec;
-    return fs::is_directory(p, ec);
-}
-bool is_file(const fs::path& p) {
-    std::error_code ec;
-    return fs::exists(p, ec) && !fs::is_directory(p, ec);
-}
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 bool ends_with(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
