@@ -45,7 +45,13 @@ cp "$tk/bin/cvmbench" "$tmp/sysbin/"
 fall_path="$CVM_ROOT/shims:$tmp/p1:$tmp/p2:$tmp/p3:$tmp/p4:$tmp/p5:$tmp/p6:$tmp/sysbin"
 fall() { (cd "$tmp/none" && PATH=$fall_path "$@"); }
 [ "$(fall /bin/sh -c 'command -v cvmbench')" = "$CVM_ROOT/shims/cvmbench" ] || { echo "fall-through set-up is wrong" >&2; exit 1; }
+# The floor of any launcher that execs the tool: a static program that does nothing else. Its
+# cost is the kernel's exec and the C library's start-up (on some virtual machines mostly the
+# CPU-feature queries of a static glibc, which trap to the hypervisor).
+printf '#include <unistd.h>\nint main(int c, char** v) { (void)c; execv("%s", v); return 127; }\n' \
+    "$tk/bin/cvmbench" > "$tmp/floor.c"
 cmds=(-n direct "$tk/bin/cvmbench" -n cvm-shim "$CVM_ROOT/shims/cvmbench")
+cc -O2 -static -o "$tmp/exec-floor" "$tmp/floor.c" 2>/dev/null && cmds+=(-n exec-floor "$tmp/exec-floor")
 if fall "$CVM_ROOT/shims/cvmbench"; then
     cmds+=(-n direct-system "$tmp/sysbin/cvmbench"
            -n cvm-fallthrough "env -C $tmp/none PATH=$fall_path $CVM_ROOT/shims/cvmbench"
@@ -82,6 +88,10 @@ print()
 d = med["cvm-shim"] - med["direct"]
 print(f"cvm shim, selected: overhead {d:.3f} ms over the direct call ({med['direct']:.3f} ms), "
       f"overhead/direct {d/med['direct']:.2f} (target: at most 1 ms and 1.0), shim/direct {med['cvm-shim']/med['direct']:.2f}x")
+if "exec-floor" in med:
+    fl = med["exec-floor"] - med["direct"]
+    print(f"  floor (a static program that only execs the tool): overhead {fl:.3f} ms ({fl/med['direct']:.2f} of the direct call); "
+          f"the shim's own work above it {d - fl:.3f} ms")
 # Fall-through runs through env(1) (for the folder and PATH); its direct call goes through env too.
 if "cvm-fallthrough" in med:
     f = med["cvm-fallthrough"] - med["env-direct"]

@@ -1,5 +1,8 @@
 #include "core/selection.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -53,12 +56,9 @@ std::optional<std::string> spec_text_of(std::string_view content, int* line) {
     return std::nullopt;
 }
 
-std::optional<Selection> read_version_file(const fs::path& file, Selection::Origin origin) {
-    // The spec is on one of the first lines; 4 KiB holds any sane version file. A folder or a
-    // device named .cudaversion counts as absent.
-    auto text_of_file = platform::read_file(file, 4096);
-    if (!text_of_file) return std::nullopt;
-    const std::string& content = *text_of_file;
+// The selection a version file's text holds (nullopt when it holds no spec).
+static std::optional<Selection> selection_of_text(const std::string& content, const fs::path& file,
+                                                 Selection::Origin origin) {
     Selection sel;
     sel.origin = origin;
     sel.file = file;
@@ -71,6 +71,14 @@ std::optional<Selection> read_version_file(const fs::path& file, Selection::Orig
                              "; fix or delete the file, or run `cvm use SPEC` there");
     }
     return sel;
+}
+
+std::optional<Selection> read_version_file(const fs::path& file, Selection::Origin origin) {
+    // The spec is on one of the first lines; 4 KiB holds any sane version file. A folder or a
+    // device named .cudaversion counts as absent.
+    auto text = platform::read_file(file, 4096);
+    if (!text) return std::nullopt;
+    return selection_of_text(*text, file, origin);
 }
 
 std::optional<fs::path> find_project_file(const fs::path& start) {
@@ -99,12 +107,27 @@ Selection find_selection(const fs::path& cwd, const std::optional<std::string>& 
         return sel;
     }
     // A .cudaversion that holds no spec is skipped, like an absent one. Each folder costs one
-    // open attempt (no separate stat: the shim walks this before every nvcc).
-    for (fs::path dir = cwd; !dir.empty();) {
-        if (auto sel = read_version_file(dir / ".cudaversion", Selection::Origin::ProjectFile)) return *sel;
-        fs::path parent = dir.parent_path();
-        if (parent == dir) break;
-        dir = std::move(parent);
+    // open attempt (no separate stat) and the walk is done on the string, not on fs::path
+    // values (each of which parses its components): the shim walks this before every nvcc.
+    if (!cwd.empty()) {
+        const bool win = platform::host_os() == platform::Os::Windows;
+        const char* seps = win ? "/\\" : "/";
+        std::string dir = cwd.u8string();
+        // The root (/, C:\, \\server\share\) is the last folder looked at.
+        const size_t root = std::max<size_t>(cwd.root_path().u8string().size(), 1);
+        while (true) {
+            std::string file = dir;
+            if (std::strchr(seps, file.back()) == nullptr) file += win ? '\\' : '/';
+            file += ".cudaversion";
+            if (auto text = platform::read_file(file, 4096))
+                if (auto sel = selection_of_text(*text, fs::u8path(file), Selection::Origin::ProjectFile))
+                    return *sel;
+            if (dir.size() <= root) break;
+            size_t cut = dir.find_last_of(seps);
+            if (cut == std::string::npos) break;
+            // Keep the separator of a root ("/usr" -> "/"), drop any other ("/a/b" -> "/a").
+            dir.resize(std::max(cut, root));
+        }
     }
     if (auto sel = read_version_file(global_file, Selection::Origin::Global)) return *sel;
     return Selection{};

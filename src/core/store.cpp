@@ -214,11 +214,18 @@ std::vector<std::pair<std::string, size_t>> Store::ids(Kind kind) const {
 }
 
 std::optional<Entry> Store::find(Kind kind, const std::string& id) const {
+    // Paths as strings until an entry is found: the shim calls this before every tool.
+    const char sep = platform::host_os() == platform::Os::Windows ? '\\' : '/';
     for (size_t i = 0; i < layers_.size(); ++i) {
-        fs::path dir = layers_[i] / kind_dir(kind) / fs::u8path(id);
-        auto text = platform::read_file(dir / "entry");
+        std::string dir = layers_[i].u8string();
+        if (dir.empty() || dir.back() != sep) dir += sep;
+        dir += kind_dir(kind);
+        dir += sep;
+        dir += id;
+        std::string file = dir + sep + "entry";
+        auto text = platform::read_file(file);
         if (!text) continue;
-        Entry e = parse_entry(*text, dir, (dir / "entry").u8string());
+        Entry e = parse_entry(*text, fs::u8path(dir), file);
         e.layer = i;
         return e;
     }

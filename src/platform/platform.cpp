@@ -802,21 +802,9 @@ std::vector<std::string> utf8_args(int argc, char** argv) {
 
 #endif
 
-std::optional<std::string> read_file(const fs::path& p, std::size_t limit) {
-#ifdef _WIN32
-    std::error_code ec;
-    if (!fs::is_regular_file(p, ec)) return std::nullopt;
-    std::FILE* f = _wfopen(p.wstring().c_str(), L"rb");
-    if (!f) return std::nullopt;
-    std::string out;
-    char buf[8192];
-    std::size_t n;
-    while (out.size() < limit && (n = std::fread(buf, 1, std::min(sizeof buf, limit - out.size()), f)) > 0)
-        out.append(buf, n);
-    std::fclose(f);
-    return out;
-#else
-    int fd = open(p.c_str(), O_RDONLY | O_CLOEXEC);
+#ifndef _WIN32
+static std::optional<std::string> read_file_posix(const char* path, std::size_t limit) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return std::nullopt;
     // The check is on the open descriptor, so what is read is what was checked.
     struct stat st;
@@ -839,6 +827,32 @@ std::optional<std::string> read_file(const fs::path& p, std::size_t limit) {
     close(fd);
     out.resize(got);
     return out;
+}
+#endif
+
+std::optional<std::string> read_file(const std::string& utf8_path, std::size_t limit) {
+#ifdef _WIN32
+    return read_file(fs::u8path(utf8_path), limit);
+#else
+    return read_file_posix(utf8_path.c_str(), limit);
+#endif
+}
+
+std::optional<std::string> read_file(const fs::path& p, std::size_t limit) {
+#ifdef _WIN32
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec)) return std::nullopt;
+    std::FILE* f = _wfopen(p.wstring().c_str(), L"rb");
+    if (!f) return std::nullopt;
+    std::string out;
+    char buf[8192];
+    std::size_t n;
+    while (out.size() < limit && (n = std::fread(buf, 1, std::min(sizeof buf, limit - out.size()), f)) > 0)
+        out.append(buf, n);
+    std::fclose(f);
+    return out;
+#else
+    return read_file_posix(p.c_str(), limit);
 #endif
 }
 

@@ -48,6 +48,8 @@ fs::path home_dir();
 // regular file (checked on the open descriptor). One open, an fstat and a read or two: it serves
 // `cvm list` and the shim, which read many small files.
 std::optional<std::string> read_file(const fs::path& p, std::size_t limit = std::size_t(4) << 20);
+// The same for a UTF-8 path in a string: no fs::path is built (for the shim's hot path).
+std::optional<std::string> read_file(const std::string& utf8_path, std::size_t limit = std::size_t(4) << 20);
 
 // Absolute path of the running executable.
 fs::path current_exe();

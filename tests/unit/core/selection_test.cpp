@@ -55,6 +55,8 @@ TEST_CASE("precedence: CVM_VERSION > nearest .cudaversion > global") {
     CHECK(s.origin == Selection::Origin::ProjectFile);
     CHECK(s.spec.str() == "12.4+9");
     CHECK(s.file == t.path / "a" / "b" / "c" / ".cudaversion");
+    // A folder given with a trailing separator walks the same way.
+    CHECK(find_selection(deep / "", std::nullopt, global).file == t.path / "a" / "b" / "c" / ".cudaversion");
     // An empty (comments only) file is skipped in favour of the next one up.
     write(t.path / "a" / "b" / "c" / ".cudaversion", "# nothing\n");
     CHECK(find_selection(deep, std::nullopt, global).spec.str() == "11.2");
