@@ -9,15 +9,16 @@ namespace cvm {
 
 std::vector<fs::path> config_files() {
     std::vector<fs::path> out;
-    auto pick = [&](const char* variable, const fs::path& fallback) {
+    // The default folder is only worked out when the variable is unset (the shim runs this).
+    auto pick = [&](const char* variable, fs::path (*fallback)()) {
         if (auto v = platform::get_env(variable)) {
             if (!v->empty()) out.push_back(fs::u8path(*v));
         } else {
-            out.push_back(fallback / "cvm" / "config.toml");
+            out.push_back(fallback() / "cvm" / "config.toml");
         }
     };
-    pick("CVM_CONFIG", platform::user_config_dir());
-    pick("CVM_SYSTEM_CONFIG", platform::system_config_dir());
+    pick("CVM_CONFIG", platform::user_config_dir);
+    pick("CVM_SYSTEM_CONFIG", platform::system_config_dir);
     return out;
 }
 

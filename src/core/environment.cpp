@@ -97,6 +97,10 @@ static bool is_system_dir(const std::string& d, platform::Os os) {
         return d.size() >= 10 && d[1] == ':' && d.compare(2, 8, "\\windows") == 0 &&
                (d.size() == 10 || d[10] == '\\');
     }
+    // Every system folder starts with one of these; most PATH entries are rejected here.
+    if (d.rfind("/usr", 0) != 0 && d.rfind("/bin", 0) != 0 && d.rfind("/sbin", 0) != 0 &&
+        d.rfind("/lib", 0) != 0)
+        return false;
     for (const char* s : linux_system_dirs())
         if (d == s) return true;
     // Multiarch folders such as /usr/lib/x86_64-linux-gnu hold the distribution's own copies.
@@ -136,10 +140,10 @@ bool holds(const std::string& dir, const char* name, platform::Os os) {
     return platform::exists(p + name);
 }
 
-bool foreign_dir(const std::string& raw, const ForeignDirs& rules, const NormalizedRules& norm,
-                 platform::Os os, bool library_dir) {
+// `d` is normalized(raw).
+bool foreign_dir(const std::string& raw, const std::string& d, const ForeignDirs& rules,
+                 const NormalizedRules& norm, platform::Os os, bool library_dir) {
     if (raw.empty()) return false;
-    std::string d = normalized(raw, os);
     if (is_system_dir(d, os)) return false;
     if (!norm.shims_dir.empty() && d == norm.shims_dir) return false;
     for (const auto& layer : norm.layers)
@@ -163,7 +167,7 @@ bool foreign_dir(const std::string& raw, const ForeignDirs& rules, const Normali
 
 bool is_foreign_cuda_dir(const std::string& raw, const ForeignDirs& rules, platform::Os os,
                          bool library_dir) {
-    return foreign_dir(raw, rules, NormalizedRules(rules, os), os, library_dir);
+    return foreign_dir(raw, normalized(raw, os), rules, NormalizedRules(rules, os), os, library_dir);
 }
 
 static std::string prepend_filtered(const std::vector<fs::path>& first,
@@ -171,22 +175,25 @@ static std::string prepend_filtered(const std::vector<fs::path>& first,
                                     const ForeignDirs& rules, platform::Os os, bool library) {
     const NormalizedRules norm(rules, os);
     std::vector<std::string> items;
-    std::vector<std::string> seen;
-    auto push = [&](const std::string& item) {
-        std::string n = normalized(item, os);
+    std::vector<std::string> seen; // normalized forms of `items`
+    auto push = [&](const std::string& item, std::string n) {
         if (std::find(seen.begin(), seen.end(), n) != seen.end()) return;
-        seen.push_back(n);
+        seen.push_back(std::move(n));
         items.push_back(item);
     };
     // A shared system folder is never moved to the front: it would put every other program of
     // the machine before the user's own folders.
-    for (const auto& f : first)
-        if (!is_system_folder(f.u8string(), os)) push(f.u8string());
+    for (const auto& f : first) {
+        std::string item = f.u8string();
+        std::string n = normalized(item, os);
+        if (!is_system_dir(n, os)) push(item, std::move(n));
+    }
     if (current) {
         for (const auto& item : split_path_list(*current, os)) {
             if (item.empty()) continue;
-            if (foreign_dir(item, rules, norm, os, library)) continue;
-            push(item);
+            std::string n = normalized(item, os);
+            if (foreign_dir(item, n, rules, norm, os, library)) continue;
+            push(item, std::move(n));
         }
     }
     return join_path_list(items, os);

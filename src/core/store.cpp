@@ -201,11 +201,12 @@ Store Store::from_environment() {
 std::vector<std::pair<std::string, size_t>> Store::ids(Kind kind) const {
     std::vector<std::pair<std::string, size_t>> out;
     std::unordered_set<std::string> seen;
+    const char sep = platform::host_os() == platform::Os::Windows ? '\\' : '/';
     for (size_t i = 0; i < layers_.size(); ++i) {
-        std::error_code ec;
-        for (fs::directory_iterator it(layers_[i] / kind_dir(kind), ec), end; !ec && it != end;
-             it.increment(ec)) {
-            std::string name = it->path().filename().u8string();
+        std::string dir = layers_[i].u8string();
+        if (dir.empty() || dir.back() != sep) dir += sep;
+        // Names only, no fs::path per entry: the shim resolves through this before every tool.
+        for (std::string& name : platform::folder_names(dir + kind_dir(kind))) {
             if (name.empty() || name[0] == '.') continue;
             if (seen.insert(name).second) out.emplace_back(std::move(name), i);
         }

@@ -24,6 +24,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <unistd.h>
 extern char** environ;
 #endif
@@ -378,6 +379,14 @@ bool exists(const std::string& utf8_path) {
     return GetFileAttributesW(widen(utf8_path).c_str()) != INVALID_FILE_ATTRIBUTES;
 }
 
+std::vector<std::string> folder_names(const std::string& utf8_dir) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (fs::directory_iterator it(fs::u8path(utf8_dir), ec), end; !ec && it != end; it.increment(ec))
+        out.push_back(it->path().filename().u8string());
+    return out;
+}
+
 std::optional<FileId> executable_id(const fs::path& p) {
     if (!is_executable(p)) return std::nullopt;
     return handle_id(p);
@@ -721,6 +730,19 @@ std::optional<std::string> capture_output(const fs::path& program,
 bool exists(const std::string& utf8_path) {
     struct stat st;
     return ::stat(utf8_path.c_str(), &st) == 0;
+}
+
+std::vector<std::string> folder_names(const std::string& utf8_dir) {
+    std::vector<std::string> out;
+    DIR* d = ::opendir(utf8_dir.c_str());
+    if (!d) return out;
+    while (const dirent* e = ::readdir(d)) {
+        const char* n = e->d_name;
+        if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
+        out.emplace_back(n);
+    }
+    ::closedir(d);
+    return out;
 }
 
 bool is_executable(const fs::path& p) {

@@ -85,6 +85,10 @@ bool is_executable(const fs::path& p);
 // no fs::path is built.
 bool exists(const std::string& utf8_path);
 
+// The names in a folder (UTF-8; no "." or ".."), unsorted; empty when it cannot be read. For hot
+// paths: no fs::path or status per entry.
+std::vector<std::string> folder_names(const std::string& utf8_dir);
+
 // What makes a file the same file under any name: device and inode (Windows: volume serial and
 // file index). Links are followed, so a symlink and its target compare equal; a copy does not.
 struct FileId {
