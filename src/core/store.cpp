@@ -208,7 +208,8 @@ std::vector<std::pair<std::string, size_t>> Store::ids(Kind kind) const {
         // Names only, no fs::path per entry: the shim resolves through this before every tool.
         for (std::string& name : platform::folder_names(dir + kind_dir(kind))) {
             if (name.empty() || name[0] == '.') continue;
-            if (seen.insert(name).second) out.emplace_back(std::move(name), i);
+            // An id in an earlier layer hides the same id later; with one layer there is nothing to hide.
+            if (layers_.size() == 1 || seen.insert(name).second) out.emplace_back(std::move(name), i);
         }
     }
     return out;

@@ -9,8 +9,10 @@ namespace cvm {
 
 fs::path view_path(const Store& store, const Resolved& r) {
     if (!r.cudnn) return {};
-    std::error_code ec;
-    if (fs::equivalent(r.toolkit.path, r.cudnn->path, ec)) return {};
+    // A cuDNN inside the toolkit's own folder needs no view. Entries hold canonical paths (import
+    // resolves links, installs live in the store), so comparing the names is enough; this runs
+    // in the shim before every tool.
+    if (r.toolkit.path == r.cudnn->path) return {};
     return store.views_dir() / fs::u8path(r.toolkit.id + "+" + r.cudnn->id);
 }
 
