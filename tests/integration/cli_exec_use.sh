@@ -116,6 +116,24 @@ for row in "${use_rows[@]}"; do
     [[ ${args[0]} != *+* ]] || assert_not_contains "$ERR" "not selected" "cvm use ${args[*]}"
 done
 
+# A release the registry does not know becomes known once a store holds it: an import here, or
+# an entry of a read-only layer (CVM_STORE_PATH).
+mkdir -p "$TEST_TMP/known" && cd "$TEST_TMP/known"
+expect_rc 2 "$CVM" use 12.10
+assert_contains "$ERR" "no known CUDA release is 12.10"
+make_toolkit "$TEST_TMP/cuda-12.10" 12.10.0
+expect_rc 0 "$CVM" import "$TEST_TMP/cuda-12.10"
+expect_rc 0 "$CVM" use 12.10
+assert_contains "$ERR" "selected 12.10.0 in"
+assert_contains "$ERR" "cvm use 12.10+9.1.0.70"
+rm .cudaversion
+make_toolkit "$TEST_TMP/cuda-12.11" 12.11.0
+CVM_ROOT="$TEST_TMP/team" expect_rc 0 "$CVM" import "$TEST_TMP/cuda-12.11"
+expect_rc 2 "$CVM" use 12.11
+CVM_STORE_PATH="$TEST_TMP/team" expect_rc 0 "$CVM" use 12.11
+assert_eq "$(cat .cudaversion)" "12.11"
+assert_contains "$ERR" "selected 12.11.0 in"
+
 # --global: the same checks, the other file.
 mkdir -p "$TEST_TMP/g" && cd "$TEST_TMP/g"
 expect_rc 2 "$CVM" use -g 99
