@@ -6,23 +6,96 @@
 
 namespace cvm::cli {
 
+namespace {
+
+// The words after cvm's own options, as the user typed them: `-- CMD ARGS...`, `SPEC -- CMD
+// ARGS...` or `CMD ARGS...`. Splits off the SPEC (only when a `--` follows it) and the `--`.
+struct ExecWords {
+    std::optional<std::string> spec;
+    std::vector<std::string> command;
+};
+
+ExecWords split_exec_words(std::vector<std::string> words) {
+    ExecWords out;
+    if (!words.empty() && words.front() == "--") {
+        words.erase(words.begin());
+    } else if (words.size() >= 2 && words[1] == "--") {
+        try {
+            (void)parse_spec(words.front());
+            out.spec = words.front();
+            words.erase(words.begin(), words.begin() + 2);
+        } catch (const SpecError&) {
+            // Not a spec: the first word is the program and `--` one of its arguments.
+        }
+    }
+    out.command = std::move(words);
+    return out;
+}
+
+// A file named `name` that exists on `path_list` (or at `name` itself when it has a folder) but
+// is not executable: a directory or a file without the execute bit. Empty when there is none.
+fs::path find_unrunnable(const std::string& name, const std::string& path_list) {
+    std::error_code ec;
+    fs::path given = fs::u8path(name);
+    if (given.has_parent_path()) return fs::exists(given, ec) ? given : fs::path();
+    size_t start = 0;
+    const char sep = platform::path_list_separator();
+    while (start <= path_list.size()) {
+        size_t end = path_list.find(sep, start);
+        if (end == std::string::npos) end = path_list.size();
+        std::string dir = path_list.substr(start, end - start);
+        start = end + 1;
+        if (dir.empty()) continue;
+        fs::path candidate = fs::u8path(dir) / given;
+        if (fs::is_regular_file(candidate, ec)) return candidate;
+    }
+    return {};
+}
+
+} // namespace
+
 void register_exec(CLI::App& app) {
-    auto* cmd = app.add_subcommand("exec", "Run CMD in the selected environment; its exit code is cvm's");
+    auto* cmd = app.add_subcommand(
+        "exec", "Run CMD in the selected environment; its exit code is cvm's. Forms: "
+                "cvm exec [SPEC] -- CMD [ARGS...], cvm exec [--spec SPEC] CMD [ARGS...]");
+    auto spec = std::make_shared<std::string>();
     auto version = std::make_shared<std::string>();
-    auto command = std::make_shared<std::vector<std::string>>();
-    cmd->add_option("--version", *version, "use this SPEC instead of the selection");
-    cmd->add_option("command", *command, "CMD [ARGS...] (after --)")->required();
+    auto unused = std::make_shared<std::string>();
+    auto* spec_opt = cmd->add_option("--spec", *spec, "use this SPEC instead of the selection")
+                        ->type_name("SPEC");
+    cmd->add_option("--version", *version, "the same as --spec (kept for scripts)")
+        ->type_name("SPEC")
+        ->excludes(spec_opt);
+    // CMD is never taken by CLI11: the positional refuses every word, so the first word that is
+    // not one of cvm's options (and everything after it, `-h` and `--version` included) is left
+    // for the callback exactly as typed (prefix_command). The positional still counts as
+    // missing, which keeps a leading `--` here instead of handing it back to the main app.
+    cmd->add_option("CMD", *unused, "the program, then its arguments (nothing after CMD is read by cvm)")
+        ->type_name("[ARGS...]")
+        ->check(CLI::Validator([](std::string&) { return std::string("not parsed"); }, ""));
+    cmd->validate_positionals();
     cmd->prefix_command();
-    cmd->callback([version, command, cmd] {
-        std::vector<std::string> args = *command;
-        // CLI11 2.1 reports the `--` separator itself in remaining(), first.
-        std::vector<std::string> rest = cmd->remaining();
-        if (!rest.empty() && rest.front() == "--") rest.erase(rest.begin());
-        for (const auto& extra : rest) args.push_back(extra);
-        if (!args.empty() && args.front() == "--") args.erase(args.begin());
-        if (args.empty()) throw UsageError("exec: nothing to run; usage: cvm exec [--version SPEC] -- CMD [ARGS...]");
+    cmd->callback([spec, version, cmd] {
+        std::vector<std::string> words = cmd->remaining();
+        if (!words.empty() && words.front() != "--" && words.front().size() > 1 && words.front()[0] == '-')
+            throw UsageError("exec: unknown option " + printable(words.front()) +
+                             "; cvm's options go before CMD (see `cvm exec --help`)");
+        ExecWords w = split_exec_words(std::move(words));
+        std::optional<std::string> chosen;
+        if (!spec->empty()) chosen = *spec;
+        if (!version->empty()) chosen = *version;
+        if (w.spec) {
+            if (chosen)
+                throw UsageError("exec: two specs, " + printable(*chosen) + " and " + printable(*w.spec) +
+                                 "; give one (cvm exec SPEC -- CMD or cvm exec --spec SPEC CMD)");
+            chosen = w.spec;
+        }
+        const auto& args = w.command;
+        if (args.empty())
+            throw UsageError("exec: nothing to run; usage: cvm exec [SPEC] -- CMD [ARGS...] or "
+                             "cvm exec [--spec SPEC] CMD [ARGS...]");
         Store store = open_store();
-        Selection sel = current_selection(store, version->empty() ? std::nullopt : std::optional<std::string>(*version));
+        Selection sel = current_selection(store, chosen);
         auto env = platform::environment();
         if (!(sel.origin != Selection::Origin::None && sel.spec.system)) {
             Resolved r = resolve_selection(store, sel);
@@ -32,7 +105,17 @@ void register_exec(CLI::App& app) {
         for (const auto& [k, v] : env)
             if (platform::env_name_equal(k, "PATH")) path = v;
         fs::path program = platform::find_executable(args[0], path);
-        if (program.empty()) throw Failure("exec: " + args[0] + " was not found on the selection's PATH");
+        if (program.empty()) {
+            fs::path other = find_unrunnable(args[0], path);
+            if (!other.empty()) {
+                note(printable(args[0]) + ": " + other.u8string() +
+                     " is not an executable file (check its permissions: chmod +x)");
+                throw ExitCode{126};
+            }
+            note(printable(args[0]) + ": command not found in the selected environment (PATH=" + path +
+                 "); check the name, or run `cvm current` to see the selection");
+            throw ExitCode{127};
+        }
         platform::exec_replace(program, args, env);
     });
 }

@@ -1,37 +1,184 @@
+#include <cstdio>
+
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "registry/registry.h"
 
 namespace cvm::cli {
 
+namespace {
+
+// Why no known release satisfies `s` (empty when one does). "Known": the shipped registry plus
+// every toolkit and cuDNN build of every store layer, installed or imported.
+std::string unknown_reason(const Store& store, const std::optional<registry::Registry>& reg, const Spec& s) {
+    std::vector<Version> toolkits;
+    if (reg)
+        for (const auto* r : registry::find_cuda_releases(*reg, s.cuda)) toolkits.push_back(r->version);
+    for (const auto& [id, layer] : store.ids(Kind::Cuda)) {
+        (void)layer;
+        auto v = parse_toolkit_id(id);
+        if (v && v->has_prefix(s.cuda)) toolkits.push_back(*v);
+    }
+    if (toolkits.empty())
+        return "no known CUDA release is " + s.cuda.str() + " (see `cvm list --available cuda`)";
+    if (!s.cudnn) return {};
+    std::vector<CudnnId> builds;
+    if (reg)
+        for (const auto* r : registry::find_cudnn_releases(*reg, *s.cudnn))
+            for (const auto& b : r->builds) builds.push_back({r->version, b.cuda});
+    for (const auto& [id, layer] : store.ids(Kind::Cudnn)) {
+        (void)layer;
+        if (auto c = parse_cudnn_id(id); c && c->version.has_prefix(*s.cudnn)) builds.push_back(*c);
+    }
+    if (s.cudnn_cuda) {
+        std::vector<CudnnId> kept;
+        for (const auto& b : builds)
+            if (b.cuda == *s.cudnn_cuda) kept.push_back(b);
+        builds = std::move(kept);
+    }
+    if (builds.empty())
+        return "no known cuDNN release is " + s.cudnn->str() +
+               (s.cudnn_cuda ? " for CUDA " + s.cudnn_cuda->str() : std::string()) +
+               " (see `cvm list --available cudnn`)";
+    for (const auto& b : builds)
+        for (const auto& t : toolkits)
+            if (b.serves(t)) return {};
+    return "no known cuDNN " + s.cudnn->str() + " is built for CUDA " + s.cuda.str() +
+           " (see `cvm list --available cudnn`)";
+}
+
+// The newest installed cuDNN build for the toolkit `toolkit`, if any.
+std::optional<CudnnId> installed_cudnn_for(const Store& store, const Version& toolkit) {
+    std::optional<CudnnId> best;
+    for (const auto& [id, layer] : store.ids(Kind::Cudnn)) {
+        (void)layer;
+        auto c = parse_cudnn_id(id);
+        if (!c || !c->serves(toolkit)) continue;
+        if (!best || best->version < c->version) best = c;
+    }
+    return best;
+}
+
+void show_selection(const Store& store, bool global) {
+    if (global) {
+        std::optional<Selection> sel;
+        try {
+            sel = read_version_file(store.global_version_file(), Selection::Origin::Global);
+        } catch (const SelectionError& e) {
+            throw UsageError(e.what());
+        }
+        if (!sel) {
+            note("no global CUDA version is set; run `cvm use --global SPEC` (see `cvm list`)");
+            return;
+        }
+        std::printf("%s (set by %s)\n", sel->spec.str().c_str(), sel->origin_text().c_str());
+        return;
+    }
+    Selection sel = current_selection(store, std::nullopt);
+    if (sel.origin == Selection::Origin::None) {
+        note("no CUDA version is selected here; run `cvm use SPEC` (this folder) or `cvm use --global "
+             "SPEC` (see `cvm list`)");
+        return;
+    }
+    std::printf("%s (set by %s)\n", sel.spec.str().c_str(), sel.origin_text().c_str());
+}
+
+void unset_selection(const Store& store, bool global) {
+    fs::path file = global ? store.global_version_file() : fs::current_path() / ".cudaversion";
+    std::error_code ec;
+    auto st = fs::symlink_status(file, ec);
+    if (!fs::exists(st)) {
+        note(std::string("no ") + (global ? "global default" : ".cudaversion here") + " (" + file.u8string() +
+             "): nothing to unset");
+        return;
+    }
+    if (!fs::is_regular_file(st))
+        throw Failure(file.u8string() + " is not a regular file (a link or a folder), so cvm did not write " +
+                      "it and leaves it alone; remove it yourself if you mean to");
+    fs::remove(file);
+    note("removed " + file.u8string());
+    if (global) return;
+    try {
+        Selection sel = current_selection(store, std::nullopt);
+        if (sel.origin != Selection::Origin::None)
+            note("the selection here is now " + sel.spec.str() + " (set by " + sel.origin_text() + ")");
+    } catch (const UsageError&) {
+        // A bad file further up is reported by the commands that read it.
+    }
+}
+
+} // namespace
+
 void register_use(CLI::App& app) {
-    auto* cmd = app.add_subcommand("use", "Select CUDA[+CUDNN] for this folder (.cudaversion) or globally");
+    auto* cmd = app.add_subcommand(
+        "use", "Select CUDA[+CUDNN] for this folder (.cudaversion) or globally; without SPEC, show the selection");
     auto spec = std::make_shared<std::string>();
     auto global = std::make_shared<bool>(false);
-    cmd->add_option("spec", *spec, "e.g. 11.2, 12.4.1+9, 11.2+8.1.0.77, system")->required();
-    cmd->add_flag("--global,-g", *global, "write the global default ($CVM_ROOT/version)");
-    cmd->callback([spec, global] {
-        Spec s = spec_argument(*spec);
+    auto force = std::make_shared<bool>(false);
+    auto unset = std::make_shared<bool>(false);
+    cmd->add_option("spec", *spec, "e.g. 11.2, 12.4.1+9, 11.2+8.1.0.77, system");
+    cmd->add_flag("--global,-g", *global, "the global default ($CVM_ROOT/version) instead of ./.cudaversion");
+    cmd->add_flag("--force", *force, "write SPEC even when no known release satisfies it");
+    cmd->add_flag("--unset", *unset, "remove ./.cudaversion (with --global, the global default)");
+    cmd->callback([spec, global, force, unset] {
+        if (*unset && !spec->empty())
+            throw UsageError("use: --unset takes no SPEC (got " + printable(*spec) + "); run `cvm use --unset`");
+        if (*force && spec->empty()) throw UsageError("use: --force needs a SPEC; run `cvm use --force SPEC`");
         Store store = open_store();
+        if (*unset) return unset_selection(store, *global);
+        if (spec->empty()) return show_selection(store, *global);
+
+        Spec s = spec_argument(*spec);
+        std::string where;
         fs::path file;
         if (*global) {
-            fs::create_directories(store.root());
             file = store.global_version_file();
+            where = "globally";
         } else {
             file = fs::current_path() / ".cudaversion";
+            where = "in " + file.u8string();
         }
+        std::string unknown;
+        if (!s.system) {
+            std::optional<registry::Registry> reg;
+            std::string reg_error;
+            try {
+                reg = registry::load_default_registry();
+            } catch (const registry::RegistryError& e) {
+                reg_error = e.what();
+            }
+            unknown = unknown_reason(store, reg, s);
+            if (!unknown.empty() && !*force) {
+                if (!reg)
+                    throw UsageError("use: " + s.str() + ": " + unknown + ", and the release registry cannot be " +
+                                     "read (" + reg_error + "); nothing written; `cvm use --force " + s.str() +
+                                     "` writes it anyway");
+                throw UsageError("use: " + s.str() + ": " + unknown + "; nothing written; `cvm use --force " +
+                                 s.str() + "` writes it anyway");
+            }
+        }
+        if (*global) fs::create_directories(store.root());
         write_version_file(file, s);
-        std::string where = *global ? "globally" : "in " + file.u8string();
         if (s.system) {
             note("selected the system toolkit " + where);
+            return;
+        }
+        if (!unknown.empty()) {
+            note("wrote " + s.str() + " " + where + " (--force: " + unknown + ")");
             return;
         }
         try {
             Resolved r = resolve(store, s);
             note("selected " + r.active() + " " + where);
+            if (!s.cudnn) {
+                if (auto c = installed_cudnn_for(store, r.toolkit.version))
+                    note("cuDNN " + c->str() + " is installed for this toolkit but not selected; to use it: " +
+                         "cvm use " + std::string(*global ? "--global " : "") + s.str() + "+" + c->version.str());
+            }
         } catch (const ResolveError& e) {
-            note("wrote " + s.str() + " " + where + ", but " + e.what());
+            note("wrote " + s.str() + " " + where + "; " + e.what());
         }
     });
 }

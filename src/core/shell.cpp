@@ -823,7 +823,7 @@ const char* const kBashCompletion = R"SH(_cvm_complete() {
         init) COMPREPLY=($(compgen -W $'bash\nzsh\nfish\npwsh' -- "${cur}")) ;;
         uninstall) COMPREPLY=($(compgen -W "$(command cvm init --complete ids 2>/dev/null)" -- "${cur}")) ;;
         use|env|script|probe|lock) COMPREPLY=($(compgen -W "$(command cvm init --complete specs 2>/dev/null)"$'\nsystem\n--global\n--shell\n--json' -- "${cur}")) ;;
-        exec) COMPREPLY=($(compgen -W $'--version\n--' -- "${cur}")) ;;
+        exec) COMPREPLY=($(compgen -W $'--spec\n--version\n--' -- "${cur}")) ;;
         list) COMPREPLY=($(compgen -W $'cuda\ncudnn\n--available\n--json' -- "${cur}")) ;;
         current|doctor) COMPREPLY=($(compgen -W $'--json' -- "${cur}")) ;;
         import) COMPREPLY=($(compgen -d -- "${cur}")) ;;
@@ -847,7 +847,7 @@ const char* const kZshCompletion = R"SH(_cvm() {
         init) compadd -- bash zsh fish pwsh ;;
         uninstall) compadd -- ${(f)"$(command cvm init --complete ids 2>/dev/null)"} ;;
         use|env|script|probe|lock) compadd -- ${(f)"$(command cvm init --complete specs 2>/dev/null)"} system --global --shell --json ;;
-        exec) compadd -- --version -- ;;
+        exec) compadd -- --spec --version -- ;;
         list) compadd -- cuda cudnn --available --json ;;
         current|doctor) compadd -- --json ;;
         import) _files -/ ;;
@@ -883,9 +883,12 @@ std::string fish_init(const std::string& shims) {
            "'bash zsh fish pwsh cmd'\n";
     out += "complete -c cvm -n '__fish_seen_subcommand_from script' -s o -l output -r -F\n";
     out += "complete -c cvm -n '__fish_seen_subcommand_from use' -l global -s g\n";
+    out += "complete -c cvm -n '__fish_seen_subcommand_from use' -l force\n";
+    out += "complete -c cvm -n '__fish_seen_subcommand_from use' -l unset\n";
     out += "complete -c cvm -n '__fish_seen_subcommand_from list current doctor probe' -l json\n";
     out += "complete -c cvm -n '__fish_seen_subcommand_from list' -a 'cuda cudnn' -l available\n";
     out += "complete -c cvm -n '__fish_seen_subcommand_from exec' -l version -x\n";
+    out += "complete -c cvm -n '__fish_seen_subcommand_from exec' -l spec -x\n";
     out += "complete -c cvm -n '__fish_seen_subcommand_from import' -a "
            "'(__fish_complete_directories)'\n";
     out += "complete -c cvm -n '__fish_seen_subcommand_from install' -F -a 'cuda cudnn'\n";
