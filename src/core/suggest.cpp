@@ -6,6 +6,7 @@ namespace cvm {
 
 namespace {
 char fold(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+std::size_t letters(std::string_view word) { return word.size() - std::min(word.find_first_not_of('-'), word.size()); }
 } // namespace
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -29,13 +30,13 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 }
 
 std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates) {
-    std::size_t letters = word.size() - std::min(word.find_first_not_of('-'), word.size());
-    const std::size_t limit = std::clamp<std::size_t>(letters / 3, 1, 3);
+    const std::size_t limit = std::clamp<std::size_t>(letters(word) / 3, 1, 3);
     std::optional<std::string> best;
     std::size_t best_distance = limit + 1;
     for (const std::string& c : candidates) {
         std::size_t d = edit_distance(word, c);
-        if (d < best_distance && d < c.size()) {
+        // Replacing every letter of either word is no suggestion ("-x" is not "-h"; "-v" is "-V").
+        if (d < best_distance && (d == 0 || (d < letters(word) && d < letters(c)))) {
             best = c;
             best_distance = d;
         }

@@ -14,7 +14,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 
 // The candidate closest to `word`, if close enough to be what was meant: at most a third of the
 // word's length (leading dashes not counted), at least 1 and at most 3 edits, and fewer edits than
-// the candidate has characters. Ties go to the earlier candidate.
+// either word has letters. Ties go to the earlier candidate.
 std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
 } // namespace cvm

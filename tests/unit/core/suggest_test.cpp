@@ -42,6 +42,11 @@ TEST_CASE("closest_match suggests only what is close enough") {
     CHECK(closest_match("--globl", options) == std::optional<std::string>("--global"));
     CHECK(closest_match("--GLOBAL", options) == std::optional<std::string>("--global"));
     CHECK_FALSE(closest_match("--json", options));
+    // One-letter options: only a difference of case is a suggestion.
+    const std::vector<std::string> top{"--help", "-h", "--version", "-V"};
+    CHECK(closest_match("-v", top) == std::optional<std::string>("-V"));
+    CHECK_FALSE(closest_match("-x", top));
+    CHECK(closest_match("--verison", top) == std::optional<std::string>("--version"));
     // Ties go to the earlier candidate.
     CHECK(closest_match("ab", {"ax", "xb"}) == std::optional<std::string>("ax"));
 }
