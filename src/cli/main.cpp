@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
             std::printf("cvm %s\n", CVM_VERSION_STRING);
             return 0;
         } catch (const CLI::ParseError& e) {
-            std::fprintf(stderr, "%s\n", parse_error_line(app, e).c_str());
+            std::fprintf(stderr, "%s\n", parse_error_line(app, e, words).c_str());
             return 2;
         }
     } catch (const ExitCode& e) {

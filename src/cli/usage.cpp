@@ -121,7 +121,7 @@ std::optional<int> answer_help(CLI::App& app, std::vector<std::string>& args) {
     return std::nullopt;
 }
 
-std::string parse_error_line(CLI::App& app, const CLI::ParseError& error) {
+std::string parse_error_line(CLI::App& app, const CLI::ParseError& error, const std::vector<std::string>& args) {
     CLI::App* cmd = &app;
     while (!cmd->get_subcommands().empty()) cmd = cmd->get_subcommands().front();
     const bool top = cmd == &app;
@@ -152,6 +152,13 @@ std::string parse_error_line(CLI::App& app, const CLI::ParseError& error) {
         if (top) return "cvm: missing command (see cvm help)";
     }
     CLI::Option* opt = option_in_message(*cmd, message);
+    if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) && !opt) {
+        // A hidden option has no name in CLI11's message: the last option typed is the one.
+        for (auto it = args.rbegin(); it != args.rend() && !opt; ++it)
+            if (it->size() > 1 && (*it)[0] == '-')
+                for (CLI::Option* o : cmd->get_options())
+                    if (o->nonpositional() && o->check_name(it->substr(0, it->find('=')))) opt = o;
+    }
     if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) && opt) {
         if (opt->nonpositional() && opt->count() == 0)
             return who + ": " + shown_name(*opt) + " needs a value; see " + see;
@@ -164,7 +171,13 @@ std::string parse_error_line(CLI::App& app, const CLI::ParseError& error) {
         if (!opt->get_description().empty()) line += " (" + opt->get_description() + ")";
         return line + "; see " + see;
     }
-    // Kinds cvm's commands do not use (excludes, requires...): CLI11's words, in cvm's frame.
+    // Kinds cvm's commands do not use yet: "A excludes B", "A requires B", and the rest.
+    for (auto [cli11, ours] : {std::pair{" excludes ", " cannot be used with "}, std::pair{" requires ", " needs "}}) {
+        auto at = message.find(cli11);
+        if (at != std::string::npos)
+            return who + ": " + message.substr(0, at) + ours + message.substr(at + std::string(cli11).size()) +
+                   "; see " + see;
+    }
     return who + ": " + message + "; see " + see;
 }
 

@@ -21,7 +21,7 @@ void describe_app(CLI::App& app);
 std::optional<int> answer_help(CLI::App& app, std::vector<std::string>& args);
 
 // One line in cvm's voice for a parse error, naming the command, the value and what to run
-// (printed as it is, exit code 2).
-std::string parse_error_line(CLI::App& app, const CLI::ParseError& error);
+// (printed as it is, exit code 2). `args` is the command line as parsed, in order.
+std::string parse_error_line(CLI::App& app, const CLI::ParseError& error, const std::vector<std::string>& args);
 
 } // namespace cvm::cli
