@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/usage.h"
 #include "core/config.h"
 #include "core/spec.h"
 #include "platform/platform.h"
@@ -15,8 +16,8 @@ int main(int argc, char** argv) {
     using namespace cvm::cli;
     CLI::App app{"cvm: side-by-side CUDA toolkits and cuDNN builds, selected per project",
                  "cvm"};
-    app.require_subcommand(1);
-    app.set_version_flag("--version", std::string("cvm ") + CVM_VERSION_STRING);
+    app.require_subcommand(1); // bare `cvm` prints the help (usage.cpp)
+    app.set_version_flag("-V,--version", std::string("cvm ") + CVM_VERSION_STRING);
 #ifdef CVM_TOOL_INSTALL
     // cvm-install: the install command alone (see src/cli/CMakeLists.txt).
     register_install(app);
@@ -50,9 +51,12 @@ int main(int argc, char** argv) {
     register_lock(app);
 #endif
 #endif
+    describe_app(app);
 
     auto args = cvm::platform::utf8_args(argc, argv);
-    std::vector<std::string> rev(args.rbegin(), args.rend() - 1);
+    std::vector<std::string> words(args.begin() + (args.empty() ? 0 : 1), args.end());
+    if (auto code = answer_help(app, words)) return *code;
+    std::vector<std::string> rev(words.rbegin(), words.rend());
     try {
         try {
             app.parse(std::move(rev));
@@ -66,8 +70,7 @@ int main(int argc, char** argv) {
             std::printf("cvm %s\n", CVM_VERSION_STRING);
             return 0;
         } catch (const CLI::ParseError& e) {
-            std::string msg = e.what();
-            note(msg + "; see `cvm --help`");
+            std::fprintf(stderr, "%s\n", parse_error_line(app, e, words).c_str());
             return 2;
         }
     } catch (const ExitCode& e) {

@@ -1,0 +1,184 @@
+#include "cli/usage.h"
+
+#include <cctype>
+#include <cstdio>
+#include <map>
+
+#include <CLI/CLI.hpp>
+
+#include "core/suggest.h"
+
+namespace cvm::cli {
+
+namespace {
+
+const char* const kFooter = R"HELP(Examples:
+  cvm install 12.4+9          install CUDA 12.4 and a cuDNN 9 built for it
+  cvm use 12.4+9              select them for this folder (writes .cudaversion)
+  cvm exec -- nvcc --version  run a command with the selection
+  eval "$(cvm env)"           activate the selection in this shell
+  cvm help use                the help of one command
+
+Environment:
+  CVM_ROOT     the store (default $XDG_DATA_HOME/cvm, else ~/.local/share/cvm)
+  CVM_VERSION  a spec that overrides .cudaversion files and the global default
+  CVM_MIRROR   a base URL to use instead of https://developer.download.nvidia.com/compute
+)HELP";
+
+// What to type for a command whose required argument is missing.
+const std::map<std::string, std::string>& examples() {
+    static const std::map<std::string, std::string> table{
+        {"use", "cvm use 12.4+9"},
+        {"uninstall", "cvm uninstall 12.4.1"},
+        {"which", "cvm which nvcc"},
+        {"exec", "cvm exec -- nvcc --version"},
+        {"export", "cvm export lmod ~/modulefiles"},
+        {"init", "cvm init bash"},
+        {"script", "cvm script 11.2 --shell cmd"},
+        {"env", "cvm env --shell bash"},
+    };
+    return table;
+}
+
+CLI::App* find_command(CLI::App& app, const std::string& name) {
+    auto found = app.get_subcommands([&name](CLI::App* sub) { return sub->check_name(name); });
+    return found.empty() ? nullptr : found.front();
+}
+
+std::string unknown_command(CLI::App& app, const std::string& word) {
+    std::vector<std::string> names;
+    for (CLI::App* sub : app.get_subcommands([](CLI::App* s) { return !s->get_name().empty(); })) {
+        names.push_back(sub->get_name());
+        for (const auto& alias : sub->get_aliases()) names.push_back(alias);
+    }
+    auto guess = closest_match(word, names);
+    return "cvm: unknown command '" + word + "'" + (guess ? "; did you mean '" + *guess + "'?" : "") +
+           " (see cvm help)";
+}
+
+std::vector<std::string> option_names(CLI::App& cmd) {
+    std::vector<std::string> names;
+    for (const CLI::Option* opt : cmd.get_options()) {
+        if (opt->get_group().empty()) continue; // hidden
+        for (const auto& l : opt->get_lnames()) names.push_back("--" + l);
+        for (const auto& s : opt->get_snames()) names.push_back("-" + s);
+    }
+    return names;
+}
+
+// The name a person sees: SPEC for a positional, --shell for an option.
+std::string shown_name(const CLI::Option& opt) {
+    if (opt.nonpositional()) {
+        if (!opt.get_lnames().empty()) return "--" + opt.get_lnames().front();
+        return "-" + opt.get_snames().front();
+    }
+    std::string name = opt.get_name(true);
+    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return name;
+}
+
+// The option a CLI11 message is about ("--shell: 1 required TEXT missing", "kind: foo not in
+// {cuda,cudnn}", "Could not convert: --x = y", "Expected exactly 1 arguments to spec, got 2").
+CLI::Option* option_in_message(CLI::App& cmd, const std::string& message) {
+    for (CLI::Option* opt : cmd.get_options()) {
+        std::vector<std::string> names{opt->get_name(true)};
+        for (const auto& l : opt->get_lnames()) names.push_back("--" + l);
+        for (const auto& s : opt->get_snames()) names.push_back("-" + s);
+        for (const auto& n : names) {
+            if (n.empty()) continue;
+            if (message.rfind(n + ":", 0) == 0 || message.find(": " + n + " =") != std::string::npos ||
+                message.find(" to " + n + ",") != std::string::npos || message.rfind(n + " ", 0) == 0)
+                return opt;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
+void describe_app(CLI::App& app) {
+    for (auto [name, alias] : {std::pair{"list", "ls"}, std::pair{"uninstall", "rm"}})
+        if (CLI::App* cmd = find_command(app, name)) cmd->alias(alias);
+    auto* help = app.add_subcommand("help", "Show this help, or the help of one command (cvm help use)");
+    help->add_option("command")->description("the command to describe");
+    help->callback([&app] { std::fputs(app.help().c_str(), stdout); });
+    app.footer(kFooter);
+}
+
+std::optional<int> answer_help(CLI::App& app, std::vector<std::string>& args) {
+    if (args.empty() ||
+        (args[0] == "help" && (args.size() == 1 || args[1] == "help" || args[1] == "--help" || args[1] == "-h"))) {
+        std::fputs(app.help().c_str(), stdout);
+        return 0;
+    }
+    if (args[0] != "help") return std::nullopt;
+    CLI::App* cmd = find_command(app, args[1]);
+    if (!cmd) {
+        std::fprintf(stderr, "%s\n", unknown_command(app, args[1]).c_str());
+        return 2;
+    }
+    args = {cmd->get_name(), "--help"};
+    return std::nullopt;
+}
+
+std::string parse_error_line(CLI::App& app, const CLI::ParseError& error, const std::vector<std::string>& args) {
+    CLI::App* cmd = &app;
+    while (!cmd->get_subcommands().empty()) cmd = cmd->get_subcommands().front();
+    const bool top = cmd == &app;
+    const std::string who = top ? "cvm" : "cvm " + cmd->get_name();
+    const std::string see = top ? "cvm help" : "cvm help " + cmd->get_name();
+
+    // What nothing took: an unknown option first, then an unknown command or an extra argument.
+    const auto left = cmd->remaining();
+    for (const std::string& item : left) {
+        if (item.size() < 2 || item[0] != '-' || item == "--") continue;
+        std::string word = item.substr(0, item.find('='));
+        auto guess = closest_match(word, option_names(*cmd));
+        return who + ": unknown option '" + word + "'" + (guess ? "; did you mean '" + *guess + "'?" : "; see " + see);
+    }
+    if (!left.empty()) {
+        if (top) return unknown_command(app, left.front());
+        return who + ": unexpected argument '" + left.front() + "'; see " + see;
+    }
+
+    const std::string message = error.what();
+    if (dynamic_cast<const CLI::RequiredError*>(&error)) {
+        for (const CLI::Option* opt : cmd->get_options()) {
+            if (!opt->get_required() || opt->count() > 0) continue;
+            auto example = examples().find(cmd->get_name());
+            return who + ": missing " + shown_name(*opt) +
+                   (!top && example != examples().end() ? "; e.g. " + example->second : "; see " + see);
+        }
+        if (top) return "cvm: missing command (see cvm help)";
+    }
+    CLI::Option* opt = option_in_message(*cmd, message);
+    if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) && !opt) {
+        // A hidden option has no name in CLI11's message: the last option typed is the one.
+        for (auto it = args.rbegin(); it != args.rend() && !opt; ++it)
+            if (it->size() > 1 && (*it)[0] == '-')
+                for (CLI::Option* o : cmd->get_options())
+                    if (o->nonpositional() && o->check_name(it->substr(0, it->find('=')))) opt = o;
+    }
+    if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) && opt) {
+        if (opt->nonpositional() && opt->count() == 0)
+            return who + ": " + shown_name(*opt) + " needs a value; see " + see;
+        return who + ": wrong number of values for " + shown_name(*opt) + "; see " + see;
+    }
+    if ((dynamic_cast<const CLI::ValidationError*>(&error) || dynamic_cast<const CLI::ConversionError*>(&error)) &&
+        opt) {
+        std::string value = opt->results().empty() ? std::string() : opt->results().back();
+        std::string line = who + ": '" + value + "' is not a valid " + shown_name(*opt);
+        if (!opt->get_description().empty()) line += " (" + opt->get_description() + ")";
+        return line + "; see " + see;
+    }
+    // Kinds cvm's commands do not use yet: "A excludes B", "A requires B", and the rest.
+    for (auto [cli11, ours] : {std::pair{" excludes ", " cannot be used with "}, std::pair{" requires ", " needs "}}) {
+        auto at = message.find(cli11);
+        if (at != std::string::npos)
+            return who + ": " + message.substr(0, at) + ours + message.substr(at + std::string(cli11).size()) +
+                   "; see " + see;
+    }
+    return who + ": " + message + "; see " + see;
+}
+
+} // namespace cvm::cli

@@ -1,0 +1,27 @@
+#pragma once
+// How cvm talks about its own command line: help, aliases, and parse errors in cvm's voice.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+class ParseError;
+} // namespace CLI
+
+namespace cvm::cli {
+
+// After every command is registered: `help`, the aliases (ls, rm), -V, and the top-level
+// help's examples and variables.
+void describe_app(CLI::App& app);
+
+// Bare `cvm` and `cvm help [CMD]`: prints the help and returns the exit code, or rewrites
+// `help CMD` into `CMD --help` (so that a forwarded command answers for itself) and returns
+// nothing. `args` is the command line without the program name, in order.
+std::optional<int> answer_help(CLI::App& app, std::vector<std::string>& args);
+
+// One line in cvm's voice for a parse error, naming the command, the value and what to run
+// (printed as it is, exit code 2). `args` is the command line as parsed, in order.
+std::string parse_error_line(CLI::App& app, const CLI::ParseError& error, const std::vector<std::string>& args);
+
+} // namespace cvm::cli

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The command line itself: help, aliases, -V, "did you mean", and parse errors in cvm's voice.
+source "$(dirname "$0")/lib.sh"
+
+# No output of these cases may carry CLI11's own wording.
+no_stock_words() {
+    local text="$OUT$ERR"
+    for phrase in "The following argument" "required" "A subcommand is required" "Could not convert" \
+        "Expected exactly" "not in {"; do
+        assert_not_contains "$text" "$phrase" "CLI11's wording after [$*]"
+    done
+}
+# expect_line RC LINE CMD...: CMD exits RC with exactly LINE on stderr and nothing on stdout.
+expect_line() {
+    local rc=$1 line=$2; shift 2
+    expect_rc "$rc" "$@"
+    assert_eq "$ERR" "$line" "stderr of [$*]"
+    assert_eq "$OUT" "" "stdout of [$*]"
+    no_stock_words "$@"
+}
+
+# Help: `cvm help`, bare `cvm` and `cvm --help` print the same text on stdout and exit 0.
+expect_rc 0 "$CVM" help
+help=$OUT
+assert_eq "$ERR" "" "stderr of cvm help"
+for word in "Examples:" "cvm use 12.4+9" "CVM_ROOT" "CVM_VERSION" "CVM_MIRROR" "uninstall" "help"; do
+    assert_contains "$help" "$word" "cvm help"
+done
+no_stock_words help
+expect_rc 0 "$CVM"
+assert_eq "$OUT" "$help" "bare cvm"
+expect_rc 0 "$CVM" --help
+assert_eq "$OUT" "$help" "cvm --help"
+for words in "help help" "help --help" "-h"; do
+    expect_rc 0 "$CVM" $words
+    assert_eq "$OUT" "$help" "cvm $words"
+done
+
+# One command's help, by name or alias, is that command's --help.
+expect_rc 0 "$CVM" help use
+assert_contains "$OUT" "--global"
+assert_not_contains "$OUT" "CVM_MIRROR" "cvm help use shows the top-level footer"
+use_help=$OUT
+expect_rc 0 "$CVM" use --help
+assert_eq "$OUT" "$use_help" "cvm use --help"
+expect_rc 0 "$CVM" help ls
+assert_contains "$OUT" "--available"
+expect_rc 0 "$CVM" help rm
+assert_contains "$OUT" "uninstall"
+expect_rc 0 "$CVM" help install # answered by cvm-install where install lives there
+assert_contains "$OUT" "--components"
+expect_line 2 "cvm: unknown command 'nosuch' (see cvm help)" "$CVM" help nosuch
+expect_line 2 "cvm: unknown command 'lsit'; did you mean 'list'? (see cvm help)" "$CVM" help lsit
+
+# -V is --version.
+expect_rc 0 "$CVM" --version
+version=$OUT
+[[ $version == "cvm "[0-9]* ]] || fail "cvm --version printed [$version]"
+expect_rc 0 "$CVM" -V
+assert_eq "$OUT" "$version" "cvm -V"
+
+# Aliases: ls is list, rm is uninstall.
+make_toolkit "$TEST_TMP/cuda-11.2" 11.2.2
+expect_rc 0 "$CVM" import "$TEST_TMP/cuda-11.2"
+expect_rc 0 "$CVM" list --json
+list_json=$OUT
+expect_rc 0 "$CVM" ls --json
+assert_eq "$OUT" "$list_json" "cvm ls --json"
+expect_rc 0 "$CVM" rm 11.2.2
+assert_contains "$ERR" "forgot cuda 11.2.2"
+expect_rc 1 "$CVM" rm 11.2.2
+assert_contains "$ERR" "not installed"
+
+# Did you mean: commands (names and aliases), then options of the command typed.
+expect_line 2 "cvm: unknown command 'usee'; did you mean 'use'? (see cvm help)" "$CVM" usee 12
+expect_line 2 "cvm: unknown command 'isntall'; did you mean 'install'? (see cvm help)" "$CVM" isntall 12.4
+expect_line 2 "cvm: unknown command 'USE'; did you mean 'use'? (see cvm help)" "$CVM" USE 12
+expect_line 2 "cvm: unknown command 'frobnicate' (see cvm help)" "$CVM" frobnicate
+expect_line 2 "cvm use: unknown option '--globl'; did you mean '--global'?" "$CVM" use --globl 12
+expect_line 2 "cvm use: unknown option '--globl'; did you mean '--global'?" "$CVM" use --globl
+expect_line 2 "cvm list: unknown option '--jsno'; did you mean '--json'?" "$CVM" list --jsno
+expect_line 2 "cvm list: unknown option '--frob'; see cvm help list" "$CVM" list --frob
+expect_line 2 "cvm: unknown option '--verison'; did you mean '--version'?" "$CVM" --verison
+expect_line 2 "cvm: unknown option '-v'; did you mean '-V'?" "$CVM" -v
+expect_line 2 "cvm: unknown option '-x'; see cvm help" "$CVM" -x
+
+# Other parse errors: one line naming the command, the value and what to run.
+expect_line 2 "cvm use: missing SPEC; e.g. cvm use 12.4+9" "$CVM" use
+expect_line 2 "cvm which: missing TOOL; e.g. cvm which nvcc" "$CVM" which
+expect_line 2 "cvm uninstall: missing ID; e.g. cvm uninstall 12.4.1" "$CVM" rm
+expect_line 2 "cvm use: unexpected argument '13'; see cvm help use" "$CVM" use 12 13
+expect_line 2 "cvm list: 'foo' is not a valid KIND (cuda or cudnn); see cvm help list" "$CVM" list foo
+expect_line 2 "cvm install: --cuda needs a value; see cvm help install" "$CVM" install --cuda
+expect_line 2 "cvm export: missing DIR; e.g. cvm export lmod ~/modulefiles" "$CVM" export lmod
+expect_line 2 "cvm exec: missing COMMAND; e.g. cvm exec -- nvcc --version" "$CVM" exec
+expect_line 2 "cvm doctor: unexpected argument 'extra'; see cvm help doctor" "$CVM" doctor extra
+if "$CVM" help env >/dev/null 2>&1; then
+    expect_line 2 "cvm env: --shell needs a value; see cvm help env" "$CVM" env --shell
+    expect_line 2 "cvm init: --complete needs a value; see cvm help init" "$CVM" init --complete
+fi
+echo "cli_help: ok"
