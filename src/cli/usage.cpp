@@ -28,10 +28,8 @@ Environment:
 // What to type for a command whose required argument is missing.
 const std::map<std::string, std::string>& examples() {
     static const std::map<std::string, std::string> table{
-        {"use", "cvm use 12.4+9"},
         {"uninstall", "cvm uninstall 12.4.1"},
         {"which", "cvm which nvcc"},
-        {"exec", "cvm exec -- nvcc --version"},
         {"export", "cvm export lmod ~/modulefiles"},
         {"init", "cvm init bash"},
         {"script", "cvm script 11.2 --shell cmd"},

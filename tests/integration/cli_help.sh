@@ -85,14 +85,14 @@ expect_line 2 "cvm: unknown option '-v'; did you mean '-V'?" "$CVM" -v
 expect_line 2 "cvm: unknown option '-x'; see cvm help" "$CVM" -x
 
 # Other parse errors: one line naming the command, the value and what to run.
-expect_line 2 "cvm use: missing SPEC; e.g. cvm use 12.4+9" "$CVM" use
+# (Bare `cvm use` is no error: it prints the selection; cli_exec_use.sh covers it.)
 expect_line 2 "cvm which: missing TOOL; e.g. cvm which nvcc" "$CVM" which
 expect_line 2 "cvm uninstall: missing ID; e.g. cvm uninstall 12.4.1" "$CVM" rm
 expect_line 2 "cvm use: unexpected argument '13'; see cvm help use" "$CVM" use 12 13
 expect_line 2 "cvm list: 'foo' is not a valid KIND (cuda or cudnn); see cvm help list" "$CVM" list foo
 expect_line 2 "cvm install: --cuda needs a value; see cvm help install" "$CVM" install --cuda
 expect_line 2 "cvm export: missing DIR; e.g. cvm export lmod ~/modulefiles" "$CVM" export lmod
-expect_line 2 "cvm exec: missing COMMAND; e.g. cvm exec -- nvcc --version" "$CVM" exec
+expect_line 2 "cvm: exec: nothing to run; usage: cvm exec [SPEC] -- CMD [ARGS...] or cvm exec [--spec SPEC] CMD [ARGS...]" "$CVM" exec
 expect_line 2 "cvm doctor: unexpected argument 'extra'; see cvm help doctor" "$CVM" doctor extra
 if "$CVM" help env >/dev/null 2>&1; then
     expect_line 2 "cvm env: --shell needs a value; see cvm help env" "$CVM" env --shell
