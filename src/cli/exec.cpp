@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "core/environment.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {
@@ -38,13 +39,7 @@ fs::path find_unrunnable(const std::string& name, const std::string& path_list) 
     std::error_code ec;
     fs::path given = fs::u8path(name);
     if (given.has_parent_path()) return fs::exists(given, ec) ? given : fs::path();
-    size_t start = 0;
-    const char sep = platform::path_list_separator();
-    while (start <= path_list.size()) {
-        size_t end = path_list.find(sep, start);
-        if (end == std::string::npos) end = path_list.size();
-        std::string dir = path_list.substr(start, end - start);
-        start = end + 1;
+    for (const auto& dir : split_path_list(path_list, platform::host_os())) {
         if (dir.empty()) continue;
         fs::path candidate = fs::u8path(dir) / given;
         if (fs::is_regular_file(candidate, ec)) return candidate;
