@@ -10,6 +10,21 @@ namespace cvm {
 
 namespace {
 
+// What every imported cuDNN entry holds; the caller adds its folders (and origin, stamp).
+Entry imported_cudnn(const Version& version, const Version& cuda, const fs::path& dir, platform::Os os,
+                     const std::string& how, const std::string& warning) {
+    Entry e;
+    e.kind = Kind::Cudnn;
+    e.version = version;
+    e.cuda = cuda;
+    e.id = CudnnId{e.version, e.cuda}.str();
+    e.imported = true;
+    e.path = dir;
+    e.platform = os == platform::Os::Windows ? "windows-x86_64" : "linux-x86_64";
+    e.note = how + (warning.empty() ? "" : "; warning: " + warning);
+    return e;
+}
+
 std::vector<fs::path> children(const fs::path& dir) {
     std::vector<fs::path> out;
     std::error_code ec;
@@ -183,17 +198,10 @@ std::optional<CudnnImport> system_import(const fs::path& dir, platform::Os os,
     if (!scan.mismatched.empty()) out.warning = mismatch_warning(lib_dir, *scan.main, scan.mismatched);
 
     Entry& e = out.entry;
-    e.kind = Kind::Cudnn;
-    e.version = version;
-    e.cuda = variant_for(version, *cuda);
-    e.id = CudnnId{e.version, e.cuda}.str();
-    e.imported = true;
+    e = imported_cudnn(version, variant_for(version, *cuda), dir, os, how, out.warning);
     e.origin = dir;
-    e.path = dir;
     e.include_dirs = {"include"};
     e.lib_dirs = {"lib"};
-    e.platform = os == platform::Os::Windows ? "windows-x86_64" : "linux-x86_64";
-    e.note = how + (out.warning.empty() ? "" : "; warning: " + out.warning);
     e.stamp = source_stamp(fs::canonical(scan.main_file, ec));
     return out;
 }
@@ -273,17 +281,10 @@ std::optional<CudnnImport> plain_import(const fs::path& dir, platform::Os os,
         break;
     }
     Entry& e = out.entry;
-    e.kind = Kind::Cudnn;
-    e.version = version;
-    e.cuda = variant_for(version, *cuda);
-    e.id = CudnnId{e.version, e.cuda}.str();
-    e.imported = true;
-    e.path = dir;
+    e = imported_cudnn(version, variant_for(version, *cuda), dir, os, how, out.warning);
     e.include_dirs = c.include_dirs;
     e.lib_dirs = c.lib_dirs;
     e.bin_dirs = c.bin_dirs;
-    e.platform = os == platform::Os::Windows ? "windows-x86_64" : "linux-x86_64";
-    e.note = how + (out.warning.empty() ? "" : "; warning: " + out.warning);
     e.stamp = source_stamp(fs::u8path(c.evidence));
     return out;
 }

@@ -27,6 +27,17 @@ ToolkitIdentity toolkit_identity_from_files(const ToolkitFacts& t) {
 
 namespace {
 
+// What every imported toolkit entry holds; the caller adds its folders and note.
+Entry imported_toolkit(const Version& version, const fs::path& path) {
+    Entry e;
+    e.kind = Kind::Cuda;
+    e.version = version;
+    e.id = e.version.str();
+    e.imported = true;
+    e.path = path;
+    return e;
+}
+
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 bool ends_with(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -462,11 +473,7 @@ std::optional<ToolkitImport> assemble_toolkit(const fs::path& dir, Sources s, pl
 
     ToolkitImport out;
     Entry& e = out.entry;
-    e.kind = Kind::Cuda;
-    e.version = *id.version;
-    e.id = e.version.str();
-    e.imported = true;
-    e.path = s.origin;
+    e = imported_toolkit(*id.version, s.origin);
     e.origin = s.origin;
     if (planned("bin/" + exe) || std::any_of(plan.begin(), plan.end(), [](const RootLink& l) { return starts_with(l.rel, "bin/"); }))
         e.bin_dirs = {"bin"};
@@ -510,11 +517,7 @@ std::optional<ToolkitImport> toolkit_import_of(const fs::path& dir, platform::Os
     if (!id.version) throw std::runtime_error(undated);
     ToolkitImport out;
     Entry& e = out.entry;
-    e.kind = Kind::Cuda;
-    e.version = *id.version;
-    e.id = e.version.str();
-    e.path = dir;
-    e.imported = true;
+    e = imported_toolkit(*id.version, dir);
     e.include_dirs = facts.toolkit->include_dirs;
     e.lib_dirs = facts.toolkit->lib_dirs;
     e.bin_dirs = facts.toolkit->bin_dirs;
