@@ -1,7 +1,6 @@
 #include "core/discover.h"
 
 #include <algorithm>
-#include <fstream>
 #include <system_error>
 
 #include "core/cudnn_layouts.h"
@@ -124,9 +123,13 @@ std::vector<DiscoveredFolder> discover_folders(const DiscoverInputs& in) {
     if (auto prefix = env_of(in, "CONDA_PREFIX"); !prefix.empty())
         c.add(fs::u8path(prefix), "conda environment $CONDA_PREFIX");
     if (!in.home.empty()) {
-        std::ifstream list(in.home / ".conda" / "environments.txt");
-        std::string line;
-        while (list && std::getline(list, line)) {
+        // One folder per line (a FIFO or a folder of that name reads as absent).
+        std::string text = platform::read_file(in.home / ".conda" / "environments.txt").value_or("");
+        for (size_t start = 0; start < text.size();) {
+            size_t end = text.find('\n', start);
+            if (end == std::string::npos) end = text.size();
+            std::string line = text.substr(start, end - start);
+            start = end + 1;
             if (!line.empty() && line.back() == '\r') line.pop_back();
             if (line.empty() || line[0] == '#') continue;
             c.add(fs::u8path(line), "conda environment in ~/.conda/environments.txt");
