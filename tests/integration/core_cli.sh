@@ -85,7 +85,7 @@ assert_contains "$OUT" "self=$TEST_TMP/cuda-11.2/bin/nvcc"
 assert_contains "$OUT" "CUDA_PATH=$CVM_ROOT/views/11.2.2+8.1.0.77-cuda11.2"
 assert_contains "$OUT" "CVM_ACTIVE=11.2.2+8.1.0.77-cuda11.2"
 assert_contains "$OUT" "args=-c x.cu"
-assert_contains "$OUT" "LD_LIBRARY_PATH=$TEST_TMP/cuda-11.2/lib64:$TEST_TMP/cudnn-11.2-linux-x64-v8.1.0.77/lib"
+assert_contains "$OUT" "LD_LIBRARY_PATH=$CVM_ROOT/views/11.2.2+8.1.0.77-cuda11.2/lib64"
 # The merged view shows cuDNN inside the toolkit; neither install changed.
 [[ -e "$CVM_ROOT/views/11.2.2+8.1.0.77-cuda11.2/include/cudnn_version.h" ]] || fail "view lacks cudnn header"
 [[ -e "$CVM_ROOT/views/11.2.2+8.1.0.77-cuda11.2/lib64/libcudnn.so.8" ]] || fail "view lacks libcudnn"
