@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
     register_env(app);
 #endif
     register_rehash(app);
+    register_user_path(app);
 #ifdef CVM_HAVE_DOCTOR
     register_doctor(app);
 #endif

@@ -33,7 +33,7 @@ namespace cvm::platform {
 
 #ifdef _WIN32
 
-static std::wstring widen(const std::string& s) {
+std::wstring widen(const std::string& s) {
     if (s.empty()) return {};
     int n = MultiByteToWideChar(CP_UTF8, 0, s.data(), static_cast<int>(s.size()), nullptr, 0);
     std::wstring w(static_cast<size_t>(n), L'\0');
@@ -41,7 +41,7 @@ static std::wstring widen(const std::string& s) {
     return w;
 }
 
-static std::string narrow(const std::wstring& w) {
+std::string narrow(const std::wstring& w) {
     if (w.empty()) return {};
     int n = WideCharToMultiByte(CP_UTF8, 0, w.data(), static_cast<int>(w.size()), nullptr, 0,
                                 nullptr, nullptr);

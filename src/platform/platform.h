@@ -136,6 +136,12 @@ std::uint64_t process_id();
 // UTF-8 argv for main (on Windows converts from the wide command line).
 std::vector<std::string> utf8_args(int argc, char** argv);
 
+#ifdef _WIN32
+// UTF-8 <-> UTF-16 for the Windows API.
+std::wstring widen(const std::string& s);
+std::string narrow(const std::wstring& w);
+#endif
+
 } // namespace cvm::platform
 
 namespace cvm::platform {
