@@ -69,6 +69,14 @@ std::vector<Target> targets_of(const Store& store, const std::vector<std::string
     return out;
 }
 
+// True when a read-only layer holds the same id: removing the writable one changes no selection.
+bool copy_in_other_layer(const Store& store, const Target& t) {
+    std::error_code ec;
+    for (size_t i = 1; i < store.layers().size(); ++i)
+        if (fs::exists(store.layers()[i] / kind_dir(t.kind) / fs::u8path(t.id) / "entry", ec)) return true;
+    return false;
+}
+
 // "/p/.cudaversion (12.4)" for every project and the global default whose selection resolves to
 // one of `targets` today.
 std::vector<std::string> selected_by(const Store& store, const std::vector<Target>& targets) {
@@ -89,6 +97,7 @@ std::vector<std::string> selected_by(const Store& store, const std::vector<Targe
             continue;
         }
         for (const auto& t : targets) {
+            if (copy_in_other_layer(store, t)) continue; // the selection keeps the same id
             bool hit = t.kind == Kind::Cuda ? r->toolkit.id == t.id : (r->cudnn && r->cudnn->id == t.id);
             if (!hit) continue;
             std::string who = sel.origin == Selection::Origin::Global ? "the global default"

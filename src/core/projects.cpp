@@ -27,15 +27,21 @@ std::vector<std::string> recorded(const Store& store) {
     return out;
 }
 
-void save(const Store& store, const std::vector<std::string>& lines) {
-    std::string text;
-    for (const auto& l : lines) text += l + "\n";
+// Rewrites the list as `change` makes it from the current lines, under a lock so that two cvm
+// processes never drop each other's lines. Best effort: a store that cannot be written keeps
+// its old list; nothing depends on this one write.
+template <typename F> void update(const Store& store, F&& change) {
     try {
         std::error_code ec;
-        fs::create_directories(store.root(), ec);
+        fs::create_directories(store.locks_dir(), ec);
+        platform::FileLock lock;
+        lock.acquire(store.locks_dir() / "projects.lock");
+        auto lines = recorded(store);
+        if (!change(lines)) return;
+        std::string text;
+        for (const auto& l : lines) text += l + "\n";
         platform::write_file_atomically(projects_file(store), text);
     } catch (const std::exception&) {
-        // A read-only store keeps its old list; nothing depends on this one write.
     }
 }
 
@@ -49,27 +55,35 @@ void remember_project(const Store& store, const fs::path& version_file) {
     if (ec) return;
     std::string line = file.u8string();
     if (line.find('\n') != std::string::npos || line.find('\r') != std::string::npos) return;
-    auto lines = recorded(store);
-    if (std::find(lines.begin(), lines.end(), line) != lines.end()) return;
-    lines.push_back(line);
-    save(store, lines);
+    update(store, [&](std::vector<std::string>& lines) {
+        if (std::find(lines.begin(), lines.end(), line) != lines.end()) return false;
+        lines.push_back(line);
+        return true;
+    });
 }
 
 std::vector<Selection> project_selections(const Store& store) {
     std::vector<Selection> out;
     auto lines = recorded(store);
-    std::vector<std::string> kept;
+    std::vector<std::string> dropped;
     for (const auto& line : lines) {
         try {
             auto sel = read_version_file(fs::u8path(line), Selection::Origin::ProjectFile);
-            if (!sel) continue;
-            out.push_back(*sel);
-            kept.push_back(line);
+            if (sel) {
+                out.push_back(*sel);
+                continue;
+            }
         } catch (const SelectionError&) {
             // A broken file selects nothing: forget it.
         }
+        dropped.push_back(line);
     }
-    if (kept.size() != lines.size()) save(store, kept);
+    if (dropped.empty()) return out;
+    update(store, [&](std::vector<std::string>& now) {
+        auto gone = [&](const std::string& l) { return std::find(dropped.begin(), dropped.end(), l) != dropped.end(); };
+        now.erase(std::remove_if(now.begin(), now.end(), gone), now.end());
+        return true;
+    });
     return out;
 }
 
