@@ -145,11 +145,9 @@ void register_uninstall(CLI::App& app) {
         if (!uses.empty() && !*yes) {
             std::string all;
             for (const auto& t : targets) all += " " + t.id;
-            if (!platform::is_terminal(0)) {
-                for (const auto& u : uses) note(u);
-                throw UsageError("uninstall: nothing removed; to remove it anyway: cvm uninstall --yes" + all);
-            }
             for (const auto& u : uses) note(u);
+            if (!platform::is_terminal(0))
+                throw UsageError("uninstall: nothing removed; to remove it anyway: cvm uninstall --yes" + all);
             if (!confirmed(targets.size() == 1 ? "remove it anyway?" : "remove them anyway?")) {
                 note("nothing removed");
                 throw ExitCode{1};
