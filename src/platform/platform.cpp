@@ -878,6 +878,35 @@ std::optional<std::string> read_file(const fs::path& p, std::size_t limit) {
 #endif
 }
 
+void write_file_atomically(const fs::path& file, std::string_view text) {
+    fs::path tmp = file.parent_path() /
+                   fs::u8path("." + file.filename().u8string() + ".tmp" + std::to_string(process_id()));
+    auto failed = [&](int err) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw fs::filesystem_error("cannot write", file, std::error_code(err, std::generic_category()));
+    };
+#ifdef _WIN32
+    std::FILE* f = _wfopen(tmp.wstring().c_str(), L"wb");
+#else
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+#endif
+    if (!f) failed(errno ? errno : EIO);
+    errno = 0;
+    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    ok = std::fflush(f) == 0 && ok;
+    int err = errno;
+    ok = std::fclose(f) == 0 && ok;
+    if (!ok) failed(err ? err : (errno ? errno : EIO));
+    std::error_code ec;
+    fs::rename(tmp, file, ec);
+    if (ec) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw fs::filesystem_error("cannot write", file, ec);
+    }
+}
+
 fs::path self_path_for_identity() {
 #ifdef _WIN32
     return current_exe();
