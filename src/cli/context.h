@@ -60,4 +60,12 @@ nlohmann::json entry_json(const Store& store, const Entry& e);
 // Messages for people: to stderr, "cvm: " prefix.
 void note(const std::string& message);
 
+// -q/--quiet (every command has it): no progress and no hints.
+bool& quiet_flag();
+// A note that only helps (what to run next): left out with --quiet.
+void hint(const std::string& message);
+
+// Whether to colour what goes to `fd`: a terminal, and NO_COLOR unset or empty (no-color.org).
+bool colour_allowed(int fd);
+
 } // namespace cvm::cli
