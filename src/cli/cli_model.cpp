@@ -51,7 +51,7 @@ OptionModel option_model(const CLI::Option& opt) {
     std::string type = opt.get_type_name();
     m.choices = choices_of(type);
     type = type.substr(0, type.find(':'));
-    if (opt.get_type_size_max() > 0) {
+    if (opt.get_expected_max() > 0 && opt.get_type_size_max() > 0) { // not a flag
         if (type.empty() || type == "TEXT")
             m.value_name = m.names.empty() ? upper(m.positional) : upper(m.names.front().substr(2));
         else
@@ -80,7 +80,8 @@ CommandModel walk(const CLI::App& app, bool ask_companions) {
 }
 
 std::optional<CommandModel> companion_model(const std::string& companion, const std::string& name) {
-    auto text = platform::capture_output(companion_program(companion), {"__describe", name}, 5000);
+    fs::path program = companion_program(companion);
+    auto text = platform::capture_output(program, {program.u8string(), "__describe", name}, 5000);
     if (!text) return std::nullopt;
     try {
         CommandModel m = command_from_json(nlohmann::json::parse(*text));

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.h"
+#include "cli/help_format.h"
 #include "core/suggest.h"
 
 namespace cvm::cli {
@@ -130,6 +131,7 @@ void describe_app(CLI::App& app) {
     help->add_option("command")->description("the command to describe");
     help->callback([&app] { std::fputs(app.help().c_str(), stdout); });
     app.footer(help_footer());
+    wrap_help(app, help_columns());
 }
 
 std::optional<int> answer_help(CLI::App& app, std::vector<std::string>& args) {
