@@ -54,6 +54,8 @@ OptionModel option_model(const CLI::Option& opt) {
     if (opt.get_expected_max() > 0 && opt.get_type_size_max() > 0) { // not a flag
         if (type.empty() || type == "TEXT")
             m.value_name = m.names.empty() ? upper(m.positional) : upper(m.names.front().substr(2));
+        else if (type[0] == '[' && m.names.empty())
+            m.value_name = upper(m.positional) + " " + type; // exec's "CMD [ARGS...]"
         else
             m.value_name = type;
     }

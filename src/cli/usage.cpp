@@ -118,7 +118,7 @@ const std::vector<HelpItem>& help_variables() {
         {"CVM_ROOT", "the store (default $XDG_DATA_HOME/cvm, else ~/.local/share/cvm)"},
         {"CVM_VERSION", "a spec that overrides .cudaversion files and the global default"},
         {"CVM_MIRROR", "a base URL to use instead of https://developer.download.nvidia.com/compute"},
-        {"NO_COLOR", "when set, nothing is coloured"},
+        {"NO_COLOR", "when set and not empty, nothing is coloured"},
     };
     return items;
 }
