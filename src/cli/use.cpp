@@ -174,7 +174,7 @@ void register_use(CLI::App& app) {
             note("selected " + r.active() + " " + where);
             if (!s.cudnn) {
                 if (auto c = installed_cudnn_for(store, r.toolkit.version))
-                    note("cuDNN " + c->str() + " is installed for this toolkit but not selected; to use it: " +
+                    hint("cuDNN " + c->str() + " is installed for this toolkit but not selected; to use it: " +
                          "cvm use " + std::string(*global ? "--global " : "") + s.str() + "+" + c->version.str());
             }
         } catch (const ResolveError& e) {
