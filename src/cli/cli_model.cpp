@@ -86,7 +86,7 @@ std::optional<CommandModel> companion_model(const std::string& companion, const 
     auto text = platform::capture_output(program, {program.u8string(), "__describe", name}, 5000);
     if (!text) return std::nullopt;
     try {
-        CommandModel m = command_from_json(nlohmann::json::parse(*text));
+        auto m = nlohmann::json::parse(*text).get<CommandModel>();
         if (m.name != name) return std::nullopt;
         return m;
     } catch (const nlohmann::json::exception&) {
@@ -134,45 +134,6 @@ CommandModel describe(const CLI::App& app, bool ask_companions) {
     return walk(app, ask_companions);
 }
 
-nlohmann::json to_json(const CommandModel& m) {
-    nlohmann::json options = nlohmann::json::array();
-    for (const auto& o : m.options)
-        options.push_back({{"names", o.names},
-                           {"positional", o.positional},
-                           {"value_name", o.value_name},
-                           {"description", o.description},
-                           {"choices", o.choices},
-                           {"required", o.required},
-                           {"repeats", o.repeats}});
-    nlohmann::json commands = nlohmann::json::array();
-    for (const auto& c : m.commands) commands.push_back(to_json(c));
-    return {{"name", m.name},       {"aliases", m.aliases}, {"description", m.description},
-            {"footer", m.footer},   {"options", options},   {"commands", commands},
-            {"passthrough", m.passthrough}};
-}
-
-CommandModel command_from_json(const nlohmann::json& doc) {
-    CommandModel m;
-    doc.at("name").get_to(m.name);
-    doc.at("aliases").get_to(m.aliases);
-    doc.at("description").get_to(m.description);
-    doc.at("footer").get_to(m.footer);
-    doc.at("passthrough").get_to(m.passthrough);
-    for (const auto& o : doc.at("options")) {
-        OptionModel om;
-        o.at("names").get_to(om.names);
-        o.at("positional").get_to(om.positional);
-        o.at("value_name").get_to(om.value_name);
-        o.at("description").get_to(om.description);
-        o.at("choices").get_to(om.choices);
-        o.at("required").get_to(om.required);
-        o.at("repeats").get_to(om.repeats);
-        m.options.push_back(std::move(om));
-    }
-    for (const auto& c : doc.at("commands")) m.commands.push_back(command_from_json(c));
-    return m;
-}
-
 std::optional<int> answer_internal(const CLI::App& app, const std::vector<std::string>& args) {
     if (args.empty()) return std::nullopt;
     const std::string& what = args[0];
@@ -184,7 +145,7 @@ std::optional<int> answer_internal(const CLI::App& app, const std::vector<std::s
             note("__describe: name one command of this program");
             return 2;
         }
-        std::printf("%s\n", to_json(*cmd).dump().c_str());
+        std::printf("%s\n", nlohmann::json(*cmd).dump().c_str());
         return 0;
     }
     if (what == "__complete") {

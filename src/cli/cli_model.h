@@ -47,8 +47,10 @@ struct CommandModel {
 CommandModel describe(const CLI::App& app, bool ask_companions = true);
 void forward_model(const CLI::App* command, std::string companion);
 
-nlohmann::json to_json(const CommandModel& model);
-CommandModel command_from_json(const nlohmann::json& doc); // throws nlohmann::json::exception
+// As JSON, for `__describe` (from_json throws nlohmann::json::exception).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OptionModel, names, positional, value_name, description, choices, required,
+                                   repeats)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommandModel, name, aliases, description, footer, options, commands, passthrough)
 
 // The hidden commands, answered before the command line is parsed: `__complete WORDS...`,
 // `__man [FILE]` and `__describe NAME`. Returns the exit code, or nothing for any other command.

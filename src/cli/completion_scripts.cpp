@@ -12,12 +12,12 @@ namespace cvm::cli {
 namespace {
 
 // bash splits `--shell=b` at '=' (COMP_WORDBREAKS): the '=' stays a word of its own, which
-// `cvm __complete` skips, and a cursor right after it completes the value.
+// `cvm __complete` skips; readline replaces only the text after the '='.
 const char* const kBash = R"SH(# cvm completion for bash: the candidates come from `cvm __complete`.
 _cvm_complete() {
-    local cur=${COMP_WORDS[COMP_CWORD]} lead= line answer
+    local cur=${COMP_WORDS[COMP_CWORD]} line answer
     local -a words=("${COMP_WORDS[@]:1:COMP_CWORD-1}")
-    if [ "${cur}" = "=" ]; then lead="="; cur=; fi
+    if [ "${cur}" = "=" ]; then words+=("="); cur=; fi
     COMPREPLY=()
     answer=$(command cvm __complete "${words[@]}" "${cur}" 2>/dev/null) || return 0
     while IFS= read -r line; do
@@ -26,7 +26,7 @@ _cvm_complete() {
         :dirs) compopt -o filenames 2>/dev/null; while IFS= read -r line; do COMPREPLY+=("${line}"); done < <(compgen -d -- "${cur}") ;;
         :commands) while IFS= read -r line; do COMPREPLY+=("${line}"); done < <(compgen -c -- "${cur}") ;;
         :*) ;;
-        *) COMPREPLY+=("${lead}${line%%$'\t'*}") ;;
+        *) COMPREPLY+=("${line%%$'\t'*}") ;;
         esac
     done <<< "${answer}"
 }

@@ -3,12 +3,7 @@
 # page, all made from the same command definitions.
 source "$(dirname "$0")/lib.sh"
 
-make_toolkit "$TEST_TMP/cuda-11.2" 11.2.2
-make_toolkit "$TEST_TMP/cuda-12.4" 12.4.1
-make_cudnn "$TEST_TMP/cudnn-linux-x86_64-9.1.0.70_cuda12-archive" 9.1.0
-for d in cuda-11.2 cuda-12.4 cudnn-linux-x86_64-9.1.0.70_cuda12-archive; do
-    "$CVM" import "$TEST_TMP/$d" 2>/dev/null || fail "import $d"
-done
+import_sample_store "$TEST_TMP"
 
 # values WORDS...: the candidates' values, one a line, then the directive line.
 values() { "$CVM" __complete "$@" | cut -f1; }

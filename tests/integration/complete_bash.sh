@@ -13,6 +13,8 @@ EOS
 shell_command() { printf 'bash --noprofile --rcfile %q -i' "$HOME/rc.bash"; }
 
 common_checks
+# bash splits --shell=fi at '=': the value completes all the same.
+type_tab "cvm env --shell=fi"; wait_screen "cvm env --shell=fish @"; stop
 # A folder for import (bash adds the slash).
 mkdir -p "$TEST_TMP/work/somedir"
 cd "$TEST_TMP/work"

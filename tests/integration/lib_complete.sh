@@ -15,12 +15,7 @@ export HOME="$TEST_TMP/home"
 mkdir -p "$HOME"
 
 # A store with two toolkits, a cuDNN for one of them, and shims.
-make_toolkit "$TEST_TMP/cuda-11.2" 11.2.2
-make_toolkit "$TEST_TMP/cuda-12.4" 12.4.1
-make_cudnn "$TEST_TMP/cudnn-linux-x86_64-9.1.0.70_cuda12-archive" 9.1.0
-for d in cuda-11.2 cuda-12.4 cudnn-linux-x86_64-9.1.0.70_cuda12-archive; do
-    "$CVM" import "$TEST_TMP/$d" 2>/dev/null || fail "import $d"
-done
+import_sample_store "$TEST_TMP"
 export PATH="$CVM_BIN:$PATH"
 
 # The server stays up between sessions (a new session right after the last one ended would

@@ -6,12 +6,7 @@ source "$(dirname "$0")/lib.sh"
 # A Windows-possible hostile folder (no '"'), so the cmd script can be written too.
 BASE="$TEST_TMP/my dir 'q' \$HOME %PATH% ^&! (x) ünï"
 export CVM_ROOT="$BASE/root"
-make_toolkit "$BASE/cuda-11.2" 11.2.2
-make_toolkit "$BASE/cuda-12.4" 12.4.1
-make_cudnn "$BASE/cudnn-linux-x86_64-9.1.0.70_cuda12-archive" 9.1.0
-for d in cuda-11.2 cuda-12.4 cudnn-linux-x86_64-9.1.0.70_cuda12-archive; do
-    "$CVM" import "$BASE/$d" 2>/dev/null || fail "import $d"
-done
+import_sample_store "$BASE"
 work="$BASE/work"
 mkdir -p "$work"
 cd "$work"
