@@ -53,7 +53,7 @@ OptionModel option_model(const CLI::Option& opt) {
     type = type.substr(0, type.find(':'));
     if (opt.get_expected_max() > 0 && opt.get_type_size_max() > 0) { // not a flag
         if (type.empty() || type == "TEXT")
-            m.value_name = m.names.empty() ? upper(m.positional) : upper(m.names.front().substr(2));
+            m.value_name = upper(m.names.empty() ? m.positional : m.names.front().substr(m.names.front().find_first_not_of('-')));
         else if (type[0] == '[' && m.names.empty())
             m.value_name = upper(m.positional) + " " + type; // exec's "CMD [ARGS...]"
         else

@@ -88,7 +88,8 @@ CLI::Option* option_in_message(CLI::App& cmd, const std::string& message) {
 
 // -q/--quiet before or after the command name (`cvm -q install`, `cvm install -q`).
 void add_quiet(CLI::App& cmd) {
-    cmd.add_flag("-q,--quiet", quiet_flag(), "print no progress and no hints");
+    if (!cmd.get_option_no_throw("--quiet") && !cmd.get_option_no_throw("-q"))
+        cmd.add_flag("-q,--quiet", quiet_flag(), "print no progress and no hints");
     for (CLI::App* sub : cmd.get_subcommands([](CLI::App*) { return true; })) add_quiet(*sub);
 }
 
