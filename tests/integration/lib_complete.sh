@@ -7,9 +7,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 command -v tmux > /dev/null 2>&1 || skip "tmux is not installed"
 command -v "$COMPLETE_SHELL" > /dev/null 2>&1 || skip "$COMPLETE_SHELL is not installed"
 
-TMUX_SOCKET="cvm-test-$$"
+TMUX_SOCKET="$TEST_TMP/tmux.sock" # removed with the test folder
 unset TMUX
-stop_tmux() { tmux -L "$TMUX_SOCKET" kill-server 2>/dev/null || true; cleanup_test_tmp; }
+stop_tmux() { tmux -S "$TMUX_SOCKET" kill-server 2>/dev/null || true; cleanup_test_tmp; }
 trap stop_tmux EXIT
 export HOME="$TEST_TMP/home"
 mkdir -p "$HOME"
@@ -20,29 +20,29 @@ export PATH="$CVM_BIN:$PATH"
 
 # The server stays up between sessions (a new session right after the last one ended would
 # race the server's exit).
-tmux -L "$TMUX_SOCKET" -f /dev/null start-server \; set -s exit-empty off
+tmux -S "$TMUX_SOCKET" -f /dev/null start-server \; set -s exit-empty off
 SESSION=0
 # start: a fresh shell in a new session, once its prompt shows.
 start() {
     SESSION=$((SESSION + 1))
-    tmux -L "$TMUX_SOCKET" new-session -d -s "s$SESSION" -x 150 -y 40 \
+    tmux -S "$TMUX_SOCKET" new-session -d -s "s$SESSION" -x 150 -y 40 \
         "env TERM=xterm-256color $(shell_command)"
     wait_screen "cvm-test>"  # (the pane is read without trailing blanks)
 }
 # keys KEY...: tmux send-keys (literal text, or Tab, C-u...).
-keys() { tmux -L "$TMUX_SOCKET" send-keys -t "s$SESSION" "$@"; }
+keys() { tmux -S "$TMUX_SOCKET" send-keys -t "s$SESSION" "$@"; }
 # wait_screen TEXT: until the screen shows TEXT (10 s at most, then the test fails).
 wait_screen() {
     local i
     for ((i = 0; i < 200; i++)); do
-        SCREEN=$(tmux -L "$TMUX_SOCKET" capture-pane -p -t "s$SESSION" 2>/dev/null || true)
+        SCREEN=$(tmux -S "$TMUX_SOCKET" capture-pane -p -t "s$SESSION" 2>/dev/null || true)
         [[ $SCREEN == *"$1"* ]] && return 0
         sleep 0.05
     done
     fail "$COMPLETE_SHELL: the screen never showed [$1]; it shows:
 $SCREEN"
 }
-stop() { tmux -L "$TMUX_SOCKET" kill-session -t "s$SESSION" 2>/dev/null || true; }
+stop() { tmux -S "$TMUX_SOCKET" kill-session -t "s$SESSION" 2>/dev/null || true; }
 
 # type_tab TEXT: types TEXT, Tab, and a marker: the line then shows what completion inserted.
 type_tab() {
