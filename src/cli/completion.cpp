@@ -146,6 +146,12 @@ Completion complete_words(const CommandModel& root, std::vector<std::string> wor
         // exec: cvm's options, then the program (first after `--`), then the program's words.
         if ((dashdash && after_dashdash == 0) || (!dashdash && given.empty() && !is_option_word(current))) {
             out.directive = "commands";
+            // `cvm exec 12.4 -- CMD`: a word that starts like a version is the SPEC of --spec.
+            const OptionModel* spec = nullptr;
+            for (const auto& o : cmd->options)
+                if (!o.is_positional() && value_kind(o) == ValueKind::Spec) spec = &o;
+            if (spec && !dashdash && !current.empty() && std::isdigit(static_cast<unsigned char>(current[0])))
+                out.candidates = values_of(*spec, given, current, "").candidates;
             return out;
         }
         if (!given.empty() || dashdash) {

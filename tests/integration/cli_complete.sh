@@ -51,6 +51,7 @@ assert_eq "$(tail -n1 <<<"$(values install "")")" ":files"
 assert_eq "$(values import "")" ":dirs"
 # exec: cvm's options, then the program, then the program's own words.
 assert_eq "$(values exec "")" ":commands"
+assert_eq "$(values exec 12.4+)" $'12.4+9\n:commands'   # cvm exec SPEC -- CMD
 assert_eq "$(values exec -- "")" ":commands"
 assert_eq "$(values exec -- nvcc -)" ":files"
 assert_eq "$(values exec --spec 12 nvcc "")" ":files"
