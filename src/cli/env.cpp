@@ -1,12 +1,12 @@
 // `cvm env`, `cvm deactivate`, `cvm script`, `cvm init`: shell code for a selection. The text
 // itself comes from core/shell.h; this file picks the shell, the selection and the output.
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/completion.h"
 #include "cli/context.h"
 #include "core/shell.h"
 #include "platform/platform.h"
@@ -186,42 +186,12 @@ void register_init_command(CLI::App& app) {
     auto* cmd = app.add_subcommand(
         "init", "Print what a shell's rc file needs (the shims folder on PATH, completions)");
     auto shell = std::make_shared<std::string>();
-    auto complete = std::make_shared<std::string>();
     cmd->add_option("shell", *shell, "bash, zsh, fish or pwsh");
-    // For the completion scripts: installed ids, one a line.
-    cmd->add_option("--complete", *complete, "ids or specs")->group("");
     cmd->footer("bash: echo 'eval \"$(cvm init bash)\"' >> ~/.bashrc\n"
                 "zsh:  echo 'eval \"$(cvm init zsh)\"' >> ~/.zshrc   (after compinit)\n"
                 "fish: echo 'cvm init fish | source' >> ~/.config/fish/config.fish\n"
                 "pwsh: Add-Content $PROFILE 'cvm init pwsh | Out-String | Invoke-Expression'");
-    cmd->callback([shell, complete] {
-        if (!complete->empty()) {
-            if (*complete != "ids" && *complete != "specs")
-                throw UsageError("init: --complete takes ids or specs");
-            Store store = open_store();
-            std::string text;
-            auto toolkits = store.ids(Kind::Cuda);
-            auto cudnns = store.ids(Kind::Cudnn);
-            std::sort(toolkits.begin(), toolkits.end());
-            std::sort(cudnns.begin(), cudnns.end());
-            for (const auto& t : toolkits)
-                text += t.first + "\n";
-            if (*complete == "ids") {
-                for (const auto& c : cudnns)
-                    text += c.first + "\n";
-            } else {
-                for (const auto& t : toolkits) {
-                    auto tv = parse_toolkit_id(t.first);
-                    if (!tv) continue;
-                    for (const auto& c : cudnns) {
-                        auto cid = parse_cudnn_id(c.first);
-                        if (cid && cid->serves(*tv)) text += t.first + "+" + c.first + "\n";
-                    }
-                }
-            }
-            print(text);
-            return;
-        }
+    cmd->callback([shell] {
         if (shell->empty()) throw UsageError("init: name the shell: cvm init bash|zsh|fish|pwsh");
         auto sh = parse_shell(*shell);
         if (!sh)
@@ -229,7 +199,7 @@ void register_init_command(CLI::App& app) {
         Store store = open_store();
         std::string shims = store.shims_dir().u8string();
         try {
-            print(render_init(*sh, shims, platform::host_os()));
+            print(render_init(*sh, shims, platform::host_os()) + completion_script(shell_name(*sh)));
         } catch (const ShellError& e) {
             throw UsageError(std::string("init: ") + e.what());
         }

@@ -58,7 +58,7 @@ void run_install(const InstallArgs& a) {
     } catch (const std::exception& e) {
         note(std::string("no release registry (") + e.what() + "); versions are tried as given");
     }
-    auto progress = Progress::for_stderr();
+    auto progress = quiet_flag() ? std::make_unique<Progress>(false, true) : Progress::for_stderr();
     InstallerOptions options;
     options.progress = progress.get();
     options.registry = reg ? &*reg : nullptr;

@@ -5,7 +5,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/cli_model.h"
 #include "cli/commands.h"
+#include "cli/completion.h"
 #include "cli/context.h"
 #include "cli/errors.h"
 #include "cli/usage.h"
@@ -53,11 +55,13 @@ int main(int argc, char** argv) {
 #ifdef CVM_HAVE_LOCK
     register_lock(app);
 #endif
+    register_completions(app);
 #endif
     describe_app(app);
 
     auto args = cvm::platform::utf8_args(argc, argv);
     std::vector<std::string> words(args.begin() + (args.empty() ? 0 : 1), args.end());
+    if (auto code = answer_internal(app, words)) return *code; // __complete, __man
     if (auto code = answer_help(app, words)) return *code;
     std::vector<std::string> rev(words.rbegin(), words.rend());
     try {

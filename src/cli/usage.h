@@ -11,6 +11,14 @@ class ParseError;
 
 namespace cvm::cli {
 
+// The top-level help's examples and variables (also the man page's EXAMPLES and ENVIRONMENT).
+struct HelpItem {
+    std::string text;    // "cvm use 12.4+9", "CVM_ROOT"
+    std::string meaning;
+};
+const std::vector<HelpItem>& help_examples();
+const std::vector<HelpItem>& help_variables();
+
 // After every command is registered: `help`, the aliases (ls, rm), -V, and the top-level
 // help's examples and variables.
 void describe_app(CLI::App& app);

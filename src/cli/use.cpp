@@ -176,7 +176,7 @@ void register_use(CLI::App& app) {
             note("selected " + r.active() + " " + where);
             auto c = s.cudnn ? std::nullopt : installed_cudnn_for(store, r.toolkit.version);
             if (c)
-                note("cuDNN " + c->str() + " is installed for this toolkit but not selected; to use it: " +
+                hint("cuDNN " + c->str() + " is installed for this toolkit but not selected; to use it: " +
                      "cvm use " + std::string(*global ? "--global " : "") + s.str() + "+" + c->version.str());
             else
                 hint("cvm exec -- nvcc --version", "runs a tool with it; or eval \"$(cvm env)\" in this shell");

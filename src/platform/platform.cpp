@@ -22,6 +22,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <dirent.h>
@@ -485,6 +486,14 @@ void make_link(const fs::path& target, const fs::path& link, bool is_directory) 
 
 bool is_terminal(int fd) { return _isatty(fd) != 0; }
 
+int terminal_columns(int fd) {
+    if (!is_terminal(fd)) return 0;
+    CONSOLE_SCREEN_BUFFER_INFO info;
+    HANDLE h = GetStdHandle(fd == 2 ? STD_ERROR_HANDLE : STD_OUTPUT_HANDLE);
+    if (!GetConsoleScreenBufferInfo(h, &info)) return 0;
+    return info.srWindow.Right - info.srWindow.Left + 1;
+}
+
 FileLock::FileLock(FileLock&& other) noexcept : handle_(other.handle_) { other.handle_ = -1; }
 FileLock& FileLock::operator=(FileLock&& other) noexcept {
     if (this != &other) {
@@ -779,6 +788,12 @@ void make_link(const fs::path& target, const fs::path& link, bool is_directory) 
 }
 
 bool is_terminal(int fd) { return isatty(fd) != 0; }
+
+int terminal_columns(int fd) {
+    winsize size{};
+    if (!is_terminal(fd) || ioctl(fd, TIOCGWINSZ, &size) != 0) return 0;
+    return size.ws_col;
+}
 
 FileLock::FileLock(FileLock&& other) noexcept : handle_(other.handle_) { other.handle_ = -1; }
 FileLock& FileLock::operator=(FileLock&& other) noexcept {

@@ -116,6 +116,8 @@ std::optional<FileId> executable_id(const fs::path& p);
 void make_link(const fs::path& target, const fs::path& link, bool is_directory);
 
 bool is_terminal(int fd);
+// The width of the terminal `fd` shows; 0 when it is not a terminal or does not say.
+int terminal_columns(int fd);
 
 // An exclusive advisory lock on a file, held until destruction. Blocks unless try_only.
 class FileLock {

@@ -96,6 +96,6 @@ expect_line 2 "cvm exec: nothing to run; usage: cvm exec [SPEC] -- CMD [ARGS...]
 expect_line 2 "cvm doctor: unexpected argument 'extra'; see cvm help doctor" "$CVM" doctor extra
 if "$CVM" help env >/dev/null 2>&1; then
     expect_line 2 "cvm env: --shell needs a value; see cvm help env" "$CVM" env --shell
-    expect_line 2 "cvm init: --complete needs a value; see cvm help init" "$CVM" init --complete
+    expect_line 2 "cvm script: --output needs a value; see cvm help script" "$CVM" script -o
 fi
 echo "cli_help: ok"
