@@ -23,7 +23,9 @@ for lib in libarchive13 libcurl4 libc6; do assert_contains "$depends" "$lib" "De
 assert_eq "$(dpkg-deb -f "$deb" Package)" cvm
 assert_eq "$(dpkg-deb -f "$deb" Architecture)" amd64
 contents=$(dpkg-deb -c "$deb")
-for f in ./usr/bin/cvm ./usr/libexec/cvm/cvm-shim ./usr/libexec/cvm/cvm-probe ./usr/share/cvm/registry/cuda.toml; do
+for f in ./usr/bin/cvm ./usr/libexec/cvm/cvm-shim ./usr/libexec/cvm/cvm-probe ./usr/share/cvm/registry/cuda.toml \
+    ./usr/share/man/man1/cvm.1 ./usr/share/bash-completion/completions/cvm ./usr/share/zsh/vendor-completions/_cvm \
+    ./usr/share/fish/vendor_completions.d/cvm.fish; do
     assert_contains "$contents" "$f" "the .deb's files"
 done
 
@@ -53,6 +55,10 @@ check_tree() {
 mkdir -p "$TEST_TMP/deb"
 dpkg-deb -x "$deb" "$TEST_TMP/deb"
 check_tree "$TEST_TMP/deb/usr" deb
+# The packaged completion script is the one the packaged cvm prints.
+assert_eq "$(cat "$TEST_TMP/deb/usr/share/bash-completion/completions/cvm")" "$("$TEST_TMP/deb/usr/bin/cvm" completions bash)" \
+    "the packaged bash completion"
+grep -q '^\.TH' "$TEST_TMP/deb/usr/share/man/man1/cvm.1" || fail "the packaged man page has no .TH line"
 
 # The tarball, extracted into a prefix as the README says.
 mkdir -p "$TEST_TMP/prefix"
