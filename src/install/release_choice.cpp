@@ -7,10 +7,13 @@ namespace cvm::install {
 
 namespace {
 
-[[noreturn]] void refuse_legacy_cudnn(const registry::CudnnRelease& rel, const std::string& host) {
+// `cuda`: only the archives of the builds for that CUDA, when given.
+[[noreturn]] void refuse_legacy_cudnn(const registry::CudnnRelease& rel, const std::string& host,
+                                      const std::optional<Version>& cuda) {
     std::string names;
     for (const auto& b : rel.builds)
-        for (const auto& n : host.rfind("windows", 0) == 0 ? b.windows_archives : b.linux_archives)
+        if (!cuda || registry::cudnn_build_is_for(b, *cuda))
+            for (const auto& n : host.rfind("windows", 0) == 0 ? b.windows_archives : b.linux_archives)
             names += (names.empty() ? "" : ", ") + n;
     fail_input("cuDNN " + rel.version.str() +
                    " predates NVIDIA's manifests; download its archive from NVIDIA (" +
@@ -47,9 +50,9 @@ std::string choose_cudnn_manifest(const registry::Registry* reg, const Version& 
                                   const std::string& cuda, const std::string& host) {
     if (reg) {
         if (const registry::CudnnRelease* rel = registry::find_cudnn_release(*reg, requested)) {
-            if (registry::how_fetched(*rel) != registry::Fetch::Manifest)
-                refuse_legacy_cudnn(*rel, host);
             auto wanted = parse_version(cuda, 1, 2);
+            if (registry::how_fetched(*rel) != registry::Fetch::Manifest)
+                refuse_legacy_cudnn(*rel, host, wanted);
             if (wanted) {
                 std::string variants;
                 for (const auto& b : rel->builds) {
@@ -88,7 +91,7 @@ choose_cudnn_for(const registry::Registry* reg, const Spec& spec, const Version&
                 return std::pair{(*it)->version.str(), b.cuda.str()};
             if (!legacy) legacy = *it;
         }
-    if (legacy) refuse_legacy_cudnn(*legacy, host);
+    if (legacy) refuse_legacy_cudnn(*legacy, host, spec.cudnn_cuda);
     fail_input("no cuDNN " + spec.cudnn->str() +
                    (spec.cudnn_cuda ? " built for CUDA " + spec.cudnn_cuda->str() : std::string()) +
                    " in cvm's release list supports CUDA " + toolkit.str() +
