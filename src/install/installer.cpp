@@ -611,16 +611,16 @@ std::vector<InstallResult> Installer::install_spec(const Spec& spec) {
     } catch (const ResolveError&) {
     }
     Version toolkit = installed ? *installed : choose_toolkit(options_.registry, spec.cuda).version;
+    // A matching cuDNN may be there already, even before its toolkit.
     bool cudnn_missing = spec.cudnn.has_value();
-    if (spec.cudnn && installed) {
-        Spec pinned = spec;
-        pinned.cuda = toolkit;
-        try {
-            resolve(store_, pinned);
-            cudnn_missing = false; // a matching cuDNN is there
-        } catch (const ResolveError&) {
+    if (spec.cudnn)
+        for (const auto& [id, layer] : store_.ids(Kind::Cudnn)) {
+            (void)layer;
+            auto c = parse_cudnn_id(id);
+            if (c && c->version.has_prefix(*spec.cudnn) && (!spec.cudnn_cuda || c->cuda == *spec.cudnn_cuda) &&
+                c->serves(toolkit))
+                cudnn_missing = false;
         }
-    }
     auto cudnn = cudnn_missing ? choose_cudnn_for(options_.registry, spec, toolkit,
                                                   options_.host_platform)
                                : std::nullopt;
