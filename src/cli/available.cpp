@@ -51,7 +51,7 @@ void add_release_filter(CLI::App* cmd, const std::shared_ptr<ReleaseFilter>& fil
         },
         "cuda|cudnn", "kind");
     cmd->add_option("kind", filter->kind, "cuda or cudnn")->check(kind_or_prefix);
-    cmd->add_option("prefix", filter->prefix, "a version prefix, e.g. 12 or 11.2 (with --available)");
+    cmd->add_option("prefix", filter->prefix, "a version prefix, e.g. 12 or 11.2");
 }
 
 std::optional<Version> release_prefix(ReleaseFilter& filter, const std::string& command) {

@@ -25,11 +25,10 @@ void register_list(CLI::App& app) {
             throw UsageError("list: a version PREFIX only applies with --available; run `cvm list --available " +
                                  filter->prefix + "`",
                              "usage");
-        const std::string* kind = &filter->kind;
         Store store = open_store();
         std::vector<Kind> kinds;
         for (Kind k : {Kind::Cuda, Kind::Cudnn})
-            if (kind->empty() || *kind == kind_dir(k)) kinds.push_back(k);
+            if (filter->kind.empty() || filter->kind == kind_dir(k)) kinds.push_back(k);
         // The active combination is marked, as pyenv and rustup do; resolved among the ids
         // listed (only those the spec's versions can match) rather than by listing again.
         auto active_among = [&store](auto matching_ids) -> std::optional<Resolved> {
