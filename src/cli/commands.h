@@ -1,14 +1,22 @@
 #pragma once
 #include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 // One file per command in src/cli/; each adds its subcommand to the app.
 namespace CLI {
 class App;
+}
+namespace cvm {
+struct Spec;
 }
 
 namespace cvm::cli {
 
 void register_install(CLI::App& app);   // install.cpp
 void register_install_forward(CLI::App& app); // install_forward.cpp: runs cvm-install
+// Becomes cvm-install with `args` (its command first); install_forward.cpp.
+[[noreturn]] void forward_to_install_program(const std::vector<std::string>& args);
 void register_import(CLI::App& app);    // import.cpp
 void register_uninstall(CLI::App& app); // uninstall.cpp
 void register_list(CLI::App& app);      // list.cpp
@@ -25,7 +33,15 @@ void register_lock(CLI::App& app);      // lock.cpp
 void register_user_path(CLI::App& app); // user_path.cpp: hidden, for install.cmd
 void register_cache(CLI::App& app);     // cache.cpp: cache clean
 
-// `cvm list --available [cuda|cudnn] [--json]` (available.cpp): releases known to the registry.
-void list_available(const std::string& kind, bool json);
+void register_latest(CLI::App& app);    // latest.cpp
+
+// Installs what `spec` names that is missing, in this process (install.cpp, linked where
+// CVM_HAVE_INSTALL is defined); returns the entries as `cvm install --json` lists them.
+nlohmann::json install_missing(const cvm::Spec& spec);
+
+struct ReleaseFilter;
+// `cvm list --available [cuda|cudnn] [PREFIX] [--json]` (available.cpp): releases known to the
+// registry.
+void list_available(ReleaseFilter filter, bool json);
 
 } // namespace cvm::cli

@@ -29,14 +29,16 @@ Selection current_selection(const Store& store, const std::optional<std::string>
 Resolved resolve_selection(const Store& store, const Selection& sel) {
     if (sel.origin == Selection::Origin::None)
         throw Failure("no CUDA version is selected here; run `cvm use SPEC` or `cvm use --global "
-                      "SPEC` (see `cvm list`)");
+                      "SPEC` (see `cvm list`)",
+                      "not_selected");
     if (sel.spec.system)
         throw Failure("'system' is selected (" + sel.origin_text() +
-                      "): cvm changes nothing; run `cvm use SPEC` to pick a toolkit");
+                      "): cvm changes nothing; run `cvm use SPEC` to pick a toolkit",
+                      "not_selected");
     try {
         return resolve(store, sel.spec);
     } catch (const ResolveError& e) {
-        throw Failure(std::string(e.what()) + " (selected by " + sel.origin_text() + ")");
+        throw Failure(std::string(e.what()) + " (selected by " + sel.origin_text() + ")", "not_installed");
     }
 }
 

@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -19,16 +20,29 @@ namespace cvm::cli {
 
 namespace fs = std::filesystem;
 
-// Bad usage or bad input: exit code 2.
-class UsageError : public std::runtime_error {
+// An error with a name for scripts: `--json` prints {"error": {"code": CODE, "message": ...}}
+// (errors.h; docs/cli-contract.md lists the codes). An empty code takes its class's default.
+class CodedError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    explicit CodedError(const std::string& message, std::string code = {})
+        : std::runtime_error(message), code_(std::move(code)) {}
+    const std::string& code() const { return code_; }
+
+private:
+    std::string code_;
 };
 
-// The operation failed: exit code 1 (the default for any other exception).
-class Failure : public std::runtime_error {
+// Bad usage or bad input: exit code 2 (code "invalid_input" unless given).
+class UsageError : public CodedError {
 public:
-    using std::runtime_error::runtime_error;
+    using CodedError::CodedError;
+};
+
+// The operation failed: exit code 1, the default for any other exception (code "failed" unless
+// given).
+class Failure : public CodedError {
+public:
+    using CodedError::CodedError;
 };
 
 // A command that wants a specific exit code without a message (doctor/probe findings, exec).

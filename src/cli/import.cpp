@@ -37,6 +37,16 @@ struct ImportRun {
     std::string found;
     std::set<std::string> refresh;    // "<kind>/<id>" of entries to re-read
     std::map<std::string, fs::path> registered; // "<kind>/<id>" registered or confirmed in this run -> its folder
+    // For --json: {"kind", "id", "source", "status"} per entry, {"source", "reason"} per folder passed over.
+    nlohmann::json entries = nlohmann::json::array();
+    nlohmann::json skipped = nlohmann::json::array();
+
+    void record(const Entry& e, const fs::path& source, const char* status) {
+        entries.push_back({{"kind", kind_dir(e.kind)}, {"id", e.id}, {"source", source.u8string()}, {"status", status}});
+    }
+    void skip(const fs::path& source, const std::string& reason) {
+        skipped.push_back({{"source", source.u8string()}, {"reason", reason}});
+    }
 };
 
 fs::path source_of(const Entry& e) { return e.origin.empty() ? e.path : e.origin; }
@@ -73,15 +83,18 @@ bool register_entry(const Store& store, Entry e, ImportRun& run, const std::vect
             store.add_imported(e, false, plan);
             note("imported " + what + " from " + source_of(e).u8string() + where +
                  "; it hides the one in the read-only store " + store.layers()[existing->layer].u8string());
+            run.record(e, source_of(e), "imported");
             return true;
         }
         if (fs::equivalent(source_of(*existing), source_of(e), ec)) {
             if (run.refresh.count(key)) {
                 store.add_imported(e, true, plan);
                 note("re-read " + what + " from " + source_of(e).u8string() + where + ": its files changed");
+                run.record(e, source_of(e), "reread");
                 return true;
             }
             note(what + " from " + source_of(e).u8string() + " is already registered");
+            run.record(e, source_of(e), "already_registered");
             return false;
         }
         throw Failure(what + " is already in the store at " + source_of(*existing).u8string() +
@@ -89,6 +102,7 @@ bool register_entry(const Store& store, Entry e, ImportRun& run, const std::vect
     }
     store.add_imported(e, false, plan);
     note("imported " + what + " from " + source_of(e).u8string() + where);
+    run.record(e, source_of(e), "imported");
     return true;
 }
 
@@ -155,17 +169,18 @@ std::string key_of(const Entry& e) { return std::string(kind_dir(e.kind)) + "/" 
 
 // --detect: re-reads imports whose files changed, reports those whose folder is gone, then
 // imports every folder discovery finds. Returns true when a toolkit was added.
-bool import_detected(const Store& store) {
+bool import_detected(const Store& store, ImportRun& run) {
     bool rehash_needed = false;
-    ImportRun run;
     std::vector<Entry> changed;
     for (Kind k : {Kind::Cuda, Kind::Cudnn})
         for (Entry& e : store.list(k)) {
             if (!e.imported || e.layer != 0) continue;
             SourceState st = source_state(source_of(e), e.stamp);
-            if (st == SourceState::Gone)
+            if (st == SourceState::Gone) {
                 note(std::string(kind_dir(k)) + " " + e.id + ": its folder " + source_of(e).u8string() +
                      " is gone; run `cvm uninstall " + e.id + "`");
+                run.record(e, source_of(e), "source_gone");
+            }
             else if (st == SourceState::Changed)
                 changed.push_back(std::move(e));
         }
@@ -183,9 +198,11 @@ bool import_detected(const Store& store) {
                 store.remove(e.kind, e.id);
                 note("forgot " + std::string(kind_dir(e.kind)) + " " + e.id + ": " + source_of(e).u8string() +
                      " no longer holds it");
+                run.record(e, source_of(e), "forgotten");
             }
         } catch (const std::exception& x) {
             note("skipped " + source_of(e).u8string() + ": " + error_text(x));
+            run.skip(source_of(e), error_text(x));
         }
     }
     auto folders = discover_folders(discover_inputs_from_environment());
@@ -199,8 +216,10 @@ bool import_detected(const Store& store) {
             rehash_needed |= import_folder(store, f.dir, std::nullopt, run);
         } catch (const NothingToImport&) {
             note("nothing to import in " + f.dir.u8string() + " (" + f.found + ")");
+            run.skip(f.dir, "nothing to import (" + f.found + ")");
         } catch (const std::exception& x) {
             note("skipped " + f.dir.u8string() + " (" + f.found + "): " + error_text(x));
+            run.skip(f.dir, error_text(x));
         }
     }
     return rehash_needed;
@@ -227,13 +246,15 @@ void register_import(CLI::App& app) {
     auto dir = std::make_shared<std::string>();
     auto cuda = std::make_shared<std::string>();
     auto detect = std::make_shared<bool>(false);
+    auto json = std::make_shared<bool>(false);
     cmd->add_option("dir", *dir, "a toolkit folder, a cuDNN folder, or a wheel's nvidia/cudnn");
     cmd->add_option("--cuda", *cuda, "the CUDA a cuDNN folder was built for (e.g. 12 or 11.2), when its name does not say");
     cmd->add_flag("--detect", *detect,
                   "register every toolkit and cuDNN on this machine (CUDA_PATH*, /usr/local/cuda-*, Program Files, "
                   "Debian's and NVIDIA's packages in /usr, conda environments, python's nvidia-* wheels); re-read "
                   "changed imports");
-    cmd->callback([dir, cuda, detect] {
+    cmd->add_flag("--json", *json, "print one JSON document");
+    cmd->callback([dir, cuda, detect, json] {
         std::optional<Version> cuda_override;
         if (!cuda->empty()) {
             cuda_override = parse_version(*cuda, 1, 2);
@@ -242,16 +263,16 @@ void register_import(CLI::App& app) {
         Store store = open_store();
         bool rehash_needed = false;
         std::string next_spec;
+        ImportRun run;
         if (*detect) {
             if (!dir->empty()) throw UsageError("import: give either DIR or --detect, not both");
-            rehash_needed = import_detected(store);
+            rehash_needed = import_detected(store, run);
         } else {
             if (dir->empty()) throw UsageError("import: give a folder (or --detect); e.g. cvm import /usr/local/cuda-12.4");
             std::error_code ec;
             fs::path path = fs::u8path(*dir);
             if (!fs::is_directory(path, ec))
                 throw UsageError("import: " + *dir + " is not a folder; give the toolkit's folder, e.g. /usr/local/cuda-12.4");
-            ImportRun run;
             rehash_needed = import_folder(store, path, cuda_override, run);
             next_spec = spec_to_use(run);
         }
@@ -260,7 +281,9 @@ void register_import(CLI::App& app) {
             fs::path shim = shim_binary();
             if (fs::exists(shim, e2)) rehash(store, shim);
         }
-        if (!next_spec.empty())
+        if (*json)
+            print_json({{"imported", run.entries}, {"skipped", run.skipped}});
+        else if (!next_spec.empty())
             hint("cvm use " + next_spec, "selects it for this folder; -g for everywhere");
         else if (*detect)
             hint("cvm list", "shows what is registered; then `cvm use SPEC`");

@@ -1,5 +1,6 @@
 // cvm install: archives (FILE|URL), toolkits and cuDNN builds from NVIDIA's manifests, and specs.
 #include <CLI/CLI.hpp>
+#include <functional>
 
 #include "cli/commands.h"
 #include "cli/context.h"
@@ -48,23 +49,59 @@ void install_hint(const std::vector<install::InstallResult>& results, bool locke
     hint("cvm use " + toolkit + (cudnn.empty() ? "" : "+" + cudnn), "selects it for this folder; -g for everywhere");
 }
 
-void run_install(const InstallArgs& a) {
-    using namespace cvm::install;
-    Store store = open_store();
-    fs::create_directories(store.root());
-    std::optional<registry::Registry> reg;
-    try {
-        reg = registry::load_default_registry();
-    } catch (const std::exception& e) {
-        note(std::string("no release registry (") + e.what() + "); versions are tried as given");
-    }
-    auto progress = quiet_flag() ? std::make_unique<Progress>(false, true) : Progress::for_stderr();
-    InstallerOptions options;
-    options.progress = progress.get();
-    options.registry = reg ? &*reg : nullptr;
-    options.download.allow_insecure_http = options.download.allow_insecure_http || a.allow_http;
-    Installer installer(store, options);
+nlohmann::json results_json(const std::vector<install::InstallResult>& results) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& r : results)
+        list.push_back({{"kind", kind_dir(r.kind)},
+                        {"id", r.id},
+                        {"path", r.path.u8string()},
+                        {"already_installed", r.already_installed},
+                        {"components", r.components}});
+    return list;
+}
 
+using Body = std::function<std::vector<install::InstallResult>(install::Installer&, Store&)>;
+
+// Runs `body` with an installer for the store and refreshes the shims when a toolkit came.
+// Installer errors keep their exit code and name (errors.h).
+std::vector<install::InstallResult> with_installer(bool allow_http, const Body& body) {
+    using namespace cvm::install;
+    try {
+        Store store = open_store();
+        fs::create_directories(store.root());
+        std::optional<registry::Registry> reg;
+        try {
+            reg = registry::load_default_registry();
+        } catch (const std::exception& e) {
+            note(std::string("no release registry (") + e.what() + "); versions are tried as given");
+        }
+        auto progress = quiet_flag() ? std::make_unique<Progress>(false, true) : Progress::for_stderr();
+        InstallerOptions options;
+        options.progress = progress.get();
+        options.registry = reg ? &*reg : nullptr;
+        options.download.allow_insecure_http = options.download.allow_insecure_http || allow_http;
+        Installer installer(store, options);
+        std::vector<InstallResult> results = body(installer, store);
+        bool toolkit_added = false;
+        for (const auto& r : results)
+            toolkit_added |= r.kind == Kind::Cuda && !r.already_installed;
+        if (toolkit_added) {
+            std::error_code ec;
+            fs::path shim = shim_binary();
+            if (fs::exists(shim, ec)) rehash(store, shim);
+        }
+        return results;
+    } catch (const install::InstallError& e) {
+        if (e.exit_code() == 2) throw UsageError(e.what(), e.code());
+        throw Failure(e.what(), e.code());
+    } catch (const std::filesystem::filesystem_error& e) {
+        throw Failure("install: " + system_error_line(e), error_code_of(e.code()));
+    }
+}
+
+std::vector<install::InstallResult> run_install(const InstallArgs& a, install::Installer& installer,
+                                                const Store& store) {
+    using namespace cvm::install;
     std::vector<InstallResult> results;
     const auto& w = a.what;
     auto only = [&](bool components_ok, bool cuda_ok) {
@@ -80,8 +117,21 @@ void run_install(const InstallArgs& a) {
         only(false, false);
         results = install_locked(installer, store);
     } else if (w.empty()) {
-        throw UsageError("install: say what to install: FILE, URL, SPEC, `cuda VERSION` or `cudnn "
-                         "VERSION --cuda N`");
+        // What the selection here names, as `mise install` does with its config.
+        only(false, false);
+        Selection sel = current_selection(store, std::nullopt);
+        if (sel.origin == Selection::Origin::None)
+            throw UsageError("install: nothing is selected here to install; say what to install "
+                             "(FILE, URL, SPEC, `cuda VERSION` or `cudnn VERSION --cuda N`) or run "
+                             "`cvm use SPEC` first",
+                             "not_selected");
+        if (sel.spec.system) {
+            note("'system' is selected (" + sel.origin_text() + "): nothing to install");
+        } else {
+            results = installer.install_spec(sel.spec);
+            if (results.empty())
+                note(sel.spec.str() + " (selected by " + sel.origin_text() + ") is already installed");
+        }
     } else if (w[0] == "cuda" || w[0] == "cudnn") {
         if (w.size() != 2)
             throw UsageError("install: `cvm install " + w[0] + " VERSION` takes one version");
@@ -110,26 +160,7 @@ void run_install(const InstallArgs& a) {
             if (results.empty()) note(printable(x) + " is already installed");
         }
     }
-    bool toolkit_added = false;
-    for (const auto& r : results)
-        toolkit_added |= r.kind == Kind::Cuda && !r.already_installed;
-    if (toolkit_added) {
-        std::error_code ec;
-        fs::path shim = shim_binary();
-        if (fs::exists(shim, ec)) rehash(store, shim);
-    }
-    if (a.json) {
-        nlohmann::json list = nlohmann::json::array();
-        for (const auto& r : results)
-            list.push_back({{"kind", kind_dir(r.kind)},
-                            {"id", r.id},
-                            {"path", r.path.u8string()},
-                            {"already_installed", r.already_installed},
-                            {"components", r.components}});
-        print_json({{"installed", list}});
-        return;
-    }
-    install_hint(results, a.locked);
+    return results;
 }
 
 } // namespace
@@ -139,7 +170,7 @@ void register_install(CLI::App& app) {
                                               "`cuda VERSION`, `cudnn VERSION --cuda N`, or SPEC");
     auto a = std::make_shared<InstallArgs>();
     cmd->add_option("what", a->what,
-                    "an archive (.tar.xz, .tgz, .zip, .whl) or its URL; `cuda 12.4.1`; `cudnn "
+                    "nothing: what the selection here names (.cudaversion); an archive (.tar.xz, .tgz, .zip, .whl) or its URL; `cuda 12.4.1`; `cudnn "
                     "9.1.0 --cuda 12`; or a spec like 12.4+9");
     cmd->add_option("--components", a->components,
                     "toolkit components, comma-separated (default: compiler, runtime, headers, "
@@ -151,15 +182,20 @@ void register_install(CLI::App& app) {
     cmd->add_flag("--json", a->json, "print the result as JSON");
     cmd->add_flag("--locked", a->locked, "install exactly what the project's cvm.lock records");
     cmd->callback([a] {
-        try {
-            run_install(*a);
-        } catch (const install::InstallError& e) {
-            if (e.exit_code() == 2) throw UsageError(e.what());
-            throw Failure(e.what());
-        } catch (const std::filesystem::filesystem_error& e) {
-            throw Failure("install: " + system_error_line(e));
-        }
+        auto results = with_installer(a->allow_http, [&a](install::Installer& installer, Store& store) {
+            return run_install(*a, installer, store);
+        });
+        if (a->json) print_json({{"installed", results_json(results)}});
+        else install_hint(results, a->locked);
     });
+}
+
+nlohmann::json install_missing(const Spec& spec) {
+    return results_json(with_installer(false, [&spec](install::Installer& installer, Store&) {
+        auto results = installer.install_spec(spec);
+        if (results.empty()) note(spec.str() + " is already installed");
+        return results;
+    }));
 }
 
 } // namespace cvm::cli

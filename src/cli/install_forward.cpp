@@ -18,14 +18,20 @@ void register_install_forward(CLI::App& app) {
     cmd->set_help_flag(); // `cvm install --help` is answered by cvm-install itself
     forward_model(cmd, "cvm-install"); // completion and the man page ask cvm-install too
     cmd->callback([cmd] {
-        fs::path program = companion_program("cvm-install");
-        if (!platform::is_executable(program))
-            throw Failure("install: " + program.u8string() + " is missing; reinstall cvm (scripts/setup.sh)");
-        std::vector<std::string> args{program.u8string(), "install"};
+        std::vector<std::string> args{"install"};
         if (quiet_flag()) args.push_back("--quiet");
         for (const auto& a : cmd->remaining()) args.push_back(a);
-        platform::exec_replace(program, args, platform::environment());
+        forward_to_install_program(args);
     });
+}
+
+void forward_to_install_program(const std::vector<std::string>& args) {
+    fs::path program = companion_program("cvm-install");
+    if (!platform::is_executable(program))
+        throw Failure(args.front() + ": " + program.u8string() + " is missing; reinstall cvm (scripts/setup.sh)");
+    std::vector<std::string> argv{program.u8string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    platform::exec_replace(program, argv, platform::environment());
 }
 
 } // namespace cvm::cli

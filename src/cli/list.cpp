@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <string_view>
 
+#include "cli/available.h"
 #include "cli/commands.h"
 #include "cli/context.h"
 
@@ -11,19 +12,23 @@ void register_list(CLI::App& app) {
     auto* cmd = app.add_subcommand("list", "List installed toolkits and cuDNN builds (or, with --available, what can be installed)");
     auto json = std::make_shared<bool>(false);
     auto available = std::make_shared<bool>(false);
-    auto kind = std::make_shared<std::string>();
-    cmd->add_option("kind", *kind, "cuda or cudnn")->check(CLI::IsMember({"cuda", "cudnn"}));
+    auto filter = std::make_shared<ReleaseFilter>();
+    add_release_filter(cmd, filter);
     cmd->add_flag("--json", *json, "print one JSON document");
-    cmd->add_flag("--available", *available, "list known releases from the registry");
-    cmd->callback([json, available, kind] {
+    cmd->add_flag("--available", *available, "list known releases from the registry, and how cvm gets each");
+    cmd->callback([json, available, filter] {
         if (*available) {
-            list_available(*kind, *json);
+            list_available(*filter, *json);
             return;
         }
+        if (release_prefix(*filter, "list"))
+            throw UsageError("list: a version PREFIX only applies with --available; run `cvm list --available " +
+                                 filter->prefix + "`",
+                             "usage");
         Store store = open_store();
         std::vector<Kind> kinds;
         for (Kind k : {Kind::Cuda, Kind::Cudnn})
-            if (kind->empty() || *kind == kind_dir(k)) kinds.push_back(k);
+            if (filter->kind.empty() || filter->kind == kind_dir(k)) kinds.push_back(k);
         // The active combination is marked, as pyenv and rustup do; resolved among the ids
         // listed (only those the spec's versions can match) rather than by listing again.
         auto active_among = [&store](auto matching_ids) -> std::optional<Resolved> {

@@ -11,8 +11,6 @@
 #include "cli/context.h"
 #include "cli/errors.h"
 #include "cli/usage.h"
-#include "core/config.h"
-#include "core/spec.h"
 #include "platform/platform.h"
 
 int main(int argc, char** argv) {
@@ -22,8 +20,9 @@ int main(int argc, char** argv) {
     app.require_subcommand(1); // bare `cvm` prints the help (usage.cpp)
     app.set_version_flag("-V,--version", std::string("cvm ") + CVM_VERSION_STRING);
 #ifdef CVM_TOOL_INSTALL
-    // cvm-install: the install command alone (see src/cli/CMakeLists.txt).
+    // cvm-install: the install command alone, and `use --install` (see src/cli/CMakeLists.txt).
     register_install(app);
+    register_use(app);
 #else
 #if defined(CVM_HAVE_INSTALL)
     register_install(app);
@@ -33,6 +32,7 @@ int main(int argc, char** argv) {
     register_import(app);
     register_uninstall(app);
     register_list(app);
+    register_latest(app);
     register_use(app);
     register_current(app);
     register_which(app);
@@ -77,23 +77,15 @@ int main(int argc, char** argv) {
             std::printf("cvm %s\n", CVM_VERSION_STRING);
             return 0;
         } catch (const CLI::ParseError& e) {
-            std::fprintf(stderr, "%s\n", parse_error_line(app, e, words).c_str());
+            report_error(wants_json(words), "usage", parse_error_line(app, e, words), false);
             return 2;
         }
     } catch (const ExitCode& e) {
         return e.code;
-    } catch (const UsageError& e) {
-        std::fprintf(stderr, "%s\n", error_line(app, e.what()).c_str());
-        return 2;
-    } catch (const cvm::SpecError& e) {
-        note(e.what());
-        return 2;
-    } catch (const cvm::ConfigError& e) {
-        note(e.what());
-        return 2;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s\n", error_line(app, error_text(e)).c_str());
-        return 1;
+    } catch (const std::exception&) {
+        // errors.cpp: one line naming the command, and the codes of --json
+        return report_current_exception(wants_json(words),
+                                        [&](const std::string& m) { return error_line(app, m); });
     }
     return 0;
 }

@@ -10,7 +10,9 @@ namespace cvm::cli {
 
 void register_rehash(CLI::App& app) {
     auto* cmd = app.add_subcommand("rehash", "Make a shim for every CUDA program of every installed toolkit, and remove stale ones");
-    cmd->callback([] {
+    auto json = std::make_shared<bool>(false);
+    cmd->add_flag("--json", *json, "print one JSON document");
+    cmd->callback([json] {
         Store store = open_store();
         fs::path shim = shim_binary();
         std::error_code ec;
@@ -20,6 +22,11 @@ void register_rehash(CLI::App& app) {
         for (const auto& w : r.warnings) note("warning: " + w);
         note(std::to_string(r.total) + " shims in " + store.shims_dir().u8string() + " (" +
              std::to_string(r.created) + " new, " + std::to_string(r.removed) + " removed)");
+        if (*json) {
+            print_json({{"shims", r.total}, {"created", r.created}, {"removed", r.removed},
+                        {"folder", store.shims_dir().u8string()}, {"warnings", r.warnings}});
+            return;
+        }
         bool on_path = false;
         for (const auto& dir : split_path_list(platform::get_env("PATH").value_or(""), platform::host_os())) {
             std::error_code eq;

@@ -57,7 +57,8 @@ std::vector<Target> targets_of(const Store& store, const std::vector<std::string
         auto found = matches(store, word);
         if (found.empty())
             throw Failure("uninstall: " + word + " is not installed (no toolkit or cuDNN id is or starts "
-                          "with it); see `cvm list`");
+                          "with it); see `cvm list`",
+                          "not_installed");
         if (found.size() > 1) {
             std::string names;
             for (const auto& t : found) names += (names.empty() ? "" : ", ") + t.id;
@@ -129,10 +130,12 @@ void register_uninstall(CLI::App& app) {
                      "when a project or the global default selects one");
     auto ids = std::make_shared<std::vector<std::string>>();
     auto yes = std::make_shared<bool>(false);
+    auto json = std::make_shared<bool>(false);
     cmd->add_option("id", *ids, "ids or unique prefixes, e.g. 11.2.2, 12.4, 8.1.0.77-cuda11.2 (see `cvm list`)")
         ->required();
     cmd->add_flag("-y,--yes", *yes, "remove without asking, even what a project selects");
-    cmd->callback([ids, yes] {
+    cmd->add_flag("--json", *json, "print one JSON document");
+    cmd->callback([ids, yes, json] {
         Store store = open_store();
         auto targets = targets_of(store, *ids);
         for (const auto& t : targets) {
@@ -154,17 +157,22 @@ void register_uninstall(CLI::App& app) {
             }
         }
         bool toolkit_removed = false;
+        nlohmann::json removed = nlohmann::json::array();
         for (const auto& t : targets) {
             auto e = store.find(t.kind, t.id);
             if (!e) continue; // removed meanwhile
             store.remove(t.kind, t.id);
             note(std::string(e->imported ? "forgot " : "removed ") + t.what());
+            removed.push_back({{"kind", kind_dir(t.kind)}, {"id", t.id}, {"path", e->path.u8string()},
+                               {"status", e->imported ? "forgotten" : "removed"}});
             toolkit_removed |= t.kind == Kind::Cuda;
         }
         std::error_code ec;
         fs::path shim = shim_binary();
         if (toolkit_removed && fs::exists(shim, ec)) rehash(store, shim);
-        if (!uses.empty())
+        if (*json)
+            print_json({{"removed", removed}});
+        else if (!uses.empty())
             hint("cvm list", "see what is left, then `cvm use SPEC` where a project selected what was removed");
         else
             hint("cvm list", "see what is left");

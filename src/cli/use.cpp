@@ -62,37 +62,51 @@ std::optional<CudnnId> installed_cudnn_for(const Store& store, const Version& to
     return best;
 }
 
-void show_selection(const Store& store, bool global) {
+// {"spec": ..., "file": ..., "line": ...}: a selection as `cvm use --json` shows it.
+nlohmann::json selection_json(const std::optional<Selection>& sel) {
+    nlohmann::json doc;
+    if (!sel || sel->origin == Selection::Origin::None) {
+        doc["spec"] = nullptr;
+        return doc;
+    }
+    doc["spec"] = sel->spec.str();
+    doc["set_by"] = sel->origin_text();
+    if (!sel->file.empty()) {
+        doc["file"] = sel->file.u8string();
+        doc["line"] = sel->line;
+    }
+    return doc;
+}
+
+void show_selection(const Store& store, bool global, bool json) {
+    std::optional<Selection> sel;
     if (global) {
-        std::optional<Selection> sel;
         try {
             sel = read_version_file(store.global_version_file(), Selection::Origin::Global);
         } catch (const SelectionError& e) {
             throw UsageError(e.what());
         }
-        if (!sel) {
-            note("no global CUDA version is set; run `cvm use --global SPEC` (see `cvm list`)");
-            return;
-        }
-        std::printf("%s (set by %s)\n", sel->spec.str().c_str(), sel->origin_text().c_str());
+    } else {
+        sel = current_selection(store, std::nullopt);
+    }
+    if (json) return print_json(selection_json(sel));
+    if (!sel || sel->origin == Selection::Origin::None) {
+        note(global ? "no global CUDA version is set; run `cvm use --global SPEC` (see `cvm list`)"
+                    : "no CUDA version is selected here; run `cvm use SPEC` (this folder) or `cvm use --global "
+                      "SPEC` (see `cvm list`)");
         return;
     }
-    Selection sel = current_selection(store, std::nullopt);
-    if (sel.origin == Selection::Origin::None) {
-        note("no CUDA version is selected here; run `cvm use SPEC` (this folder) or `cvm use --global "
-             "SPEC` (see `cvm list`)");
-        return;
-    }
-    std::printf("%s (set by %s)\n", sel.spec.str().c_str(), sel.origin_text().c_str());
+    std::printf("%s (set by %s)\n", sel->spec.str().c_str(), sel->origin_text().c_str());
 }
 
-void unset_selection(const Store& store, bool global) {
+void unset_selection(const Store& store, bool global, bool json) {
     fs::path file = global ? store.global_version_file() : fs::current_path() / ".cudaversion";
     std::error_code ec;
     auto st = fs::symlink_status(file, ec);
     if (!fs::exists(st)) {
         note(std::string("no ") + (global ? "global default" : ".cudaversion here") + " (" + file.u8string() +
              "): nothing to unset");
+        if (json) print_json({{"file", file.u8string()}, {"removed", false}});
         return;
     }
     if (!fs::is_regular_file(st))
@@ -100,6 +114,7 @@ void unset_selection(const Store& store, bool global) {
                       "it and leaves it alone; remove it yourself if you mean to");
     fs::remove(file);
     note("removed " + file.u8string());
+    if (json) print_json({{"file", file.u8string()}, {"removed", true}});
     if (global) return;
     try {
         Selection sel = current_selection(store, std::nullopt);
@@ -108,6 +123,27 @@ void unset_selection(const Store& store, bool global) {
     } catch (const UsageError&) {
         // A bad file further up is reported by the commands that read it.
     }
+}
+
+// `cvm use --install`: installs what `s` names that is missing, before anything is written.
+// Where the install code lives in cvm-install, the whole command moves there.
+nlohmann::json install_first(const Spec& s, const std::string& typed, bool global, bool force, bool json) {
+#if defined(CVM_HAVE_INSTALL)
+    (void)typed, (void)global, (void)force, (void)json;
+    return install_missing(s);
+#elif defined(CVM_INSTALL_FORWARD)
+    (void)s;
+    std::vector<std::string> args{"use", "--install"};
+    if (global) args.emplace_back("--global");
+    if (force) args.emplace_back("--force");
+    if (json) args.emplace_back("--json");
+    args.push_back(typed);
+    forward_to_install_program(args);
+#else
+    (void)s, (void)typed, (void)global, (void)force, (void)json;
+    throw Failure("use: this cvm was built without downloads; run `cvm install FILE` for an archive, then "
+                  "`cvm use SPEC`");
+#endif
 }
 
 } // namespace
@@ -119,17 +155,23 @@ void register_use(CLI::App& app) {
     auto global = std::make_shared<bool>(false);
     auto force = std::make_shared<bool>(false);
     auto unset = std::make_shared<bool>(false);
+    auto install = std::make_shared<bool>(false);
+    auto json = std::make_shared<bool>(false);
     cmd->add_option("spec", *spec, "e.g. 11.2, 12.4.1+9, 11.2+8.1.0.77, system");
     cmd->add_flag("--global,-g", *global, "the global default ($CVM_ROOT/version) instead of ./.cudaversion");
     cmd->add_flag("--force", *force, "write SPEC even when no known release satisfies it");
     cmd->add_flag("--unset", *unset, "remove ./.cudaversion (with --global, the global default)");
-    cmd->callback([spec, global, force, unset] {
+    cmd->add_flag("--install", *install, "install what SPEC names that is missing, then select it");
+    cmd->add_flag("--json", *json, "print one JSON document");
+    cmd->callback([spec, global, force, unset, install, json] {
         if (*unset && !spec->empty())
             throw UsageError("use: --unset takes no SPEC (got " + printable(*spec) + "); run `cvm use --unset`");
         if (*force && spec->empty()) throw UsageError("use: --force needs a SPEC; run `cvm use --force SPEC`");
+        if (*install && spec->empty())
+            throw UsageError("use: --install needs a SPEC; run `cvm use --install SPEC`", "usage");
         Store store = open_store();
-        if (*unset) return unset_selection(store, *global);
-        if (spec->empty()) return show_selection(store, *global);
+        if (*unset) return unset_selection(store, *global, *json);
+        if (spec->empty()) return show_selection(store, *global, *json);
 
         Spec s = spec_argument(*spec);
         std::string where;
@@ -160,19 +202,30 @@ void register_use(CLI::App& app) {
                                  s.str() + "` writes it anyway");
             }
         }
+        nlohmann::json doc;
+        if (*install && !s.system) doc["installed"] = install_first(s, *spec, *global, *force, *json);
         if (*global) fs::create_directories(store.root());
         write_version_file(file, s);
         if (!*global) remember_project(store, file);
+        doc["spec"] = s.str();
+        doc["file"] = file.u8string();
+        doc["global"] = *global;
+        doc["active"] = nullptr;
+        auto done = [&] {
+            if (*json) print_json(doc);
+        };
         if (s.system) {
             note("selected the system toolkit " + where);
-            return;
+            doc["active"] = "system";
+            return done();
         }
         if (!unknown.empty()) {
             note("wrote " + s.str() + " " + where + " (--force: " + unknown + ")");
-            return;
+            return done();
         }
         try {
             Resolved r = resolve(store, s);
+            doc["active"] = r.active();
             note("selected " + r.active() + " " + where);
             auto c = s.cudnn ? std::nullopt : installed_cudnn_for(store, r.toolkit.version);
             if (c)
@@ -183,6 +236,7 @@ void register_use(CLI::App& app) {
         } catch (const ResolveError& e) {
             note("wrote " + s.str() + " " + where + "; " + e.what());
         }
+        done();
     });
 }
 

@@ -12,18 +12,27 @@ namespace cvm::cli {
 void register_which(CLI::App& app) {
     auto* cmd = app.add_subcommand("which", "Print the absolute path the shim for TOOL would run");
     auto tool = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
     cmd->add_option("tool", *tool, "e.g. nvcc")->required();
-    cmd->callback([tool] {
+    cmd->add_flag("--json", *json, "print one JSON document");
+    cmd->callback([tool, json] {
         Store store = open_store();
         Selection sel = current_selection(store, std::nullopt);
         std::string name = *tool;
         if (platform::host_os() == platform::Os::Windows && fs::u8path(name).extension().empty()) name += ".exe";
+        // {"tool": "nvcc", "path": ..., "source": "toolkit" | "path"}
+        auto print = [&](const fs::path& found, const char* source) {
+            if (*json)
+                print_json({{"tool", *tool}, {"path", found.u8string()}, {"source", source}});
+            else
+                std::printf("%s\n", found.u8string().c_str());
+        };
         // The same choices as the shim (shims/shim.cpp), fall-through included.
         auto on_path = [&](const std::string& missing) {
             fs::path found = find_system_tool(name, platform::get_env("PATH").value_or(""),
                                               store.shims_dir(), shim_binary());
-            if (found.empty()) throw Failure(missing);
-            std::printf("%s\n", found.u8string().c_str());
+            if (found.empty()) throw Failure(missing, "not_found");
+            print(found, "path");
         };
         if (is_host_program(name))
             return on_path(*tool + " is not on PATH outside cvm's shims");
@@ -36,17 +45,15 @@ void register_which(CLI::App& app) {
         Layout layout = layout_of(r, view_path(store, r), platform::host_os());
         for (const auto& dir : layout.bin_dirs) {
             fs::path candidate = dir / fs::u8path(name);
-            if (platform::is_executable(candidate)) {
-                std::printf("%s\n", candidate.u8string().c_str());
-                return;
-            }
+            if (platform::is_executable(candidate)) return print(candidate, "toolkit");
         }
         auto others = toolkits_with(store, name);
         if (!others.empty()) {
             std::string ids;
             for (const auto& id : others) ids += (ids.empty() ? "" : ", ") + id;
             throw Failure(*tool + " is not part of CUDA " + r.toolkit.id + " (selected by " +
-                          sel.origin_text() + ") but of CUDA " + ids + "; run `cvm use SPEC` to select one of them");
+                          sel.origin_text() + ") but of CUDA " + ids + "; run `cvm use SPEC` to select one of them",
+                          "not_found");
         }
         on_path(*tool + " is not part of CUDA " + r.toolkit.id + " (selected by " + sel.origin_text() +
                 ") nor on PATH outside cvm's shims; its tools are in " +

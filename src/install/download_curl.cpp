@@ -115,6 +115,16 @@ struct Transfer {
     bool finished = false;
 };
 
+// The failure's name (error.h) for a write that failed with errno `err`.
+const char* write_error_code(int err) {
+    if (err == ENOSPC) return "no_space";
+#ifdef EDQUOT
+    if (err == EDQUOT) return "no_space";
+#endif
+    if (err == EACCES || err == EPERM || err == EROFS) return "permission";
+    return "io";
+}
+
 std::string label_of(const DownloadRequest& r) {
     if (!r.label.empty()) return r.label;
     return r.destination.filename().u8string();
@@ -209,7 +219,10 @@ private:
         if (t.out.is_open()) t.out.close();
     }
 
-    [[noreturn]] void fail(Transfer& t, const std::string& message, bool input = false) {
+    // `code`: the failure's name for scripts (error.h); a download fails on the network unless
+    // the caller says otherwise.
+    [[noreturn]] void fail(Transfer& t, const std::string& message, bool input = false,
+                           const char* code = "network") {
         if (options_.progress && t.progress_id >= 0)
             options_.progress->finish(t.progress_id, false);
         for (auto& other : transfers_) {
@@ -217,8 +230,8 @@ private:
             if (options_.progress && other->progress_id >= 0 && other.get() != &t)
                 options_.progress->finish(other->progress_id, false, "stopped");
         }
-        if (input) fail_input(message);
-        fail_operation(message);
+        if (input) fail_input(message, code);
+        fail_operation(message, code);
     }
 
     // Prepares the part file (resuming what is there) and starts one attempt.
@@ -263,7 +276,9 @@ private:
             fs::create_directories(t.part.parent_path(), ec);
             t.out.open(t.part, have > 0 ? std::ios::binary | std::ios::app
                                         : std::ios::binary | std::ios::trunc);
-            if (!t.out) fail(t, "cannot write " + t.part.u8string() + ": " + std::strerror(errno));
+            if (!t.out)
+                fail(t, "cannot write " + t.part.u8string() + ": " + std::strerror(errno), false,
+                     write_error_code(errno));
             if (t.request->expected_size && have == t.request->expected_size) {
                 // Complete from an earlier run: only the checksum is left to check.
                 t.out.close();
@@ -348,13 +363,15 @@ private:
                               " bytes, got " + std::to_string(size);
             fail(t, "download of " + t.url + " failed: " + what +
                         "; the file was deleted, run the command again (if it repeats, the "
-                        "mirror or manifest is wrong)");
+                        "mirror or manifest is wrong)",
+                 false, "checksum");
         }
         std::error_code ec;
         fs::rename(t.part, r.destination, ec);
         if (ec)
             fail(t, "cannot move " + t.part.u8string() + " to " + r.destination.u8string() + ": " +
-                        ec.message());
+                        ec.message(),
+                 false, write_error_code(ec.value()));
         t.finished = true;
         if (options_.progress && t.progress_id >= 0) {
             options_.progress->update(t.progress_id, size, size);
@@ -371,10 +388,10 @@ private:
             t.finished = true;
             if (t.memory != nullptr)
                 fail(t, "download of " + t.url + " failed: " + t.write_error, true);
+            bool full = t.write_error == std::strerror(ENOSPC);
             fail(t, "cannot write " + t.part.u8string() + ": " + t.write_error +
-                        (t.write_error == std::strerror(ENOSPC)
-                             ? " (free space in the download cache and run again)"
-                             : ""));
+                        (full ? " (free space in the download cache and run again)" : ""),
+                 false, full ? "no_space" : "io");
         }
         if (code == CURLE_OK) {
             if (t.memory != nullptr) {

@@ -3,28 +3,33 @@
 // do; the exit code follows the contract: 2 for bad usage or input, 1 for an operation that failed.
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace cvm::install {
 
 class InstallError : public std::runtime_error {
 public:
     enum class Kind { Input, Operation };
-    InstallError(Kind kind, const std::string& message)
-        : std::runtime_error(message), kind_(kind) {}
+    // `code` names the failure for scripts (`--json`: docs/cli-contract.md lists the codes);
+    // empty: the default of its kind.
+    InstallError(Kind kind, const std::string& message, std::string code = {})
+        : std::runtime_error(message), kind_(kind), code_(std::move(code)) {}
     Kind kind() const { return kind_; }
     int exit_code() const { return kind_ == Kind::Input ? 2 : 1; }
+    const std::string& code() const { return code_; }
 
 private:
     Kind kind_;
+    std::string code_;
 };
 
 // Bad input: a malformed manifest, an unknown component, a refused archive (exit code 2).
-[[noreturn]] inline void fail_input(const std::string& message) {
-    throw InstallError(InstallError::Kind::Input, message);
+[[noreturn]] inline void fail_input(const std::string& message, std::string code = {}) {
+    throw InstallError(InstallError::Kind::Input, message, std::move(code));
 }
 // An operation that failed: I/O, network, disk full (exit code 1).
-[[noreturn]] inline void fail_operation(const std::string& message) {
-    throw InstallError(InstallError::Kind::Operation, message);
+[[noreturn]] inline void fail_operation(const std::string& message, std::string code = {}) {
+    throw InstallError(InstallError::Kind::Operation, message, std::move(code));
 }
 
 } // namespace cvm::install

@@ -5,6 +5,7 @@
 #include "install/extract.h"
 #include "install/progress.h"
 #include "install/recognize.h"
+#include "install/release_choice.h"
 #include "install/sha256.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
@@ -436,31 +437,9 @@ InstallResult Installer::install_toolkit(const std::string& version_text,
     auto requested = parse_version(version_text, 1, 3);
     if (!requested)
         fail_input("\"" + printable(version_text) + "\" is not a CUDA version like 12.4.1");
-    std::optional<Version> version;
-    std::string manifest;
-    if (options_.registry) {
-        for (auto it = registry::find_cuda_releases(*options_.registry, *requested); !it.empty();
-             it.pop_back()) {
-            const registry::CudaRelease* rel = it.back();
-            if (requested->parts.size() == 3 || !rel->manifest.empty()) {
-                version = rel->version;
-                manifest = rel->manifest;
-                break;
-            }
-        }
-        if (version && manifest.empty())
-            fail_input("CUDA " + version->str() +
-                       " has no redistributable manifest (NVIDIA publishes them from 11.4.0 on); "
-                       "install it with NVIDIA's installer and register it with `cvm import DIR`");
-    }
-    if (!version) {
-        if (requested->parts.size() != 3)
-            fail_input("CUDA " + requested->str() +
-                       " is not in cvm's release list; give the full version (e.g. 12.4.1)");
-        version = requested; // unknown to the registry: try NVIDIA's manifest anyway
-    }
-    if (manifest.empty()) manifest = "redistrib_" + version->str() + ".json";
-    const std::string id = version->str();
+    ToolkitChoice choice = choose_toolkit(options_.registry, *requested);
+    const std::string& manifest = choice.manifest;
+    const std::string id = choice.version.str();
     const std::string& host = options_.host_platform;
 
     auto version_lock = lock_version(store_, Kind::Cuda, id, options_.progress);
@@ -566,7 +545,7 @@ InstallResult Installer::install_toolkit(const std::string& version_text,
     if (fs::is_directory(root / "bin")) e.bin_dirs.push_back("bin");
     e.kind = Kind::Cuda;
     e.id = id;
-    e.version = *version;
+    e.version = choice.version;
     e.components = keys;
     e.platform = host;
     e.note = "installed from " + manifest;
@@ -577,34 +556,8 @@ InstallResult Installer::install_cudnn(const std::string& version_text, const st
     auto requested = parse_version(version_text, 1, 4);
     if (!requested)
         fail_input("\"" + printable(version_text) + "\" is not a cuDNN version like 9.1.0.70");
-    std::string manifest;
     const std::string& host = options_.host_platform;
-    if (options_.registry) {
-        if (const registry::CudnnRelease* rel =
-                registry::find_cudnn_release(*options_.registry, *requested)) {
-            if (rel->manifest.empty()) {
-                std::string names;
-                for (const auto& b : rel->builds)
-                    for (const auto& n :
-                         host.rfind("windows", 0) == 0 ? b.windows_archives : b.linux_archives)
-                        names += (names.empty() ? "" : ", ") + n;
-                fail_input("cuDNN " + rel->version.str() +
-                           " predates NVIDIA's manifests; download its archive from NVIDIA (" +
-                           (names.empty() ? std::string("cudnn-*.tgz / .zip") : names) +
-                           ") and run `cvm install FILE`");
-            }
-            manifest = rel->manifest;
-        }
-    }
-    if (manifest.empty()) {
-        if (requested->parts.size() < 3)
-            fail_input("cuDNN " + requested->str() +
-                       " is not in cvm's release list; give the version as in redistrib_X.Y.Z.json "
-                       "(e.g. 9.1.0)");
-        manifest = "redistrib_" + std::to_string(requested->parts[0]) + "." +
-                   std::to_string(requested->parts[1]) + "." + std::to_string(requested->parts[2]) +
-                   ".json";
-    }
+    std::string manifest = choose_cudnn_manifest(options_.registry, *requested, cuda, host);
     std::string url = manifest_url("cudnn", manifest);
     Manifest m = parse_manifest(fetch_text(url, options_.download), manifest);
     const ManifestComponent* c = m.find("cudnn");
@@ -648,51 +601,42 @@ InstallResult Installer::install_cudnn(const std::string& version_text, const st
 
 std::vector<InstallResult> Installer::install_spec(const Spec& spec) {
     if (spec.system) fail_input("\"system\" names nothing to install");
-    std::vector<InstallResult> results;
-    Version toolkit;
+    // Everything the registry can decide is decided before anything is downloaded: a cuDNN that
+    // does not exist for the toolkit fails before the toolkit is fetched.
+    std::optional<Version> installed;
     Spec only_cuda;
     only_cuda.cuda = spec.cuda;
     try {
-        toolkit = resolve(store_, only_cuda).toolkit.version;
-    } catch (const ResolveError&) {
-        std::string version = spec.cuda.str();
-        if (options_.registry) {
-            auto rels = registry::find_cuda_releases(*options_.registry, spec.cuda);
-            for (auto it = rels.rbegin(); it != rels.rend(); ++it)
-                if (!(*it)->manifest.empty()) {
-                    version = (*it)->version.str();
-                    break;
-                }
-        }
-        results.push_back(install_toolkit(version, {}));
-        toolkit = *parse_version(results.back().id, 1, 3);
-    }
-    if (!spec.cudnn) return results;
-    try {
-        Spec pinned = spec;
-        pinned.cuda = toolkit;
-        resolve(store_, pinned);
-        return results; // a matching cuDNN is there
+        installed = resolve(store_, only_cuda).toolkit.version;
     } catch (const ResolveError&) {
     }
-    if (options_.registry) {
-        auto rels = registry::find_cudnn_releases(*options_.registry, *spec.cudnn);
-        for (auto it = rels.rbegin(); it != rels.rend(); ++it) {
-            if ((*it)->manifest.empty()) continue;
-            for (const auto& b : (*it)->builds) {
-                if (spec.cudnn_cuda && b.cuda != *spec.cudnn_cuda) continue;
-                if (!registry::cudnn_build_supports(b, toolkit)) continue;
-                results.push_back(install_cudnn((*it)->version.str(), b.cuda.str()));
-                return results;
-            }
+    Version toolkit = installed ? *installed : choose_toolkit(options_.registry, spec.cuda).version;
+    // A matching cuDNN may be there already, even before its toolkit.
+    bool cudnn_missing = spec.cudnn.has_value();
+    if (spec.cudnn)
+        for (const auto& [id, layer] : store_.ids(Kind::Cudnn)) {
+            (void)layer;
+            auto c = parse_cudnn_id(id);
+            if (c && c->version.has_prefix(*spec.cudnn) && (!spec.cudnn_cuda || c->cuda == *spec.cudnn_cuda) &&
+                c->serves(toolkit))
+                cudnn_missing = false;
         }
-    }
-    if (spec.cudnn->parts.size() < 3)
+    auto cudnn = cudnn_missing ? choose_cudnn_for(options_.registry, spec, toolkit,
+                                                  options_.host_platform)
+                               : std::nullopt;
+    if (cudnn_missing && !cudnn && spec.cudnn->parts.size() < 3)
         fail_input("no cuDNN " + spec.cudnn->str() + " for CUDA " + toolkit.str() +
-                   " is in cvm's release list; give the full version (e.g. 9.1.0)");
-    results.push_back(install_cudnn(spec.cudnn->str(), spec.cudnn_cuda
-                                                           ? spec.cudnn_cuda->str()
-                                                           : std::to_string(toolkit.major())));
+                       " is in cvm's release list; give the full version (e.g. 9.1.0)",
+                   "not_found");
+    std::vector<InstallResult> results;
+    if (!installed) results.push_back(install_toolkit(toolkit.str(), {}));
+    if (!cudnn_missing) return results;
+    if (cudnn)
+        results.push_back(install_cudnn(cudnn->first, cudnn->second));
+    else
+        results.push_back(install_cudnn(spec.cudnn->str(), spec.cudnn_cuda
+                                                               ? spec.cudnn_cuda->str()
+                                                               : std::to_string(toolkit.major())));
     return results;
 }
 

@@ -154,6 +154,28 @@ bool cudnn_build_supports(const CudnnBuild& build, const Version& toolkit) {
     return !(mm < build.supports_min) && !(build.supports_max < mm);
 }
 
+bool cudnn_build_is_for(const CudnnBuild& build, const Version& cuda) {
+    if (cuda.empty() || build.cuda.empty() || build.cuda.major() != cuda.major()) return false;
+    return build.cuda.parts.size() < 2 || cuda.parts.size() < 2 || build.cuda.parts[1] == cuda.parts[1];
+}
+
+const char* fetch_name(Fetch how) {
+    switch (how) {
+    case Fetch::Manifest: return "manifest";
+    case Fetch::Archive: return "archive";
+    case Fetch::Installer: return "installer";
+    }
+    return "manifest";
+}
+
+Fetch how_fetched(const CudaRelease& release) {
+    return release.manifest.empty() ? Fetch::Installer : Fetch::Manifest;
+}
+
+Fetch how_fetched(const CudnnRelease& release) {
+    return release.manifest.empty() ? Fetch::Archive : Fetch::Manifest;
+}
+
 std::vector<CudnnBuildRef> cudnn_builds_for_cuda(const Registry& reg, const Version& toolkit) {
     std::vector<CudnnBuildRef> out;
     for (const auto& r : reg.cudnn)

@@ -227,6 +227,20 @@ std::vector<std::string> cudnn_library_names(const Registry& reg, unsigned major
 // ("linux-x86_64", "windows-x86_64", ...): cudnn-linux-x86_64-8.9.7.29_cuda12-archive.tar.xz.
 std::string cudnn_redist_archive_name(const CudnnBuildRef& ref, std::string_view redist_platform);
 
+// Whether `build` is the variant `--cuda CUDA` names ("12", "11.8"): the same major, and the
+// same minor where both have one (a per-major build fits every minor of its major).
+bool cudnn_build_is_for(const CudnnBuild& build, const Version& cuda);
+
+// ---- How cvm gets a release ----------------------------------------------------------------
+
+// Manifest: `cvm install` fetches it (NVIDIA's redistributable manifests). Archive: a cuDNN from
+// before the manifests; the user downloads its archive and runs `cvm install FILE`. Installer: a
+// CUDA from before the manifests (11.4.0); NVIDIA's installer, then `cvm import DIR`.
+enum class Fetch { Manifest, Archive, Installer };
+const char* fetch_name(Fetch how); // "manifest", "archive", "installer"
+Fetch how_fetched(const CudaRelease& release);
+Fetch how_fetched(const CudnnRelease& release);
+
 // ---- Frameworks ------------------------------------------------------------------------------
 
 // The entry of framework `name` ("pytorch", "tensorflow"; case-insensitive, "torch" is an alias

@@ -68,7 +68,7 @@ assert_store cuda "12.4.1"
 assert_store cudnn "9.1.0.70-cuda12"
 expect_rc 0 "$CVM" install 12.4+9.1
 expect_rc 2 "$CVM" install cudnn 9.1.0 --cuda 10
-assert_contains "$ERR" "cuda11, cuda12"
+assert_contains "$ERR" "its builds are for CUDA 11, 12"
 
 # A wrong checksum in the manifest: refused before extraction, store unchanged.
 cp "$R/redistrib_12.4.1.json" "$TEST_TMP/good.json"

@@ -506,3 +506,34 @@ TEST_CASE("where the registry folder is found", "[registry]") {
         CHECK(fs::is_regular_file(source_tree_registry_dir() / "cuda.toml"));
     }
 }
+
+TEST_CASE("how cvm gets a release, and which build --cuda names") {
+    // CUDA before 11.4.0 has no manifest: NVIDIA's installer; cuDNN before the manifests: an archive.
+    struct CudaRow { const char* version; Fetch how; };
+    for (const CudaRow& row : {CudaRow{"11.2.2", Fetch::Installer}, CudaRow{"11.3.1", Fetch::Installer},
+                               CudaRow{"11.4.0", Fetch::Manifest}, CudaRow{"12.4.1", Fetch::Manifest}}) {
+        INFO(row.version);
+        const CudaRelease* r = find_cuda_release(real(), V(row.version));
+        REQUIRE(r);
+        CHECK(how_fetched(*r) == row.how);
+    }
+    const CudnnRelease* old = find_cudnn_release(real(), V("8.1.0.77"));
+    const CudnnRelease* redist = find_cudnn_release(real(), V("8.9.7.29"));
+    REQUIRE(old);
+    REQUIRE(redist);
+    CHECK(how_fetched(*old) == Fetch::Archive);
+    CHECK(how_fetched(*redist) == Fetch::Manifest);
+    CHECK(std::string(fetch_name(Fetch::Archive)) == "archive");
+
+    CudnnBuild per_minor;
+    per_minor.cuda = V("11.2");
+    CudnnBuild per_major;
+    per_major.cuda = V("12");
+    struct Row { const CudnnBuild* build; const char* cuda; bool is_for; };
+    for (const Row& row : {Row{&per_minor, "11.2", true}, Row{&per_minor, "11", true}, Row{&per_minor, "11.8", false},
+                           Row{&per_minor, "12", false}, Row{&per_major, "12", true}, Row{&per_major, "12.4", true},
+                           Row{&per_major, "13", false}, Row{&per_major, "11.8", false}}) {
+        INFO(row.build->cuda.str() << " for " << row.cuda);
+        CHECK(cudnn_build_is_for(*row.build, V(row.cuda)) == row.is_for);
+    }
+}

@@ -1,0 +1,39 @@
+#pragma once
+// Which release an install names, decided from the registry before anything is downloaded: a
+// partial version means the newest release cvm can fetch, and a release cvm cannot fetch (or a
+// build that does not exist) is refused at once with what to do instead (InstallError).
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "core/spec.h"
+
+namespace cvm::registry {
+struct Registry;
+}
+
+namespace cvm::install {
+
+struct ToolkitChoice {
+    Version version;
+    std::string manifest; // "redistrib_12.4.1.json"
+};
+
+// The toolkit `requested` (1 to 3 numbers) names. Without a registry, or for a version it does
+// not know, the version as given (3 numbers needed) and the manifest named after it.
+ToolkitChoice choose_toolkit(const registry::Registry* reg, const Version& requested);
+
+// The manifest of cuDNN `requested` (1 to 4 numbers) for `cuda` ("12", "11.8"; empty: not
+// given) on `host` ("linux-x86_64"). Without a registry, or for a version it does not know,
+// the manifest named after the version (3 numbers needed).
+std::string choose_cudnn_manifest(const registry::Registry* reg, const Version& requested,
+                                  const std::string& cuda, const std::string& host);
+
+// The cuDNN release (version) and variant (the CUDA it was built for) that `spec.cudnn` names
+// for the toolkit `toolkit`: the newest cvm can fetch. nullopt when there is no registry or it
+// knows no cuDNN release with that prefix.
+std::optional<std::pair<std::string, std::string>>
+choose_cudnn_for(const registry::Registry* reg, const Spec& spec, const Version& toolkit,
+                 const std::string& host);
+
+} // namespace cvm::install
