@@ -49,7 +49,7 @@ void add_release_filter(CLI::App* cmd, const std::shared_ptr<ReleaseFilter>& fil
             if (is_kind(value) || parse_version(value, 1, 4)) return {};
             return value + " is not cuda or cudnn";
         },
-        "cuda|cudnn", "kind");
+        "{cuda,cudnn}", "kind"); // the description in CLI11's choice form, for completion (cli_model.cpp)
     cmd->add_option("kind", filter->kind, "cuda or cudnn")->check(kind_or_prefix);
     cmd->add_option("prefix", filter->prefix, "a version prefix, e.g. 12 or 11.2");
 }

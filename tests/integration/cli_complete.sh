@@ -76,7 +76,7 @@ assert_contains "$ps" "CompletionResult]::new("
 expect_rc 0 "$CVM" completions pwsh
 assert_eq "$OUT" "$ps"
 expect_rc 2 "$CVM" completions tcsh
-assert_eq "$ERR" "cvm: completions: 'tcsh' is not one of bash, zsh, fish, powershell; e.g. cvm completions bash"
+assert_eq "$ERR" "cvm completions: 'tcsh' is not one of bash, zsh, fish, powershell; e.g. cvm completions bash"
 expect_rc 2 "$CVM" completions
 assert_eq "$ERR" "cvm completions: missing SHELL; e.g. cvm completions bash"
 # cvm init carries the same script.

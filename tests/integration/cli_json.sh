@@ -27,7 +27,7 @@ error_rows=(
     "2${S}usage${S}only applies with --available${S}list${S}11${S}--json"
     "2${S}invalid_input${S}no known CUDA release is 99${S}use${S}99${S}--json"
     "2${S}invalid_input${S}SPEC${S}use${S}12;x${S}--json"
-    "1${S}not_installed${S}cuda 11.8.0 is not installed${S}uninstall${S}11.8.0${S}--json"
+    "1${S}not_installed${S}11.8.0 is not installed${S}uninstall${S}11.8.0${S}--json"
     "2${S}not_selected${S}nothing is selected here to install${S}install${S}--json"
     "2${S}not_found${S}has no build for CUDA 13${S}install${S}cudnn${S}8.9${S}--cuda${S}13${S}--json"
     "2${S}not_installable${S}CUDA 11.2.2 has no redistributable manifest${S}install${S}11.2+8.1.0.77${S}--json"
