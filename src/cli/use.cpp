@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "platform/platform.h"
 #include "registry/registry.h"
 
 namespace cvm::cli {
@@ -161,6 +162,9 @@ void register_use(CLI::App& app) {
         }
         if (*global) fs::create_directories(store.root());
         write_version_file(file, s);
+        if (auto session = platform::get_env("CVM_VERSION"); session && !session->empty())
+            note("CVM_VERSION=" + *session + " (a session override, `cvm shell`) still wins in this shell; " +
+                 "`cvm shell --unset` drops it");
         if (s.system) {
             note("selected the system toolkit " + where);
             return;
