@@ -241,7 +241,7 @@ end
         test -n "$d"; or break
         set d (string replace -r '/[^/]*$' '' -- $d)
     end
-    set -l k "$PWD|$CVM_VERSION|"(set -q _CVM_SAVED; and echo m)"|$f"
+    set -l k "$PWD|$CVM_VERSION|"(set -q _CVM_SAVED; and echo m; or echo -)"|$f"
     test -n "$f"; or set f )FISH" + quote_fish(o.global_file) + R"FISH(
     if test "$k" = "$_cvm_key"; and set -l s (path mtime -- $_cvm_stamp)
         # Unchanged when these are older than the stamp (seconds: equal counts as changed).
