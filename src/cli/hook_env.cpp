@@ -90,12 +90,16 @@ std::vector<EnvChange> hook_changes(const Store& store) {
     std::optional<HookState> state;
     if (text) state = decode_hook_state(*text);
 
+    std::error_code cwd_error;
+    fs::path cwd = fs::current_path(cwd_error);
+    if (cwd_error) return {}; // the folder was removed under the shell: nothing to follow
+
     std::optional<Resolved> wanted;
     std::string problem;
     try {
         auto session = env("CVM_VERSION");
         if (!session || session->empty())
-            problem = version_file_problem(fs::current_path(), store.global_version_file());
+            problem = version_file_problem(cwd, store.global_version_file());
         if (problem.empty()) {
             Selection sel = current_selection(store, std::nullopt);
             if (sel.origin != Selection::Origin::None && !sel.spec.system)

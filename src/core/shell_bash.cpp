@@ -48,7 +48,7 @@ std::string bash_init(const InitOptions& o) {
         // PROMPT_COMMAND may be an array (bash 5.1+) or a string that other tools also extend.
         functions += R"SH(_cvm_unhook() {
     local _cvm_i
-    if [[ ${PROMPT_COMMAND@a} == *a* ]]; then
+    if [[ -n ${PROMPT_COMMAND+x} && ${PROMPT_COMMAND@a} == *a* ]]; then
         for _cvm_i in "${!PROMPT_COMMAND[@]}"; do
             [[ ${PROMPT_COMMAND[_cvm_i]} != _cvm_hook ]] || unset "PROMPT_COMMAND[_cvm_i]"
         done
@@ -59,7 +59,7 @@ std::string bash_init(const InitOptions& o) {
     unset -f _cvm_hook _cvm_unhook
     unset _cvm_key _cvm_stamp
 }
-if [[ ${PROMPT_COMMAND@a} == *a* ]]; then
+if [[ -n ${PROMPT_COMMAND+x} && ${PROMPT_COMMAND@a} == *a* ]]; then
     [[ " ${PROMPT_COMMAND[*]} " == *" _cvm_hook "* ]] || PROMPT_COMMAND=(_cvm_hook "${PROMPT_COMMAND[@]}")
 else
     case ";${PROMPT_COMMAND-};" in
