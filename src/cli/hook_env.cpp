@@ -20,7 +20,9 @@ namespace cvm::cli {
 
 namespace {
 
-std::optional<std::string> from_environment(const std::string& name) { return platform::get_env(name); }
+std::optional<std::string> from_environment(const std::string& name) {
+    return platform::get_env(name);
+}
 
 // The stamp the shell compares the version files and the store with: written (not just
 // touched) before anything is read, so its time comes from the same clock as the files' and an
@@ -51,7 +53,8 @@ std::string version_file_problem(const fs::path& cwd, const fs::path& global) {
         auto st = fs::status(file, ec);
         if (ec || !fs::exists(st) || fs::is_directory(st)) return {};
         if (!fs::is_regular_file(st))
-            return file.u8string() + " is not a regular file; remove it or replace it with `cvm use SPEC`";
+            return file.u8string() +
+                   " is not a regular file; remove it or replace it with `cvm use SPEC`";
         auto text = platform::read_file(file, 4096);
         if (!text) return "cannot read " + file.u8string() + "; fix its permissions or remove it";
         found = spec_text_of(*text, nullptr).has_value();
@@ -178,7 +181,8 @@ void register_hook_env(CLI::App& app) {
     cmd->callback([shell, pid] {
         auto sh = parse_shell(*shell);
         if (!sh || *sh == Shell::Cmd)
-            throw UsageError("hook-env: --shell " + printable(*shell) + " is not one of bash, zsh, fish, pwsh");
+            throw UsageError("hook-env: --shell " + printable(*shell) +
+                             " is not one of bash, zsh, fish, pwsh");
         Store store = open_store();
         if (!pid->empty()) write_stamp(store, *pid);
         // Whatever happens, the prompt goes on: one line, no half-applied code.

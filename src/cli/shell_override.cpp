@@ -19,13 +19,17 @@ void register_shell(CLI::App& app) {
     auto shell = std::make_shared<std::string>();
     auto unset = std::make_shared<bool>(false);
     cmd->add_option("spec", *spec, "e.g. 11.2, 12.4+9, system");
-    cmd->add_flag("--unset", *unset, "drop the session override: the folder's selection applies again");
-    cmd->add_option("--shell", *shell, "bash, zsh, fish or pwsh (set by the cvm function of cvm init)");
+    cmd->add_flag("--unset", *unset,
+                  "drop the session override: the folder's selection applies again");
+    cmd->add_option("--shell", *shell,
+                    "bash, zsh, fish or pwsh (set by the cvm function of cvm init)");
     cmd->footer("Needs the cvm function that `cvm init` defines; without it:\n"
-                "  bash/zsh: eval \"$(cvm shell SPEC --shell bash)\"    fish: cvm shell SPEC --shell fish | source");
+                "  bash/zsh: eval \"$(cvm shell SPEC --shell bash)\"    fish: cvm shell SPEC "
+                "--shell fish | source");
     cmd->callback([spec, shell, unset] {
         if (*unset && !spec->empty())
-            throw UsageError("shell: --unset takes no SPEC (got " + printable(*spec) + "); run `cvm shell --unset`");
+            throw UsageError("shell: --unset takes no SPEC (got " + printable(*spec) +
+                             "); run `cvm shell --unset`");
         if (spec->empty() && !*unset) {
             auto v = platform::get_env("CVM_VERSION");
             if (v && !v->empty())
@@ -43,7 +47,8 @@ void register_shell(CLI::App& app) {
         } else {
             auto s = parse_shell(*shell);
             if (!s || *s == Shell::Cmd)
-                throw UsageError("shell: --shell " + printable(*shell) + " is not one of bash, zsh, fish, pwsh");
+                throw UsageError("shell: --shell " + printable(*shell) +
+                                 " is not one of bash, zsh, fish, pwsh");
             sh = *s;
         }
         std::vector<EnvChange> changes;

@@ -72,7 +72,9 @@ std::vector<std::string> entries_of(const std::optional<std::string>& value, pla
 
 } // namespace
 
-bool is_list_variable(const std::string& name) { return name == "PATH" || name == "LD_LIBRARY_PATH"; }
+bool is_list_variable(const std::string& name) {
+    return name == "PATH" || name == "LD_LIBRARY_PATH";
+}
 
 std::string encode_hook_state(const HookState& state) {
     std::string out = "1;" + escape(state.active);
@@ -206,7 +208,8 @@ HookState record_hook(const std::string& active, const std::vector<EnvChange>& c
             if (!matched) v.added.push_back(n);
         }
         for (size_t i = 0; i < old_items.size(); ++i)
-            if (!kept[i]) v.removed.emplace_back(old_items[i], i ? old_items[i - 1] : std::string());
+            if (!kept[i])
+                v.removed.emplace_back(old_items[i], i ? old_items[i - 1] : std::string());
         state.vars.push_back(std::move(v));
     }
     return state;

@@ -167,8 +167,9 @@ std::string script_file_name(Shell shell, const Version& toolkit) {
 
 const std::vector<std::string>& completion_commands() {
     static const std::vector<std::string> commands = {
-        "install",    "import", "uninstall", "list",   "use",    "current", "which",  "exec", "env",
-        "deactivate", "shell",  "script",    "init",   "rehash", "doctor",  "probe",  "export", "lock"};
+        "install", "import", "uninstall", "list",       "use",    "current",
+        "which",   "exec",   "env",       "deactivate", "shell",  "script",
+        "init",    "rehash", "doctor",    "probe",      "export", "lock"};
     return commands;
 }
 

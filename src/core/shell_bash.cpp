@@ -33,8 +33,8 @@ const char* const kBashCompletion = R"SH(_cvm_complete() {
     esac
 }
 complete -o filenames -F _cvm_complete cvm 2>/dev/null || complete -F _cvm_complete cvm
-)SH";} // namespace
-
+)SH";
+} // namespace
 
 std::string bash_init(const InitOptions& o) {
     std::string out =
@@ -70,7 +70,8 @@ fi
 _cvm_hook
 )SH";
     }
-    if (!o.exe.empty()) functions = replace_all(functions, "command cvm ", "command " + quote_posix(o.exe) + " ");
+    if (!o.exe.empty())
+        functions = replace_all(functions, "command cvm ", "command " + quote_posix(o.exe) + " ");
     return out + functions;
 }
 

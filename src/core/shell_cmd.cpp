@@ -214,7 +214,8 @@ std::string cmd_env(const std::vector<EnvChange>& changes) {
 
 std::string cmd_deactivate() {
     std::string out;
-    cmd_prologue(out, "rem cvm: restores what the variables held before cvm activated anything.\r\n",
+    cmd_prologue(out,
+                 "rem cvm: restores what the variables held before cvm activated anything.\r\n",
                  "cvm deactivate");
     out += "call :cvm_restore\r\n";
     cmd_epilogue(out);

@@ -1,6 +1,6 @@
 // What every shell's code shares: checks, quoting, list helpers.
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 
 #include "core/shell_detail.h"
 

@@ -175,7 +175,9 @@ std::string fish_env(const std::vector<EnvChange>& changes) {
     return out;
 }
 
-std::string fish_deactivate() { return std::string(kFishDeactivate) + "cvm_deactivate\n"; }
+std::string fish_deactivate() {
+    return std::string(kFishDeactivate) + "cvm_deactivate\n";
+}
 
 std::string fish_assign(const std::vector<EnvChange>& changes) {
     std::string out;
@@ -242,11 +244,13 @@ end
         set d (string replace -r '/[^/]*$' '' -- $d)
     end
     set -l k "$PWD|$CVM_VERSION|"(set -q _CVM_SAVED; and echo m; or echo -)"|$f"
-    test -n "$f"; or set f )FISH" + quote_fish(o.global_file) + R"FISH(
+    test -n "$f"; or set f )FISH" +
+                     quote_fish(o.global_file) + R"FISH(
     if test "$k" = "$_cvm_key"; and set -l s (path mtime -- $_cvm_stamp)
         # Unchanged when these are older than the stamp (seconds: equal counts as changed).
         set -l fresh 1
-        for x in $f)FISH" + watched + R"FISH(
+        for x in $f)FISH" +
+                     watched + R"FISH(
             set -l m (path mtime -- $x); or continue
             test $m -lt $s; or set fresh 0
         end
@@ -263,7 +267,8 @@ end
 _cvm_hook
 )FISH";
     }
-    if (!o.exe.empty()) functions = replace_all(functions, "command cvm ", "command " + quote_fish(o.exe) + " ");
+    if (!o.exe.empty())
+        functions = replace_all(functions, "command cvm ", "command " + quote_fish(o.exe) + " ");
     return out + functions;
 }
 } // namespace cvm::shell_detail

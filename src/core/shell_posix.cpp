@@ -171,7 +171,9 @@ std::string posix_env(const std::vector<EnvChange>& changes) {
     return out;
 }
 
-std::string posix_deactivate() { return std::string(kPosixDeactivate) + "cvm_deactivate\n"; }
+std::string posix_deactivate() {
+    return std::string(kPosixDeactivate) + "cvm_deactivate\n";
+}
 
 std::string posix_assign(const std::vector<EnvChange>& changes) {
     std::string out;
@@ -195,9 +197,11 @@ std::string posix_hook_functions(const InitOptions& o, const char* shell) {
     out += "_cvm_stamp=" + quote_posix(o.stamp_dir) + "/$$\n";
     // Unchanged when the nearest version file (else the global one) and the store's folders are
     // older than the stamp `cvm hook-env` left: a missing one counts as older.
-    std::string fresh = "[[ -e ${_cvm_stamp} ]] && [[ ! -e ${_cvm_f} || ${_cvm_f} -ot ${_cvm_stamp} ]]";
+    std::string fresh =
+        "[[ -e ${_cvm_stamp} ]] && [[ ! -e ${_cvm_f} || ${_cvm_f} -ot ${_cvm_stamp} ]]";
     for (const auto& f : o.watched)
-        fresh += " && [[ ! -e " + quote_posix(f) + " || " + quote_posix(f) + " -ot ${_cvm_stamp} ]]";
+        fresh +=
+            " && [[ ! -e " + quote_posix(f) + " || " + quote_posix(f) + " -ot ${_cvm_stamp} ]]";
     out += R"SH(_cvm_hook() {
     # The prompt hook (cvm init): applies the selection of this folder when it changed. Cheap
     # when nothing did: a test per folder up to the nearest .cudaversion, and a few more.
@@ -208,12 +212,15 @@ std::string posix_hook_functions(const InitOptions& o, const char* shell) {
         _cvm_d=${_cvm_d%/*}
     done
     _cvm_k="${PWD-}|${CVM_VERSION-}|${_CVM_SAVED+m}|${_cvm_f}"
-    [[ -n ${_cvm_f} ]] || _cvm_f=)SH" + quote_posix(o.global_file) + R"SH(
-    if [[ ${_cvm_k} == "${_cvm_key-}" ]] && )SH" + fresh + R"SH(; then
+    [[ -n ${_cvm_f} ]] || _cvm_f=)SH" +
+           quote_posix(o.global_file) + R"SH(
+    if [[ ${_cvm_k} == "${_cvm_key-}" ]] && )SH" +
+           fresh + R"SH(; then
         return ${_cvm_status}
     fi
     _cvm_key=${_cvm_k}
-    _cvm_code=$(command cvm hook-env --shell )SH" + shell + R"SH( --pid $$) && eval "${_cvm_code}"
+    _cvm_code=$(command cvm hook-env --shell )SH" +
+           shell + R"SH( --pid $$) && eval "${_cvm_code}"
     return ${_cvm_status}
 }
 )SH";

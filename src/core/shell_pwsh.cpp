@@ -192,7 +192,9 @@ std::string pwsh_env(const std::vector<EnvChange>& changes) {
     return out;
 }
 
-std::string pwsh_deactivate() { return std::string(kPwshDeactivate) + "cvm_deactivate\n"; }
+std::string pwsh_deactivate() {
+    return std::string(kPwshDeactivate) + "cvm_deactivate\n";
+}
 
 std::string pwsh_assign(const std::vector<EnvChange>& changes) {
     std::string out;
@@ -212,9 +214,10 @@ std::string pwsh_init(const InitOptions& o) {
         "# cvm: the shims first on PATH (once), completion of cvm's commands, the cvm function";
     out += o.hook ? " and the\n# prompt hook that applies the selection of the folder.\n" : ".\n";
     out += pwsh_path_and_completion(o.shims_dir, o.os);
-    std::string exe = o.exe.empty()
-                          ? std::string("(Get-Command -CommandType Application -Name cvm -TotalCount 1)")
-                          : quote_pwsh(o.exe);
+    std::string exe =
+        o.exe.empty()
+            ? std::string("(Get-Command -CommandType Application -Name cvm -TotalCount 1)")
+            : quote_pwsh(o.exe);
     out += "$global:_cvm_exe = " + exe + "\n";
     out += R"PS(function global:cvm {
     # `cvm shell` and `cvm deactivate` print code for this shell; the function runs it.
@@ -225,7 +228,8 @@ std::string pwsh_init(const InitOptions& o) {
         ($code | Out-String) | Invoke-Expression
 )PS";
     if (o.hook)
-        out += R"PS(        if ($args[0] -eq 'deactivate') { _cvm_unhook } else { $global:_cvm_key = $null; _cvm_hook }
+        out +=
+            R"PS(        if ($args[0] -eq 'deactivate') { _cvm_unhook } else { $global:_cvm_key = $null; _cvm_hook }
 )PS";
     out += R"PS(    } else {
         & $global:_cvm_exe @args
@@ -249,11 +253,13 @@ std::string pwsh_init(const InitOptions& o) {
         $d = Split-Path -Parent $d
     }
     $k = "$here|$env:CVM_VERSION|$($null -ne $env:_CVM_SAVED)|$f"
-    if (-not $f) { $f = )PS" + quote_pwsh(o.global_file) + R"PS( }
+    if (-not $f) { $f = )PS" +
+           quote_pwsh(o.global_file) + R"PS( }
     if ($k -ceq $global:_cvm_key -and (Test-Path -LiteralPath $global:_cvm_stamp)) {
         $s = (Get-Item -LiteralPath $global:_cvm_stamp -Force).LastWriteTimeUtc
         $fresh = $true
-        foreach ($x in @($f)PS" + watched + R"PS()) {
+        foreach ($x in @($f)PS" +
+           watched + R"PS()) {
             if ((Test-Path -LiteralPath $x) -and (Get-Item -LiteralPath $x -Force).LastWriteTimeUtc -ge $s) { $fresh = $false }
         }
         if ($fresh) { return }

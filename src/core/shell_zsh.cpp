@@ -31,8 +31,8 @@ const char* const kZshCompletion = R"SH(_cvm() {
     esac
 }
 if (( ${+functions[compdef]} )); then compdef _cvm cvm; fi
-)SH";} // namespace
-
+)SH";
+} // namespace
 
 std::string zsh_init(const InitOptions& o) {
     std::string out =
@@ -55,7 +55,8 @@ add-zsh-hook chpwd _cvm_hook
 _cvm_hook
 )SH";
     }
-    if (!o.exe.empty()) functions = replace_all(functions, "command cvm ", "command " + quote_posix(o.exe) + " ");
+    if (!o.exe.empty())
+        functions = replace_all(functions, "command cvm ", "command " + quote_posix(o.exe) + " ");
     return out + functions;
 }
 
