@@ -67,4 +67,21 @@ assert_contains "$OUT" "export CVM_ACTIVE='11.2.2'"
 assert_contains "$OUT" "export _CVM_HOOK="
 expect_rc 2 "$CVM" hook-env --shell cmd
 expect_rc 2 "$CVM" hook-env --shell bash --pid '../x'
+
+# A .cudaversion its reader cannot read (root reads anything: as nobody): one line, no change.
+if [[ $(id -u) == 0 ]] && command -v setpriv > /dev/null; then
+    chmod a+x "$TEST_TMP"
+    nb="$TEST_TMP/nb"
+    mkdir -p "$nb/bin" "$nb/root" "$nb/proj"
+    cp "$CVM" "$nb/bin/cvm"
+    chmod -R a+rx "$nb/bin"
+    chown nobody "$nb/root"
+    printf '11.2\n' > "$nb/proj/.cudaversion"
+    chmod 000 "$nb/proj/.cudaversion"
+    rc=0
+    out=$(cd "$nb/proj" && setpriv --reuid=nobody --regid=nogroup --clear-groups --reset-env -- \
+        env HOME=/nonexistent CVM_ROOT="$nb/root" PATH=/usr/bin:/bin "$nb/bin/cvm" hook-env --shell bash 2>&1) || rc=$?
+    assert_eq "$rc" 0 "hook-env on an unreadable .cudaversion"
+    assert_eq "$out" "cvm: cannot read $nb/proj/.cudaversion; fix its permissions or remove it (the environment stays as it is)"
+fi
 echo "PASS: shell session"
