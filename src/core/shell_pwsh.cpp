@@ -271,7 +271,7 @@ std::string pwsh_init(const InitOptions& o) {
     $global:LASTEXITCODE = $exit
 }
 function global:_cvm_unhook {
-    if ($global:_cvm_prompt) { Set-Item -LiteralPath Function:\global:prompt -Value $global:_cvm_prompt }
+    if ($global:_cvm_prompt) { ${function:global:prompt} = $global:_cvm_prompt }
     Remove-Item -LiteralPath Function:\_cvm_hook, Function:\_cvm_unhook -ErrorAction SilentlyContinue
     Remove-Variable -Name _cvm_prompt, _cvm_key, _cvm_stamp -Scope Global -ErrorAction SilentlyContinue
 }
