@@ -82,4 +82,8 @@ nlohmann::json entry_json(const Store& store, const Entry& e) {
 
 void note(const std::string& message) { std::fprintf(stderr, "cvm: %s\n", message.c_str()); }
 
+void hint(const std::string& command, const std::string& why) {
+    note("next: " + command + (why.empty() ? std::string() : " (" + why + ")"));
+}
+
 } // namespace cvm::cli

@@ -60,4 +60,8 @@ nlohmann::json entry_json(const Store& store, const Entry& e);
 // Messages for people: to stderr, "cvm: " prefix.
 void note(const std::string& message);
 
+// The one command a user most likely runs next, after a command that changed something:
+// "cvm: next: COMMAND (why)" on stderr, so stdout stays clean for scripts.
+void hint(const std::string& command, const std::string& why);
+
 } // namespace cvm::cli

@@ -69,6 +69,11 @@ void write_file(const fs::path& file, const std::string& text) {
     if (!out) throw Failure("script: cannot write " + file.u8string());
 }
 
+// A script path as a shell command takes it: a bare file name gets "./" (`. name` searches PATH).
+std::string shown_path(const std::string& target) {
+    return fs::u8path(target).has_parent_path() ? target : "./" + target;
+}
+
 void register_env_command(CLI::App& app) {
     auto* cmd = app.add_subcommand(
         "env", "Print code that activates the selection in this shell: eval \"$(cvm env)\"");
@@ -120,17 +125,21 @@ void register_deactivate_command(CLI::App& app) {
 
 void register_script_command(CLI::App& app) {
     auto* cmd = app.add_subcommand(
-        "script", "Write a standalone activation script (cmd: activate_cuda112.bat for CUDA 11.2)");
+        "script", "Write a standalone activation script into this folder (activate_cuda112.sh, .fish, .ps1, "
+                  "or .bat for cmd, for CUDA 11.2)");
     auto shell = std::make_shared<std::string>();
     auto spec = std::make_shared<std::string>();
     auto output = std::make_shared<std::string>();
     cmd->add_option("spec", *spec, "CUDA[+CUDNN] (default: the selection for this folder)");
     cmd->add_option("--shell", *shell, "cmd, pwsh, bash, zsh or fish (default: the current shell)");
     cmd->add_option("-o,--output", *output,
-                    "the file to write; '-' for standard output (default: activate_cudaXY.bat or "
-                    ".ps1 for cmd and pwsh, standard output for the others)");
+                    "the file to write; '-' for standard output (default: activate_cudaXY.sh, "
+                    ".fish, .ps1 or .bat in this folder)");
     cmd->callback([shell, spec, output] {
         Shell sh = shell_of(*shell, "script");
+        if (sh == Shell::Cmd && platform::host_os() != platform::Os::Windows)
+            throw UsageError("script: cmd scripts need a Windows store, and this one holds Linux toolkits; run "
+                             "`cvm script --shell cmd` with cvm on Windows, or `cvm script --shell bash` here");
         Store store = open_store();
         Selection sel = current_selection(store, spec->empty() ? std::nullopt
                                                                : std::optional<std::string>(*spec));
@@ -141,10 +150,8 @@ void register_script_command(CLI::App& app) {
         Layout layout;
         auto changes = selection_changes(store, r, &layout);
 
-        std::string target = *output;
-        if (target.empty() && (sh == Shell::Cmd || sh == Shell::Pwsh))
-            target = script_file_name(sh, layout.toolkit_version);
-        bool to_stdout = target.empty() || target == "-";
+        std::string target = output->empty() ? script_file_name(sh, layout.toolkit_version) : *output;
+        bool to_stdout = target == "-";
 
         ActivationScript s;
         s.active = r.active();
@@ -175,11 +182,11 @@ void register_script_command(CLI::App& app) {
                  ", `cvm_deactivate` restores");
             break;
         case Shell::Fish:
-            note("wrote " + target + ": `source " + target + "` activates " + s.active +
+            note("wrote " + target + ": `source " + shown_path(target) + "` activates " + s.active +
                  ", `cvm_deactivate` restores");
             break;
         default:
-            note("wrote " + target + ": `. " + target + "` activates " + s.active +
+            note("wrote " + target + ": `. " + shown_path(target) + "` activates " + s.active +
                  ", `cvm_deactivate` restores");
         }
     });

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/errors.h"
 #include "cli/usage.h"
 #include "core/config.h"
 #include "core/spec.h"
@@ -38,6 +39,8 @@ int main(int argc, char** argv) {
     register_env(app);
 #endif
     register_rehash(app);
+    register_user_path(app);
+    register_cache(app);
 #ifdef CVM_HAVE_DOCTOR
     register_doctor(app);
 #endif
@@ -76,7 +79,7 @@ int main(int argc, char** argv) {
     } catch (const ExitCode& e) {
         return e.code;
     } catch (const UsageError& e) {
-        note(e.what());
+        std::fprintf(stderr, "%s\n", error_line(app, e.what()).c_str());
         return 2;
     } catch (const cvm::SpecError& e) {
         note(e.what());
@@ -85,7 +88,7 @@ int main(int argc, char** argv) {
         note(e.what());
         return 2;
     } catch (const std::exception& e) {
-        note(e.what());
+        std::fprintf(stderr, "%s\n", error_line(app, error_text(e)).c_str());
         return 1;
     }
     return 0;

@@ -179,4 +179,24 @@ std::string parse_error_line(CLI::App& app, const CLI::ParseError& error, const 
     return who + ": " + message + "; see " + see;
 }
 
+std::string error_line(CLI::App& app, const std::string& message) {
+    // The head before the first ": " must be a command, then its options or subcommands only.
+    auto colon = message.find(": ");
+    std::vector<std::string> head;
+    if (colon != std::string::npos) {
+        std::string words = message.substr(0, colon);
+        for (size_t pos = 0; pos <= words.size();) {
+            size_t end = words.find(' ', pos);
+            if (end == std::string::npos) end = words.size();
+            head.push_back(words.substr(pos, end - pos));
+            pos = end + 1;
+        }
+    }
+    CLI::App* cmd = head.empty() || head.front().empty() ? nullptr : find_command(app, head.front());
+    bool ours = cmd != nullptr;
+    for (size_t i = 1; ours && i < head.size(); ++i)
+        ours = (head[i].size() > 1 && head[i][0] == '-') || find_command(*cmd, head[i]) != nullptr;
+    return (ours ? "cvm " : "cvm: ") + message;
+}
+
 } // namespace cvm::cli

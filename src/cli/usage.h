@@ -24,4 +24,9 @@ std::optional<int> answer_help(CLI::App& app, std::vector<std::string>& args);
 // (printed as it is, exit code 2). `args` is the command line as parsed, in order.
 std::string parse_error_line(CLI::App& app, const CLI::ParseError& error, const std::vector<std::string>& args);
 
+// The line for a command's own error message: "cvm exec: nothing to run" when the message
+// starts with a command's name ("exec: nothing to run", "lock --check: ..."), as parse errors
+// are worded; "cvm: MESSAGE" otherwise.
+std::string error_line(CLI::App& app, const std::string& message);
+
 } // namespace cvm::cli

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "core/projects.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
 
@@ -162,6 +163,7 @@ void register_use(CLI::App& app) {
         }
         if (*global) fs::create_directories(store.root());
         write_version_file(file, s);
+        if (!*global) remember_project(store, file);
         if (auto session = platform::get_env("CVM_VERSION"); session && !session->empty())
             note("CVM_VERSION=" + *session + " (a session override, `cvm shell`) still wins in this shell; " +
                  "`cvm shell --unset` drops it");
@@ -176,11 +178,12 @@ void register_use(CLI::App& app) {
         try {
             Resolved r = resolve(store, s);
             note("selected " + r.active() + " " + where);
-            if (!s.cudnn) {
-                if (auto c = installed_cudnn_for(store, r.toolkit.version))
-                    note("cuDNN " + c->str() + " is installed for this toolkit but not selected; to use it: " +
-                         "cvm use " + std::string(*global ? "--global " : "") + s.str() + "+" + c->version.str());
-            }
+            auto c = s.cudnn ? std::nullopt : installed_cudnn_for(store, r.toolkit.version);
+            if (c)
+                note("cuDNN " + c->str() + " is installed for this toolkit but not selected; to use it: " +
+                     "cvm use " + std::string(*global ? "--global " : "") + s.str() + "+" + c->version.str());
+            else
+                hint("cvm exec -- nvcc --version", "runs a tool with it; or eval \"$(cvm env)\" in this shell");
         } catch (const ResolveError& e) {
             note("wrote " + s.str() + " " + where + "; " + e.what());
         }

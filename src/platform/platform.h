@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cvm::platform {
@@ -50,6 +51,11 @@ fs::path home_dir();
 std::optional<std::string> read_file(const fs::path& p, std::size_t limit = std::size_t(4) << 20);
 // The same for a UTF-8 path in a string: no fs::path is built (for the shim's hot path).
 std::optional<std::string> read_file(const std::string& utf8_path, std::size_t limit = std::size_t(4) << 20);
+
+// Writes `text` to `file` atomically: a temporary file beside it, then a rename. On failure the
+// temporary file is removed and a std::filesystem::filesystem_error naming `file` (never the
+// temporary name) is thrown, with the system's error code.
+void write_file_atomically(const fs::path& file, std::string_view text);
 
 // Absolute path of the running executable.
 fs::path current_exe();
@@ -138,6 +144,12 @@ std::optional<std::string> parent_process_name();
 
 // UTF-8 argv for main (on Windows converts from the wide command line).
 std::vector<std::string> utf8_args(int argc, char** argv);
+
+#ifdef _WIN32
+// UTF-8 <-> UTF-16 for the Windows API.
+std::wstring widen(const std::string& s);
+std::string narrow(const std::wstring& w);
+#endif
 
 } // namespace cvm::platform
 
