@@ -24,7 +24,9 @@ void register_use(CLI::App& app);       // use.cpp
 void register_current(CLI::App& app);   // current.cpp
 void register_which(CLI::App& app);     // which.cpp
 void register_exec(CLI::App& app);      // exec.cpp
-void register_env(CLI::App& app);       // env.cpp: env, script, init, deactivate
+void register_env(CLI::App& app);       // env.cpp: env, script, init, deactivate (+ the two below)
+void register_hook_env(CLI::App& app);  // hook_env.cpp: the prompt hook's step (hidden)
+void register_shell(CLI::App& app);     // shell_override.cpp: cvm shell
 void register_rehash(CLI::App& app);    // rehash.cpp
 void register_doctor(CLI::App& app);    // doctor.cpp
 void register_probe(CLI::App& app);     // probe.cpp

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/completion.h"
 #include "cli/context.h"
+#include "cli/hook_env.h"
 #include "core/shell.h"
 #include "platform/platform.h"
 
@@ -18,7 +19,7 @@ namespace {
 Shell shell_of(const std::string& option, const std::string& command) {
     if (option.empty())
         return detect_shell([](const std::string& n) { return platform::get_env(n); },
-                            platform::host_os());
+                            platform::host_os(), platform::parent_process_name());
     auto s = parse_shell(option);
     if (!s)
         throw UsageError(command + ": --shell " + printable(option) +
@@ -109,7 +110,16 @@ void register_deactivate_command(CLI::App& app) {
     cmd->add_option("--shell", *shell, "bash, zsh, fish, pwsh or cmd (default: the current shell)");
     cmd->callback([shell] {
         Shell sh = shell_of(*shell, "deactivate");
-        print(rendered("deactivate", [&] { return render_deactivate(sh); }));
+        // Typed at a prompt without the cvm function of `cvm init`: the code would only be printed.
+        if (shell->empty() && platform::is_terminal(1))
+            throw UsageError(integration_missing("deactivate", sh));
+        std::string text = rendered("deactivate", [&] { return render_deactivate(sh); });
+        // Then what the prompt hook applied, read as it is once the manual activation is undone.
+        if (sh != Shell::Cmd) {
+            auto undo = hook_undo_changes(pre_activation_value);
+            text += rendered("deactivate", [&] { return render_assignments(sh, undo); });
+        }
+        print(text);
     });
 }
 
@@ -186,20 +196,31 @@ void register_init_command(CLI::App& app) {
     auto* cmd = app.add_subcommand(
         "init", "Print what a shell's rc file needs (the shims folder on PATH, completions)");
     auto shell = std::make_shared<std::string>();
+    auto no_hook = std::make_shared<bool>(false);
     cmd->add_option("shell", *shell, "bash, zsh, fish or pwsh");
+    cmd->add_flag("--no-hook", *no_hook,
+                  "no prompt hook: the environment does not follow the folder (shims still do)");
     cmd->footer("bash: echo 'eval \"$(cvm init bash)\"' >> ~/.bashrc\n"
                 "zsh:  echo 'eval \"$(cvm init zsh)\"' >> ~/.zshrc   (after compinit)\n"
                 "fish: echo 'cvm init fish | source' >> ~/.config/fish/config.fish\n"
                 "pwsh: Add-Content $PROFILE 'cvm init pwsh | Out-String | Invoke-Expression'");
-    cmd->callback([shell] {
+    cmd->callback([shell, no_hook] {
         if (shell->empty()) throw UsageError("init: name the shell: cvm init bash|zsh|fish|pwsh");
         auto sh = parse_shell(*shell);
         if (!sh)
             throw UsageError("init: " + printable(*shell) + " is not one of bash, zsh, fish, pwsh");
         Store store = open_store();
-        std::string shims = store.shims_dir().u8string();
+        InitOptions o;
+        o.shims_dir = store.shims_dir().u8string();
+        o.exe = platform::current_exe().u8string();
+        o.hook = !*no_hook;
+        o.global_file = store.global_version_file().u8string();
+        for (const auto& layer : store.layers())
+            for (const char* kind : {"cuda", "cudnn"})
+                o.watched.push_back((layer / kind).u8string());
+        o.stamp_dir = (store.cache_dir() / "hook").u8string();
         try {
-            print(render_init(*sh, shims, platform::host_os()) + completion_script(shell_name(*sh)));
+            print(render_init(*sh, o) + completion_script(shell_name(*sh)));
         } catch (const ShellError& e) {
             throw UsageError(std::string("init: ") + e.what());
         }
@@ -213,6 +234,8 @@ void register_env(CLI::App& app) {
     register_deactivate_command(app);
     register_script_command(app);
     register_init_command(app);
+    register_hook_env(app);
+    register_shell(app);
 }
 
 } // namespace cvm::cli

@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "core/projects.h"
+#include "platform/platform.h"
 #include "registry/registry.h"
 
 namespace cvm::cli {
@@ -214,6 +215,9 @@ void register_use(CLI::App& app) {
         auto done = [&] {
             if (*json) print_json(doc);
         };
+        if (auto session = platform::get_env("CVM_VERSION"); session && !session->empty())
+            note("CVM_VERSION=" + *session + " (a session override, `cvm shell`) still wins in this shell; " +
+                 "`cvm shell --unset` drops it");
         if (s.system) {
             note("selected the system toolkit " + where);
             doc["active"] = "system";

@@ -32,11 +32,13 @@ enum class Shell { Bash, Zsh, Fish, Pwsh, Cmd };
 std::optional<Shell> parse_shell(std::string_view name);
 const char* shell_name(Shell shell);
 
-// The shell `cvm env` talks to when --shell is absent. Linux: the basename of $SHELL (bash when
-// unknown). Windows: PowerShell when PSModulePath holds a user module folder (PowerShell adds
-// one; the machine-wide value has only two entries), else cmd.
+// The shell `cvm env` talks to when --shell is absent. Linux: the shell that runs cvm (`parent`,
+// the parent process's name: `cvm env | source` in fish is run by fish whatever $SHELL says),
+// else the basename of $SHELL (bash when unknown). Windows: PowerShell when PSModulePath holds a
+// user module folder (PowerShell adds one; the machine-wide value has only two entries), else cmd.
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
-Shell detect_shell(const EnvLookup& get_env, platform::Os os);
+Shell detect_shell(const EnvLookup& get_env, platform::Os os,
+                   const std::optional<std::string>& parent = std::nullopt);
 
 // A value or name a shell cannot carry (a line break for cmd, a NUL anywhere).
 class ShellError : public std::runtime_error {
@@ -79,9 +81,31 @@ std::string render_script(Shell shell, const ActivationScript& script);
 // The default file of `cvm script`: activate_cuda112.bat (cmd), .ps1 (pwsh), .sh, .fish.
 std::string script_file_name(Shell shell, const Version& toolkit);
 
+// Code that sets or unsets each variable as given and nothing else: the prompt hook's output.
+std::string render_assignments(Shell shell, const std::vector<EnvChange>& changes);
+
+// What `cvm init` needs to know about the store.
+struct InitOptions {
+    std::string shims_dir;
+    std::string exe; // the cvm the functions run (empty: `cvm` on PATH)
+    platform::Os os = platform::host_os();
+    // The prompt hook (off: `cvm init --no-hook`). On every prompt it looks for the nearest
+    // .cudaversion upward (a `stat` a folder), and runs `cvm hook-env` only when the folder, the
+    // file found, CVM_VERSION or a manual activation changed, or when the file found (else
+    // `global_file`) or one of `watched` is not older than the shell's stamp file
+    // `stamp_dir/<shell pid>`, which `cvm hook-env` touches before it reads anything.
+    bool hook = true;
+    std::string global_file;          // the global default ($CVM_ROOT/version)
+    std::vector<std::string> watched; // the store's folders of toolkits and cuDNN builds
+    std::string stamp_dir;
+};
+
 // What a shell's rc file needs: `shims_dir` first on PATH (idempotent: earlier copies are
-// removed). `cvm init` adds the completion script (src/cli/completion.h). cmd has no rc file:
-// ShellError.
+// removed), the `cvm` function that lets `cvm shell` and `cvm deactivate` change the shell, and
+// the prompt hook; `cvm init` adds the completion script (src/cli/completion.h). cmd has no rc
+// file: ShellError.
+std::string render_init(Shell shell, const InitOptions& options);
+// The same without the hook and the function (the rc code before them).
 std::string render_init(Shell shell, const std::string& shims_dir, platform::Os os);
 
 } // namespace cvm

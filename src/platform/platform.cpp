@@ -534,6 +534,8 @@ void FileLock::release() {
 
 std::uint64_t process_id() { return GetCurrentProcessId(); }
 
+std::optional<std::string> parent_process_name() { return std::nullopt; }
+
 std::vector<std::string> utf8_args(int argc, char** argv) {
     int n = 0;
     LPWSTR* wargv = CommandLineToArgvW(GetCommandLineW(), &n);
@@ -832,6 +834,14 @@ void FileLock::release() {
 }
 
 std::uint64_t process_id() { return static_cast<std::uint64_t>(getpid()); }
+
+std::optional<std::string> parent_process_name() {
+    auto text = read_file("/proc/" + std::to_string(getppid()) + "/comm", 256);
+    if (!text) return std::nullopt;
+    while (!text->empty() && (text->back() == '\n' || text->back() == '\r')) text->pop_back();
+    if (text->empty()) return std::nullopt;
+    return text;
+}
 
 std::vector<std::string> utf8_args(int argc, char** argv) {
     return std::vector<std::string>(argv, argv + argc);

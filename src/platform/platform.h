@@ -140,6 +140,9 @@ private:
 
 // Process id, for naming staging folders.
 std::uint64_t process_id();
+// The name of the program that started this one (Linux: /proc/<ppid>/comm); nullopt when
+// unknown (Windows).
+std::optional<std::string> parent_process_name();
 
 // UTF-8 argv for main (on Windows converts from the wide command line).
 std::vector<std::string> utf8_args(int argc, char** argv);

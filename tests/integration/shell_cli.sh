@@ -42,10 +42,13 @@ assert_contains "$OUT" "# cvm activation script for CUDA 11.2.2"
 expect_rc 0 "$CVM" script 11.2 --shell fish -o "$work/act.fish"
 [[ -f "$work/act.fish" ]] || fail "-o was not honoured for fish"
 
-# The shell comes from SHELL when --shell is absent.
+# Without --shell: the shell that runs cvm (here bash), whatever SHELL says; SHELL when what runs
+# cvm is no shell (timeout here).
 OUT=$(SHELL=/usr/bin/fish "$CVM" env 11.2) || fail "cvm env with SHELL=fish failed"
+assert_contains "$OUT" "export CUDA_PATH="
+OUT=$(SHELL=/usr/bin/fish timeout 20 "$CVM" env 11.2) || fail "cvm env with SHELL=fish failed"
 assert_contains "$OUT" "set -gx CUDA_PATH "
-OUT=$(SHELL=/bin/zsh "$CVM" env 11.2) || fail "cvm env with SHELL=zsh failed"
+OUT=$(SHELL=/bin/zsh timeout 20 "$CVM" env 11.2) || fail "cvm env with SHELL=zsh failed"
 assert_contains "$OUT" "export CUDA_PATH="
 
 # bash: init twice, shims first once; completion of commands and of installed ids.

@@ -486,3 +486,95 @@ TEST_CASE("cmd activation scripts run in wine's cmd", "[.wine]") {
     CHECK(e1["_CVM_OLD_PATH"] == orig_path);
     CHECK(e2 == before);
 }
+
+TEST_CASE("the shell running cvm wins over $SHELL", "[shell]") {
+    auto lookup = [](const std::string& n) -> std::optional<std::string> {
+        if (n == "SHELL") return std::string("/bin/bash");
+        return std::nullopt;
+    };
+    CHECK(detect_shell(lookup, Os::Linux, std::string("fish")) == Shell::Fish);
+    CHECK(detect_shell(lookup, Os::Linux, std::string("-zsh")) == Shell::Zsh);
+    CHECK(detect_shell(lookup, Os::Linux, std::string("python3")) == Shell::Bash);
+    CHECK(detect_shell(lookup, Os::Linux, std::nullopt) == Shell::Bash);
+}
+
+TEST_CASE("assignments set and unset exactly what they name", "[shell]") {
+    std::vector<EnvChange> changes = {{"CUDA_PATH", std::string("/a 'b' $c")},
+                                      {"PATH", std::string("/x y:/z")},
+                                      {"CVM_ACTIVE", std::nullopt}};
+    CHECK(render_assignments(Shell::Bash, changes) ==
+          "export CUDA_PATH='/a '\\''b'\\'' $c'\nexport PATH='/x y:/z'\nunset CVM_ACTIVE\n");
+    CHECK(render_assignments(Shell::Fish, changes) ==
+          "set -gx CUDA_PATH '/a \\'b\\' $c'\nset -gx PATH (string split -- : '/x y:/z')\n"
+          "set -e CVM_ACTIVE\n");
+    CHECK(render_assignments(Shell::Pwsh, changes) ==
+          "$env:CUDA_PATH = '/a ''b'' $c'\n$env:PATH = '/x y:/z'\n$env:CVM_ACTIVE = $null\n");
+    CHECK_THROWS_AS(render_assignments(Shell::Bash, {{"A-B", std::string("x")}}), ShellError);
+    TempDir tmp("shell-assign");
+    std::string script = "export CVM_ACTIVE=1\n" + render_assignments(Shell::Bash, changes) +
+                         "printf '%s|%s|%s\\n' \"$CUDA_PATH\" \"$PATH\" \"${CVM_ACTIVE-unset}\"\n";
+    for (const std::string shell : {"bash", "zsh"})
+        if (auto out = run_in(shell, script, tmp.path)) CHECK(*out == "/a 'b' $c|/x y:/z|unset\n");
+    std::string fish = "set -gx CVM_ACTIVE 1\n" + render_assignments(Shell::Fish, changes) +
+                       "printf '%s|%s|%s\\n' \"$CUDA_PATH\" \"$PATH\" (set -q CVM_ACTIVE; and echo set; or echo unset)\n";
+    if (auto out = run_in("fish", fish, tmp.path)) CHECK(*out == "/a 'b' $c|/x y:/z|unset\n");
+}
+
+TEST_CASE("init installs the prompt hook and the cvm function unless told not to", "[shell]") {
+    InitOptions o;
+    o.shims_dir = "/r/shims";
+    o.exe = "/opt/it's/cvm";
+    o.global_file = "/r/version";
+    o.watched = {"/r/cuda", "/r/cudnn"};
+    o.stamp_dir = "/r/cache/hook";
+    o.os = Os::Linux;
+    auto bash = render_init(Shell::Bash, o);
+    CHECK(bash.find("PROMPT_COMMAND=\"_cvm_hook") != std::string::npos);
+    CHECK(bash.find("command '/opt/it'\\''s/cvm' hook-env --shell bash --pid $$") != std::string::npos);
+    CHECK(bash.find("'/r/cuda' -ot ${_cvm_stamp}") != std::string::npos);
+    CHECK(bash.find("_cvm_stamp='/r/cache/hook'/$$") != std::string::npos);
+    auto zsh = render_init(Shell::Zsh, o);
+    CHECK(zsh.find("add-zsh-hook chpwd _cvm_hook") != std::string::npos);
+    CHECK(zsh.find("add-zsh-hook precmd _cvm_hook") != std::string::npos);
+    auto fish = render_init(Shell::Fish, o);
+    CHECK(fish.find("function _cvm_hook --on-variable PWD --on-event fish_prompt") != std::string::npos);
+    CHECK(fish.find("command '/opt/it\\'s/cvm' hook-env --shell fish --pid $fish_pid | source") !=
+          std::string::npos);
+
+    // PowerShell cannot run here: its text is checked piece by piece.
+    o.os = Os::Windows;
+    o.exe = "C:\\Program Files\\cvm\\cvm.exe";
+    o.global_file = "C:\\Users\\me\\cvm\\version";
+    o.watched = {"C:\\Users\\me\\cvm\\cuda"};
+    o.stamp_dir = "C:\\Users\\me\\cvm\\cache\\hook";
+    auto pwsh = render_init(Shell::Pwsh, o);
+    CHECK(pwsh.find("$global:_cvm_exe = 'C:\\Program Files\\cvm\\cvm.exe'") != std::string::npos);
+    CHECK(pwsh.find("function global:cvm {") != std::string::npos);
+    CHECK(pwsh.find("& $global:_cvm_exe @args --shell pwsh") != std::string::npos);
+    CHECK(pwsh.find("$code = & $global:_cvm_exe hook-env --shell pwsh --pid $PID") != std::string::npos);
+    CHECK(pwsh.find("$global:_cvm_stamp = Join-Path 'C:\\Users\\me\\cvm\\cache\\hook' $PID") !=
+          std::string::npos);
+    CHECK(pwsh.find("foreach ($x in @($f, 'C:\\Users\\me\\cvm\\cuda'))") != std::string::npos);
+    CHECK(pwsh.find("if (-not $f) { $f = 'C:\\Users\\me\\cvm\\version' }") != std::string::npos);
+    CHECK(pwsh.find("function global:prompt { _cvm_hook; & $global:_cvm_prompt }") != std::string::npos);
+    CHECK(pwsh.find("$global:LASTEXITCODE = $exit") != std::string::npos);
+    CHECK(pwsh.find("${function:global:prompt} = $global:_cvm_prompt") != std::string::npos);
+    // Braces and parentheses pair up (a cheap check that the text parses as blocks).
+    long braces = 0, parens = 0;
+    for (char c : pwsh) {
+        braces += c == '{' ? 1 : c == '}' ? -1 : 0;
+        parens += c == '(' ? 1 : c == ')' ? -1 : 0;
+        CHECK(braces >= 0);
+    }
+    CHECK(braces == 0);
+    CHECK(parens == 0);
+
+    o.hook = false;
+    for (Shell sh : {Shell::Bash, Shell::Zsh, Shell::Fish, Shell::Pwsh}) {
+        auto text = render_init(sh, o);
+        INFO(shell_name(sh));
+        CHECK(text.find("_cvm_hook") == std::string::npos);
+        CHECK(text.find("hook-env") == std::string::npos);
+        CHECK(text.find("cvm") != std::string::npos);
+    }
+}

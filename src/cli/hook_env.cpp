@@ -1,0 +1,197 @@
+// `cvm hook-env` (hidden): what the prompt hook of `cvm init` runs when the folder, a version
+// file, CVM_VERSION or the store changed. It prints assignments that take back what the hook
+// applied before (core/hook.h) and apply the selection of this folder; nothing when that
+// selection is already applied. A bad version file or a selection that is not installed gets
+// one line on stderr and leaves the environment as it is.
+#include "cli/hook_env.h"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/context.h"
+#include "core/hook.h"
+#include "platform/platform.h"
+
+namespace cvm::cli {
+
+namespace {
+
+std::optional<std::string> from_environment(const std::string& name) {
+    return platform::get_env(name);
+}
+
+// The stamp the shell compares the version files and the store with: written (not just
+// touched) before anything is read, so its time comes from the same clock as the files' and an
+// edit made while this runs is seen at the next prompt. Stamps of shells gone a day are removed.
+void write_stamp(const Store& store, const std::string& pid) {
+    if (pid.empty() || pid.size() > 10 || pid.find_first_not_of("0123456789") != std::string::npos)
+        throw UsageError("hook-env: --pid takes the shell's process id");
+    std::error_code ec;
+    fs::path dir = store.cache_dir() / "hook";
+    fs::create_directories(dir, ec);
+    {
+        std::ofstream out(dir / pid, std::ios::binary | std::ios::trunc);
+        out << pid << "\n";
+    }
+    const auto old = fs::file_time_type::clock::now() - std::chrono::hours(24);
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        std::error_code e2;
+        if (it->is_regular_file(e2) && fs::last_write_time(it->path(), e2) < old && !e2)
+            fs::remove(it->path(), e2);
+    }
+}
+
+// A reason the version files cannot be read safely (a FIFO or a device where a file should be,
+// which an open would wait on; a file that cannot be read); empty when there is none.
+std::string version_file_problem(const fs::path& cwd, const fs::path& global) {
+    auto check = [](const fs::path& file, bool& found) -> std::string {
+        std::error_code ec;
+        auto st = fs::status(file, ec);
+        if (ec || !fs::exists(st) || fs::is_directory(st)) return {};
+        if (!fs::is_regular_file(st))
+            return file.u8string() +
+                   " is not a regular file; remove it or replace it with `cvm use SPEC`";
+        auto text = platform::read_file(file, 4096);
+        if (!text) return "cannot read " + file.u8string() + "; fix its permissions or remove it";
+        found = spec_text_of(*text, nullptr).has_value();
+        return {};
+    };
+    bool found = false;
+    for (fs::path dir = cwd;; dir = dir.parent_path()) {
+        if (auto p = check(dir / ".cudaversion", found); !p.empty()) return p;
+        if (found || dir == dir.parent_path() || dir.parent_path().empty()) break;
+    }
+    if (found) return {};
+    return check(global, found);
+}
+
+void print(const std::string& text) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+}
+
+void set_final(std::vector<EnvChange>& out, const EnvChange& c) {
+    for (auto& o : out)
+        if (o.name == c.name) {
+            o.value = c.value;
+            return;
+        }
+    out.push_back(c);
+}
+
+// The assignments for this folder, or nothing (see the top of the file).
+std::vector<EnvChange> hook_changes(const Store& store) {
+    const EnvLookup env = from_environment;
+    const auto os = platform::host_os();
+    // A manual activation (`cvm env`) is in force until cvm_deactivate.
+    if (env("_CVM_SAVED")) return {};
+    auto text = env("_CVM_HOOK");
+    std::optional<HookState> state;
+    if (text) state = decode_hook_state(*text);
+
+    std::error_code cwd_error;
+    fs::path cwd = fs::current_path(cwd_error);
+    if (cwd_error) return {}; // the folder was removed under the shell: nothing to follow
+
+    std::optional<Resolved> wanted;
+    std::string problem;
+    try {
+        auto session = env("CVM_VERSION");
+        if (!session || session->empty())
+            problem = version_file_problem(cwd, store.global_version_file());
+        if (problem.empty()) {
+            Selection sel = current_selection(store, std::nullopt);
+            if (sel.origin != Selection::Origin::None && !sel.spec.system)
+                wanted = resolve_selection(store, sel);
+        }
+    } catch (const std::exception& e) {
+        problem = e.what();
+    }
+    if (!problem.empty()) {
+        note(problem + " (the environment stays as it is)");
+        return {};
+    }
+    if (state && wanted && state->active == wanted->active()) return {};
+    if (!text && !wanted) return {};
+
+    std::vector<EnvChange> out = state ? undo_hook(*state, env, os) : std::vector<EnvChange>{};
+    auto after_undo = [&](const std::string& name) -> std::optional<std::string> {
+        for (const auto& c : out)
+            if (c.name == name) return c.value;
+        return env(name);
+    };
+    std::optional<std::string> record;
+    if (wanted) {
+        Layout layout;
+        selection_changes(store, *wanted, &layout); // makes the merged view; fills the layout
+        auto apply = compute_environment(layout, after_undo("PATH"), after_undo("LD_LIBRARY_PATH"),
+                                         foreign_dirs_of(store), os);
+        record = encode_hook_state(record_hook(wanted->active(), apply, after_undo, os));
+        for (const auto& c : apply)
+            set_final(out, c);
+    }
+    set_final(out, {"_CVM_HOOK", record});
+    std::vector<EnvChange> changed;
+    for (const auto& c : out)
+        if (c.value != env(c.name)) changed.push_back(c);
+    return changed;
+}
+
+} // namespace
+
+std::vector<EnvChange> hook_undo_changes(const EnvLookup& env) {
+    auto text = env("_CVM_HOOK");
+    if (!text) return {};
+    std::vector<EnvChange> out;
+    if (auto state = decode_hook_state(*text)) out = undo_hook(*state, env, platform::host_os());
+    out.push_back({"_CVM_HOOK", std::nullopt});
+    return out;
+}
+
+std::string integration_missing(const std::string& command, Shell shell) {
+    std::string how;
+    switch (shell) {
+    case Shell::Zsh:
+        how = "add `eval \"$(cvm init zsh)\"` to ~/.zshrc";
+        break;
+    case Shell::Fish:
+        how = "add `cvm init fish | source` to ~/.config/fish/config.fish";
+        break;
+    case Shell::Pwsh:
+        how = "add `cvm init pwsh | Out-String | Invoke-Expression` to $PROFILE";
+        break;
+    default:
+        how = "add `eval \"$(cvm init bash)\"` to ~/.bashrc";
+    }
+    return command + ": shell integration is not enabled in this shell, so cvm cannot change it; " +
+           how + " and open a new shell";
+}
+
+void register_hook_env(CLI::App& app) {
+    auto* cmd = app.add_subcommand("hook-env", "The prompt hook's step (cvm init)");
+    cmd->group(""); // hidden: only the hook runs it
+    auto shell = std::make_shared<std::string>();
+    auto pid = std::make_shared<std::string>();
+    cmd->add_option("--shell", *shell, "bash, zsh, fish or pwsh")->required();
+    cmd->add_option("--pid", *pid, "the shell's process id (names its stamp file)");
+    cmd->callback([shell, pid] {
+        auto sh = parse_shell(*shell);
+        if (!sh || *sh == Shell::Cmd)
+            throw UsageError("hook-env: --shell " + printable(*shell) +
+                             " is not one of bash, zsh, fish, pwsh");
+        Store store = open_store();
+        if (!pid->empty()) write_stamp(store, *pid);
+        // Whatever happens, the prompt goes on: one line, no half-applied code.
+        try {
+            print(render_assignments(*sh, hook_changes(store)));
+        } catch (const std::exception& e) {
+            note(std::string(e.what()) + " (the environment stays as it is)");
+        }
+    });
+}
+
+} // namespace cvm::cli

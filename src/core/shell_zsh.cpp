@@ -1,0 +1,35 @@
+// zsh: the rc-file code (prompt hook, the cvm function; completion: src/cli/completion_scripts.cpp).
+#include <algorithm>
+
+#include "core/shell_detail.h"
+
+namespace cvm::shell_detail {
+
+using platform::Os;
+
+std::string zsh_init(const InitOptions& o) {
+    std::string out =
+        "# cvm: the shims first on PATH (once), the cvm function";
+    out += o.hook ? " and the\n# prompt hook that applies the selection of the folder.\n" : ".\n";
+    out += posix_path_first(o.shims_dir);
+    std::string functions = posix_cvm_function("zsh", o.hook);
+    if (o.hook) {
+        functions += posix_hook_functions(o, "zsh");
+        functions += R"SH(_cvm_unhook() {
+    add-zsh-hook -d precmd _cvm_hook
+    add-zsh-hook -d chpwd _cvm_hook
+    unfunction _cvm_hook _cvm_unhook
+    unset _cvm_key _cvm_stamp
+}
+autoload -Uz add-zsh-hook
+add-zsh-hook precmd _cvm_hook
+add-zsh-hook chpwd _cvm_hook
+_cvm_hook
+)SH";
+    }
+    if (!o.exe.empty())
+        functions = replace_all(functions, "command cvm ", "command " + quote_posix(o.exe) + " ");
+    return out + functions;
+}
+
+} // namespace cvm::shell_detail

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# `cvm shell`, `cvm deactivate` and `cvm env` as commands: without the cvm function of `cvm init`
+# at a terminal they say so; `cvm use` under a session override says it still wins; `cvm env`
+# speaks the language of the shell that runs it; `cvm init --no-hook` leaves the hook out.
+source "$(dirname "$0")/lib.sh"
+command -v script > /dev/null || skip "script (util-linux) is not installed"
+make_toolkit "$TEST_TMP/cuda-11.2" 11.2.2
+"$CVM" import "$TEST_TMP/cuda-11.2" 2> /dev/null || fail "import"
+mkdir -p "$TEST_TMP/w"
+cd "$TEST_TMP/w"
+
+# At a terminal (stdout is one), without the function: one line, exit 2, how to enable it.
+for cmd in "shell 11.2" "deactivate"; do
+    rc=0
+    out=$(SHELL=/bin/zsh script -qec "$CVM $cmd" /dev/null) || rc=$?
+    assert_eq "$rc" 2 "cvm $cmd at a terminal without the function"
+    assert_contains "$out" "shell integration is not enabled"
+    # `script` runs the command in $SHELL (zsh), which starts cvm: the hint names zsh's rc file.
+    assert_contains "$out" "cvm init zsh"
+done
+
+# Through the function's way (--shell), the code.
+expect_rc 0 "$CVM" shell 11.2 --shell bash
+assert_eq "$OUT" "export CVM_VERSION='11.2'"
+expect_rc 0 "$CVM" shell --unset --shell fish
+assert_eq "$OUT" "set -e CVM_VERSION"
+expect_rc 1 "$CVM" shell 10.1 --shell bash
+assert_contains "$ERR" "cvm install 10.1"
+assert_eq "$OUT" ""
+expect_rc 2 "$CVM" shell 'a b' --shell bash
+expect_rc 2 "$CVM" shell 11.2 --unset --shell bash
+expect_rc 2 "$CVM" shell 11.2 --shell cmd
+CVM_VERSION=11.2 expect_rc 0 "$CVM" shell
+assert_contains "$ERR" "CVM_VERSION=11.2"
+# In pipes (eval "$(cvm deactivate)") deactivate still prints the restore code.
+expect_rc 0 "$CVM" deactivate
+assert_contains "$OUT" "cvm_deactivate"
+
+# cvm use under a session override.
+CVM_VERSION=11.2 expect_rc 0 "$CVM" use 11.2
+assert_contains "$ERR" "still wins"
+expect_rc 0 "$CVM" use 11.2
+assert_not_contains "$ERR" "still wins"
+
+# cvm env speaks the language of the shell running it, whatever SHELL says.
+out=$(SHELL=/bin/bash fish --no-config -c "$CVM env 11.2 | source; echo \$CVM_ACTIVE" 2>&1) ||
+    fail "cvm env | source in fish: $out"
+assert_eq "$out" "11.2.2" "cvm env in fish with SHELL=bash"
+out=$(SHELL=/usr/bin/fish bash --norc -c "eval \"\$($CVM env 11.2)\"; echo \$CVM_ACTIVE" 2>&1)
+assert_eq "$out" "11.2.2" "cvm env in bash with SHELL=fish"
+# `cvm env; ...; cvm_deactivate` works without init (scripts, CI).
+out=$(bash --norc -c "eval \"\$($CVM env --shell bash 11.2)\"; cvm_deactivate; echo \${CVM_ACTIVE-none}")
+assert_eq "$out" "none"
+
+# init with and without the hook.
+expect_rc 0 "$CVM" init bash
+assert_contains "$OUT" "_cvm_hook"
+assert_contains "$OUT" "cvm() {"
+expect_rc 0 "$CVM" init fish --no-hook
+assert_not_contains "$OUT" "_cvm_hook"
+assert_contains "$OUT" "function cvm"
+# The hook step itself is quiet where nothing is selected, applies what is, and refuses cmd.
+mkdir -p "$TEST_TMP/none"
+(cd "$TEST_TMP/none" && expect_rc 0 "$CVM" hook-env --shell bash && assert_eq "$OUT" "")
+expect_rc 0 "$CVM" hook-env --shell bash
+assert_contains "$OUT" "export CVM_ACTIVE='11.2.2'"
+assert_contains "$OUT" "export _CVM_HOOK="
+expect_rc 2 "$CVM" hook-env --shell cmd
+expect_rc 2 "$CVM" hook-env --shell bash --pid '../x'
+
+# A .cudaversion its reader cannot read (root reads anything: as nobody): one line, no change.
+if [[ $(id -u) == 0 ]] && command -v setpriv > /dev/null; then
+    chmod a+x "$TEST_TMP"
+    nb="$TEST_TMP/nb"
+    mkdir -p "$nb/bin" "$nb/root" "$nb/proj"
+    cp "$CVM" "$nb/bin/cvm"
+    chmod -R a+rx "$nb/bin"
+    chown nobody "$nb/root"
+    printf '11.2\n' > "$nb/proj/.cudaversion"
+    chmod 000 "$nb/proj/.cudaversion"
+    rc=0
+    out=$(cd "$nb/proj" && setpriv --reuid=nobody --regid=nogroup --clear-groups --reset-env -- \
+        env HOME=/nonexistent CVM_ROOT="$nb/root" PATH=/usr/bin:/bin "$nb/bin/cvm" hook-env --shell bash 2>&1) || rc=$?
+    assert_eq "$rc" 0 "hook-env on an unreadable .cudaversion"
+    assert_eq "$out" "cvm: cannot read $nb/proj/.cudaversion; fix its permissions or remove it (the environment stays as it is)"
+fi
+echo "PASS: shell session"
