@@ -60,6 +60,7 @@ extern "C" void on_signal(int sig) {
 void install_handlers() {
     for (std::size_t i = 0; i < 2; ++i) {
         auto old = std::signal(kSignals[i], on_signal);
+        if (old == on_signal) continue;
         if (old == SIG_IGN || old == SIG_ERR) {
             std::signal(kSignals[i], old == SIG_ERR ? SIG_DFL : SIG_IGN);
             continue;
@@ -84,10 +85,12 @@ extern "C" void on_signal(int sig) {
 
 void install_handlers() {
     for (std::size_t i = 0; i < 3; ++i) {
-        struct sigaction now {};
-        if (::sigaction(kSignals[i], nullptr, &g_previous[i]) != 0) continue;
-        if (!(g_previous[i].sa_flags & SA_SIGINFO) && g_previous[i].sa_handler == SIG_IGN)
+        struct sigaction now {}, old {};
+        if (::sigaction(kSignals[i], nullptr, &old) != 0) continue;
+        if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == on_signal) continue;
+        if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
             continue; // nohup and friends: keep ignoring it
+        g_previous[i] = old;
         now.sa_handler = on_signal;
         sigemptyset(&now.sa_mask);
         now.sa_flags = SA_RESTART;
@@ -108,8 +111,13 @@ CleanupOnSignal& CleanupOnSignal::operator=(CleanupOnSignal&& other) noexcept {
 }
 
 void CleanupOnSignal::watch(const std::filesystem::path& path) {
-    static std::once_flag once;
-    std::call_once(once, install_handlers);
+    {
+        // Checked at every call: code that set its own handler since (a test framework, a
+        // library) is chained to, not lost.
+        static std::mutex mutex;
+        std::lock_guard<std::mutex> lock(mutex);
+        install_handlers();
+    }
     release();
     const auto& native = path.native();
     if (native.size() + 1 > kPathMax) return;

@@ -5,7 +5,8 @@
 // signal again, so the process still dies of it (exit status 130/143) and any handler installed
 // before cvm's still runs. A signal that was ignored (nohup) stays ignored.
 //
-// Any code may register paths; the handler is installed on the first registration. At most
+// Any code may register paths; each registration (re)installs the handler when another took its
+// place since, keeping that one as the handler to chain to. At most
 // kCleanupSlots paths are held at once; registering more keeps working but those extra paths are
 // not removed on a signal. Folders are not removed (no async-signal-safe way to walk a tree):
 // register a folder's files, or remove the folder at the next start.
