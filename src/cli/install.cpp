@@ -22,6 +22,7 @@ struct InstallArgs {
     bool allow_http = false;
     bool json = false;
     bool locked = false;
+    bool allow_lock_urls = false;
 };
 
 bool looks_like_archive_name(const std::string& s) {
@@ -62,7 +63,9 @@ void run_install(const InstallArgs& a) {
             throw UsageError(
                 "install --locked takes no FILE, URL or SPEC: it installs what cvm.lock records");
         only(false, false);
-        results = install_locked(installer, store);
+        results = install_locked(installer, store, options.registry, a.allow_lock_urls);
+    } else if (a.allow_lock_urls) {
+        throw UsageError("install: --allow-lock-urls only applies to `cvm install --locked`");
     } else if (w.empty()) {
         throw UsageError("install: say what to install: FILE, URL, SPEC, `cuda VERSION` or `cudnn "
                          "VERSION --cuda N`");
@@ -132,6 +135,9 @@ void register_install(CLI::App& app) {
                   "allow plain http:// downloads from other machines");
     cmd->add_flag("--json", a->json, "print the result as JSON");
     cmd->add_flag("--locked", a->locked, "install exactly what the project's cvm.lock records");
+    cmd->add_flag("--allow-lock-urls", a->allow_lock_urls,
+                  "with --locked: also download from URLs other than NVIDIA's or CVM_MIRROR's, "
+                  "and releases cvm's registry does not know");
     cmd->callback([a] {
         try {
             run_install(*a);

@@ -26,6 +26,8 @@ namespace cvm::install {
 
 class Progress;
 
+// NVIDIA's base URL for manifests and archives.
+constexpr const char* kNvidiaDownloadBase = "https://developer.download.nvidia.com/compute";
 // CVM_MIRROR, or NVIDIA's https://developer.download.nvidia.com/compute; no trailing slash.
 std::string default_mirror();
 
