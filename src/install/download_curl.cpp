@@ -510,9 +510,8 @@ private:
                     fail(t, "download of " + t.url + " failed: not finished after " +
                                 Progress::format_duration(spent) + ", its deadline (" +
                                 std::to_string(options_.deadline_s) + " s plus " +
-                                bytes_text(size) + " at " +
-                                Progress::format_bytes(options_.deadline_rate) +
-                                "/s; CVM_DOWNLOAD_DEADLINE, CVM_DOWNLOAD_DEADLINE_RATE)");
+                                bytes_text(size) + " at " + std::to_string(options_.deadline_rate) +
+                                " bytes/s; CVM_DOWNLOAD_DEADLINE, CVM_DOWNLOAD_DEADLINE_RATE)");
                 }
             }
             if (options_.min_rate == 0 || options_.rate_window_s <= 0) continue;
@@ -526,11 +525,10 @@ private:
             double seconds = std::chrono::duration<double>(now - samples.front().first).count();
             double rate = static_cast<double>(t.received - samples.front().second) / seconds;
             if (rate >= static_cast<double>(options_.min_rate)) continue;
-            std::string detail = "too slow: " + Progress::format_bytes(static_cast<std::uint64_t>(rate)) +
-                                 "/s over the last " + std::to_string(options_.rate_window_s) +
-                                 " s, below the minimum " +
-                                 Progress::format_bytes(options_.min_rate) +
-                                 "/s (CVM_DOWNLOAD_MIN_RATE, CVM_DOWNLOAD_RATE_WINDOW)";
+            std::string detail = "too slow: " + std::to_string(static_cast<std::uint64_t>(rate)) +
+                                 " bytes/s over the last " + std::to_string(options_.rate_window_s) +
+                                 " s, below the minimum " + std::to_string(options_.min_rate) +
+                                 " bytes/s (CVM_DOWNLOAD_MIN_RATE, CVM_DOWNLOAD_RATE_WINDOW)";
             drop(t);
             if (t.attempt < options_.retries) {
                 retry_later(t, detail);
