@@ -23,7 +23,8 @@ struct Key {
 
 const Key kKeys[] = {
     {"min_rate", "CVM_DOWNLOAD_MIN_RATE", Unit::Bytes, &DownloadSettings::min_rate, nullptr},
-    {"rate_window", "CVM_DOWNLOAD_RATE_WINDOW", Unit::Count, nullptr, &DownloadSettings::rate_window},
+    {"rate_window", "CVM_DOWNLOAD_RATE_WINDOW", Unit::Count, nullptr,
+     &DownloadSettings::rate_window},
     {"deadline", "CVM_DOWNLOAD_DEADLINE", Unit::Count, nullptr, &DownloadSettings::deadline},
     {"deadline_rate", "CVM_DOWNLOAD_DEADLINE_RATE", Unit::Bytes, &DownloadSettings::deadline_rate,
      nullptr},
@@ -88,10 +89,14 @@ std::optional<std::uint64_t> parse_byte_amount(const std::string& text) {
     if (digits == 0 || text[0] == '.') return std::nullopt;
     double scale = 1;
     std::string suffix = text.substr(digits);
-    if (suffix == "k" || suffix == "K") scale = 1024.0;
-    else if (suffix == "M") scale = 1024.0 * 1024;
-    else if (suffix == "G") scale = 1024.0 * 1024 * 1024;
-    else if (!suffix.empty()) return std::nullopt;
+    if (suffix == "k" || suffix == "K")
+        scale = 1024.0;
+    else if (suffix == "M")
+        scale = 1024.0 * 1024;
+    else if (suffix == "G")
+        scale = 1024.0 * 1024 * 1024;
+    else if (!suffix.empty())
+        return std::nullopt;
     double value = std::strtod(text.substr(0, digits).c_str(), nullptr) * scale;
     if (!std::isfinite(value) || value > 1e18) return std::nullopt;
     return static_cast<std::uint64_t>(value);
@@ -119,8 +124,8 @@ DownloadSettings parse_download_table(const toml::node& node, const std::string&
         else if (const auto* str = value.as_string())
             text = str->get();
         if (!store(s, *key, text))
-            throw fail(value.source(), "download." + std::string(key->name) + " must be " +
-                                           expected(key->unit));
+            throw fail(value.source(),
+                       "download." + std::string(key->name) + " must be " + expected(key->unit));
     }
     return s;
 }

@@ -27,12 +27,12 @@ struct DownloadRequest {
 };
 
 struct DownloadOptions {
-    bool allow_insecure_http = false; // http:// to hosts other than loopback
-    unsigned parallel = 4;            // transfers at once
-    unsigned retries = 4;             // further attempts after a transient failure
-    long connect_timeout_s = 30;      // CVM_CONNECT_TIMEOUT
-    long stall_timeout_s = 60;        // CVM_STALL_TIMEOUT: abort when no byte arrives this long
-    long retry_delay_ms = 1000;       // CVM_RETRY_DELAY_MS: first backoff, doubled each retry
+    bool allow_insecure_http = false;  // http:// to hosts other than loopback
+    unsigned parallel = 4;             // transfers at once
+    unsigned retries = 4;              // further attempts after a transient failure
+    long connect_timeout_s = 30;       // CVM_CONNECT_TIMEOUT
+    long stall_timeout_s = 60;         // CVM_STALL_TIMEOUT: abort when no byte arrives this long
+    long retry_delay_ms = 1000;        // CVM_RETRY_DELAY_MS: first backoff, doubled each retry
     std::uint64_t min_rate = 10 << 10; // CVM_DOWNLOAD_MIN_RATE: bytes/s over the window (0: off)
     long rate_window_s = 30;           // CVM_DOWNLOAD_RATE_WINDOW
     long deadline_s = 600;             // CVM_DOWNLOAD_DEADLINE: seconds (0: off), plus

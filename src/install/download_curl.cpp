@@ -106,12 +106,12 @@ struct Transfer {
     unsigned attempt = 0;
     unsigned unreachable = 0; // attempts that found no host
     bool restarted_clean = false;
-    bool kept = false;                // renamed into place: not removed with the Downloader
+    bool kept = false;                   // renamed into place: not removed with the Downloader
     platform::CleanupOnSignal on_signal; // removes the part file if cvm is interrupted
     Clock::time_point not_before{};
-    Clock::time_point first_start{};  // of the first attempt: the deadline counts from here
+    Clock::time_point first_start{}; // of the first attempt: the deadline counts from here
     std::deque<std::pair<Clock::time_point, std::uint64_t>> samples; // (when, received)
-    std::string abort_reason;         // set by on_write when the body outgrows its size
+    std::string abort_reason; // set by on_write when the body outgrows its size
     bool checked_length = false;
     int progress_id = -1;
     std::string write_error;
@@ -125,7 +125,8 @@ std::string label_of(const DownloadRequest& r) {
 }
 
 std::string bytes_text(std::uint64_t n) {
-    return std::to_string(n) + " bytes" + (n >= 10240 ? " (" + Progress::format_bytes(n) + ")" : "");
+    return std::to_string(n) + " bytes" +
+           (n >= 10240 ? " (" + Progress::format_bytes(n) + ")" : "");
 }
 
 // Whether the body may grow by `n` bytes: never past the size the manifest gives, the one the
@@ -136,10 +137,19 @@ bool within_size(Transfer& t, std::size_t n, std::uint64_t max_size) {
         t.checked_length = true;
         curl_off_t length = -1;
         curl_easy_getinfo(t.easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
-        if (expected > 0 && length >= 0 && t.resumed + static_cast<std::uint64_t>(length) > expected) {
+        if (expected > 0 && length >= 0 &&
+            t.resumed + static_cast<std::uint64_t>(length) > expected) {
             t.abort_reason = "the server announces " +
                              bytes_text(t.resumed + static_cast<std::uint64_t>(length)) +
                              ", more than the " + bytes_text(expected) + " the manifest gives";
+            return false;
+        }
+        if (expected == 0 && length >= 0 &&
+            t.resumed + static_cast<std::uint64_t>(length) > max_size) {
+            t.abort_reason = "the server announces " +
+                             bytes_text(t.resumed + static_cast<std::uint64_t>(length)) +
+                             ", more than " + bytes_text(max_size) +
+                             " (CVM_DOWNLOAD_MAX_SIZE, download.max_size)";
             return false;
         }
     }
@@ -493,16 +503,17 @@ private:
             if (options_.deadline_s > 0) {
                 std::uint64_t size = t.request && t.request->expected_size
                                          ? t.request->expected_size
-                                         : t.memory ? t.max_size : options_.max_size;
+                                     : t.memory ? t.max_size
+                                                : options_.max_size;
                 curl_off_t length = -1;
                 curl_easy_getinfo(t.easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
                 if (length >= 0 && (!t.request || t.request->expected_size == 0))
                     size = t.resumed + static_cast<std::uint64_t>(length);
-                double limit = static_cast<double>(options_.deadline_s) +
-                               (options_.deadline_rate > 0
-                                    ? static_cast<double>(size) /
-                                          static_cast<double>(options_.deadline_rate)
-                                    : 0.0);
+                double limit =
+                    static_cast<double>(options_.deadline_s) +
+                    (options_.deadline_rate > 0
+                         ? static_cast<double>(size) / static_cast<double>(options_.deadline_rate)
+                         : 0.0);
                 double spent = std::chrono::duration<double>(now - t.first_start).count();
                 if (spent > limit) {
                     drop(t);
@@ -526,8 +537,9 @@ private:
             double rate = static_cast<double>(t.received - samples.front().second) / seconds;
             if (rate >= static_cast<double>(options_.min_rate)) continue;
             std::string detail = "too slow: " + std::to_string(static_cast<std::uint64_t>(rate)) +
-                                 " bytes/s over the last " + std::to_string(options_.rate_window_s) +
-                                 " s, below the minimum " + std::to_string(options_.min_rate) +
+                                 " bytes/s over the last " +
+                                 std::to_string(options_.rate_window_s) + " s, below the minimum " +
+                                 std::to_string(options_.min_rate) +
                                  " bytes/s (CVM_DOWNLOAD_MIN_RATE, CVM_DOWNLOAD_RATE_WINDOW)";
             drop(t);
             if (t.attempt < options_.retries) {

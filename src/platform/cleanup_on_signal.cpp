@@ -85,7 +85,8 @@ extern "C" void on_signal(int sig) {
 
 void install_handlers() {
     for (std::size_t i = 0; i < 3; ++i) {
-        struct sigaction now {}, old {};
+        struct sigaction now {
+        }, old{};
         if (::sigaction(kSignals[i], nullptr, &old) != 0) continue;
         if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == on_signal) continue;
         if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)

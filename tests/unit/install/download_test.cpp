@@ -331,6 +331,15 @@ TEST_CASE("a Content-Length beyond the manifest's size is refused before the bod
     CHECK(m.find("announces " + std::to_string(f.content.size() + 5000) + " bytes") !=
           std::string::npos);
     CHECK_FALSE(part_left(r));
+    // Without a manifest size, the announced size is held against max_size.
+    r.expected_size = 0;
+    auto options = f.options();
+    options.max_size = 1 << 20;
+    m = failure([&] { download_all({r}, options); });
+    CHECK(m.find("announces " + std::to_string(f.content.size() + 5000) + " bytes") !=
+          std::string::npos);
+    CHECK(m.find("CVM_DOWNLOAD_MAX_SIZE") != std::string::npos);
+    CHECK_FALSE(part_left(r));
 }
 
 TEST_CASE("a dripping server is stopped by the minimum rate", "[download]") {
