@@ -95,7 +95,7 @@ TEST_CASE("config: the user's and the machine's files add read-only stores after
                       Catch::Contains((t.path / "etc.toml").string() + ":1") && Catch::Contains("relative"));
 }
 
-TEST_CASE("config: [download] limits; variables win over the user's file, which wins over the machine's") {
+TEST_CASE("config: download limits; variables win over the user's file, which wins over the machine's") {
     Config c = parse_config("[download]\nmin_rate = \"10k\"\nrate_window = 5\nmax_size = \"1.5G\"\n"
                             "deadline_rate = 4096\n",
                             "config.toml");
