@@ -1,6 +1,8 @@
 # Sourced by the other scripts: installs the Debian packages a step needs, only when missing.
 # usage: need_packages pkg...
+# CVM_SKIP_PACKAGES=1 skips it (a machine with no package registry that has what is needed).
 need_packages() {
+    [ "${CVM_SKIP_PACKAGES:-}" = 1 ] && return 0
     local missing=()
     for p in "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -18,4 +20,4 @@ BUILD_PACKAGES=(build-essential cmake ninja-build pkg-config libcli11-dev libtom
 # What the tests run besides the build: real shells, a real Lmod, hyperfine-free (benchmarks are
 # separate), archive tools to build test archives, clang for the fuzzers, mingw-w64 and Wine for
 # the Windows build.
-TEST_PACKAGES=(bash zsh fish lmod jq xz-utils zip unzip libarchive-tools clang libclang-rt-dev file binutils)
+TEST_PACKAGES=(bash zsh fish tmux man-db groff-base lmod jq xz-utils zip unzip libarchive-tools clang libclang-rt-dev file binutils dpkg-dev)

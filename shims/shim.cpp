@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
                              base + "` or select another toolkit with `cvm use SPEC`");
         }
         fs::path view = ensure_view(store, r);
-        if (!view.empty()) layout.cuda_path = view;
+        if (!view.empty()) layout = layout_of(r, view, platform::host_os());
         auto changes = compute_environment(layout, platform::get_env("PATH"),
                                            platform::get_env("LD_LIBRARY_PATH"),
                                            foreign_dirs_of(store), platform::host_os());

@@ -22,6 +22,8 @@ void register_doctor(CLI::App& app);    // doctor.cpp
 void register_probe(CLI::App& app);     // probe.cpp
 void register_export(CLI::App& app);    // export.cpp
 void register_lock(CLI::App& app);      // lock.cpp
+void register_user_path(CLI::App& app); // user_path.cpp: hidden, for install.cmd
+void register_cache(CLI::App& app);     // cache.cpp: cache clean
 
 // `cvm list --available [cuda|cudnn] [--json]` (available.cpp): releases known to the registry.
 void list_available(const std::string& kind, bool json);

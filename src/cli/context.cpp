@@ -82,4 +82,22 @@ nlohmann::json entry_json(const Store& store, const Entry& e) {
 
 void note(const std::string& message) { std::fprintf(stderr, "cvm: %s\n", message.c_str()); }
 
+bool& quiet_flag() {
+    static bool quiet = false;
+    return quiet;
+}
+
+void hint(const std::string& message) {
+    if (!quiet_flag()) note(message);
+}
+
+void hint(const std::string& command, const std::string& why) {
+    hint("next: " + command + (why.empty() ? std::string() : " (" + why + ")"));
+}
+
+bool colour_allowed(int fd) {
+    auto no_colour = platform::get_env("NO_COLOR");
+    return platform::is_terminal(fd) && (!no_colour || no_colour->empty());
+}
+
 } // namespace cvm::cli

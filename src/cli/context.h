@@ -60,4 +60,15 @@ nlohmann::json entry_json(const Store& store, const Entry& e);
 // Messages for people: to stderr, "cvm: " prefix.
 void note(const std::string& message);
 
+// -q/--quiet (every command has it): no progress and no hints.
+bool& quiet_flag();
+// A note that only helps (what to run next): left out with --quiet.
+void hint(const std::string& message);
+// The one command a user most likely runs next, after a command that changed something:
+// "cvm: next: COMMAND (why)" on stderr, so stdout stays clean for scripts; also left out with --quiet.
+void hint(const std::string& command, const std::string& why);
+
+// Whether to colour what goes to `fd`: a terminal, and NO_COLOR unset or empty (no-color.org).
+bool colour_allowed(int fd);
+
 } // namespace cvm::cli

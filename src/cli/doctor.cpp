@@ -110,7 +110,7 @@ void register_doctor(CLI::App& app) {
         if (*json) {
             print_json(report_json(report));
         } else {
-            const bool colour = platform::is_terminal(1) && !platform::get_env("NO_COLOR");
+            const bool colour = colour_allowed(1);
             std::string text = report_text(report, colour);
             std::fwrite(text.data(), 1, text.size(), stdout);
         }

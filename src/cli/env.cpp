@@ -1,12 +1,12 @@
 // `cvm env`, `cvm deactivate`, `cvm script`, `cvm init`: shell code for a selection. The text
 // itself comes from core/shell.h; this file picks the shell, the selection and the output.
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/completion.h"
 #include "cli/context.h"
 #include "core/shell.h"
 #include "platform/platform.h"
@@ -68,6 +68,11 @@ void write_file(const fs::path& file, const std::string& text) {
     if (!out) throw Failure("script: cannot write " + file.u8string());
 }
 
+// A script path as a shell command takes it: a bare file name gets "./" (`. name` searches PATH).
+std::string shown_path(const std::string& target) {
+    return fs::u8path(target).has_parent_path() ? target : "./" + target;
+}
+
 void register_env_command(CLI::App& app) {
     auto* cmd = app.add_subcommand(
         "env", "Print code that activates the selection in this shell: eval \"$(cvm env)\"");
@@ -110,17 +115,21 @@ void register_deactivate_command(CLI::App& app) {
 
 void register_script_command(CLI::App& app) {
     auto* cmd = app.add_subcommand(
-        "script", "Write a standalone activation script (cmd: activate_cuda112.bat for CUDA 11.2)");
+        "script", "Write a standalone activation script into this folder (activate_cuda112.sh, .fish, .ps1, "
+                  "or .bat for cmd, for CUDA 11.2)");
     auto shell = std::make_shared<std::string>();
     auto spec = std::make_shared<std::string>();
     auto output = std::make_shared<std::string>();
     cmd->add_option("spec", *spec, "CUDA[+CUDNN] (default: the selection for this folder)");
     cmd->add_option("--shell", *shell, "cmd, pwsh, bash, zsh or fish (default: the current shell)");
     cmd->add_option("-o,--output", *output,
-                    "the file to write; '-' for standard output (default: activate_cudaXY.bat or "
-                    ".ps1 for cmd and pwsh, standard output for the others)");
+                    "the file to write; '-' for standard output (default: activate_cudaXY.sh, "
+                    ".fish, .ps1 or .bat in this folder)");
     cmd->callback([shell, spec, output] {
         Shell sh = shell_of(*shell, "script");
+        if (sh == Shell::Cmd && platform::host_os() != platform::Os::Windows)
+            throw UsageError("script: cmd scripts need a Windows store, and this one holds Linux toolkits; run "
+                             "`cvm script --shell cmd` with cvm on Windows, or `cvm script --shell bash` here");
         Store store = open_store();
         Selection sel = current_selection(store, spec->empty() ? std::nullopt
                                                                : std::optional<std::string>(*spec));
@@ -131,10 +140,8 @@ void register_script_command(CLI::App& app) {
         Layout layout;
         auto changes = selection_changes(store, r, &layout);
 
-        std::string target = *output;
-        if (target.empty() && (sh == Shell::Cmd || sh == Shell::Pwsh))
-            target = script_file_name(sh, layout.toolkit_version);
-        bool to_stdout = target.empty() || target == "-";
+        std::string target = output->empty() ? script_file_name(sh, layout.toolkit_version) : *output;
+        bool to_stdout = target == "-";
 
         ActivationScript s;
         s.active = r.active();
@@ -165,11 +172,11 @@ void register_script_command(CLI::App& app) {
                  ", `cvm_deactivate` restores");
             break;
         case Shell::Fish:
-            note("wrote " + target + ": `source " + target + "` activates " + s.active +
+            note("wrote " + target + ": `source " + shown_path(target) + "` activates " + s.active +
                  ", `cvm_deactivate` restores");
             break;
         default:
-            note("wrote " + target + ": `. " + target + "` activates " + s.active +
+            note("wrote " + target + ": `. " + shown_path(target) + "` activates " + s.active +
                  ", `cvm_deactivate` restores");
         }
     });
@@ -179,42 +186,12 @@ void register_init_command(CLI::App& app) {
     auto* cmd = app.add_subcommand(
         "init", "Print what a shell's rc file needs (the shims folder on PATH, completions)");
     auto shell = std::make_shared<std::string>();
-    auto complete = std::make_shared<std::string>();
     cmd->add_option("shell", *shell, "bash, zsh, fish or pwsh");
-    // For the completion scripts: installed ids, one a line.
-    cmd->add_option("--complete", *complete, "ids or specs")->group("");
     cmd->footer("bash: echo 'eval \"$(cvm init bash)\"' >> ~/.bashrc\n"
                 "zsh:  echo 'eval \"$(cvm init zsh)\"' >> ~/.zshrc   (after compinit)\n"
                 "fish: echo 'cvm init fish | source' >> ~/.config/fish/config.fish\n"
                 "pwsh: Add-Content $PROFILE 'cvm init pwsh | Out-String | Invoke-Expression'");
-    cmd->callback([shell, complete] {
-        if (!complete->empty()) {
-            if (*complete != "ids" && *complete != "specs")
-                throw UsageError("init: --complete takes ids or specs");
-            Store store = open_store();
-            std::string text;
-            auto toolkits = store.ids(Kind::Cuda);
-            auto cudnns = store.ids(Kind::Cudnn);
-            std::sort(toolkits.begin(), toolkits.end());
-            std::sort(cudnns.begin(), cudnns.end());
-            for (const auto& t : toolkits)
-                text += t.first + "\n";
-            if (*complete == "ids") {
-                for (const auto& c : cudnns)
-                    text += c.first + "\n";
-            } else {
-                for (const auto& t : toolkits) {
-                    auto tv = parse_toolkit_id(t.first);
-                    if (!tv) continue;
-                    for (const auto& c : cudnns) {
-                        auto cid = parse_cudnn_id(c.first);
-                        if (cid && cid->serves(*tv)) text += t.first + "+" + c.first + "\n";
-                    }
-                }
-            }
-            print(text);
-            return;
-        }
+    cmd->callback([shell] {
         if (shell->empty()) throw UsageError("init: name the shell: cvm init bash|zsh|fish|pwsh");
         auto sh = parse_shell(*shell);
         if (!sh)
@@ -222,7 +199,7 @@ void register_init_command(CLI::App& app) {
         Store store = open_store();
         std::string shims = store.shims_dir().u8string();
         try {
-            print(render_init(*sh, shims, platform::host_os()));
+            print(render_init(*sh, shims, platform::host_os()) + completion_script(shell_name(*sh)));
         } catch (const ShellError& e) {
             throw UsageError(std::string("init: ") + e.what());
         }

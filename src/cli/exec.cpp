@@ -73,8 +73,8 @@ void register_exec(CLI::App& app) {
     cmd->callback([spec, version, cmd] {
         std::vector<std::string> words = cmd->remaining();
         if (!words.empty() && words.front() != "--" && words.front().size() > 1 && words.front()[0] == '-')
-            throw UsageError("exec: unknown option " + printable(words.front()) +
-                             "; cvm's options go before CMD (see `cvm exec --help`)");
+            throw UsageError("exec: unknown option '" + printable(words.front()) +
+                             "'; cvm's options go before CMD; see cvm help exec");
         ExecWords w = split_exec_words(std::move(words));
         std::optional<std::string> chosen;
         if (!spec->empty()) chosen = *spec;

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/errors.h"
 #include "core/modules.h"
 
 namespace cvm::cli {
@@ -40,7 +41,7 @@ void register_export(CLI::App& app) {
         try {
             r = export_modules(store, out, f);
         } catch (const fs::filesystem_error& e) {
-            throw Failure("export: " + std::string(e.what()));
+            throw Failure("export: " + system_error_line(e));
         }
         if (*json) {
             nlohmann::json doc;

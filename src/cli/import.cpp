@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/errors.h"
 #include "core/cudnn_layouts.h"
 #include "core/detect.h"
 #include "core/discover.h"
@@ -123,7 +124,7 @@ bool import_folder(const Store& store, fs::path path, const std::optional<Versio
     try {
         toolkit = toolkit_import_of(path, platform::host_os(), toolkit_identity);
     } catch (const std::runtime_error& e) {
-        throw UsageError(std::string("import: ") + e.what());
+        throw UsageError("import: " + error_text(e));
     }
     if (toolkit) toolkit->entry.platform = platform_name();
     std::optional<CudnnImport> cudnn;
@@ -184,7 +185,7 @@ bool import_detected(const Store& store) {
                      " no longer holds it");
             }
         } catch (const std::exception& x) {
-            note("skipped " + source_of(e).u8string() + ": " + x.what());
+            note("skipped " + source_of(e).u8string() + ": " + error_text(x));
         }
     }
     auto folders = discover_folders(discover_inputs_from_environment());
@@ -199,10 +200,24 @@ bool import_detected(const Store& store) {
         } catch (const NothingToImport&) {
             note("nothing to import in " + f.dir.u8string() + " (" + f.found + ")");
         } catch (const std::exception& x) {
-            note("skipped " + f.dir.u8string() + " (" + f.found + "): " + x.what());
+            note("skipped " + f.dir.u8string() + " (" + f.found + "): " + error_text(x));
         }
     }
     return rehash_needed;
+}
+
+// The spec that selects what one import registered ("12.4.1", "12+9.1.0", "11.2.2+8.1.0.77").
+std::string spec_to_use(const ImportRun& run) {
+    std::string toolkit, cudnn;
+    for (const auto& [key, source] : run.registered) {
+        (void)source;
+        if (key.rfind("cuda/", 0) == 0) toolkit = key.substr(5);
+        else if (auto c = parse_cudnn_id(key.substr(key.find('/') + 1))) {
+            cudnn = c->version.str();
+            if (toolkit.empty()) toolkit = c->cuda.str();
+        }
+    }
+    return toolkit.empty() ? toolkit : toolkit + (cudnn.empty() ? "" : "+" + cudnn);
 }
 
 } // namespace
@@ -226,6 +241,7 @@ void register_import(CLI::App& app) {
         }
         Store store = open_store();
         bool rehash_needed = false;
+        std::string next_spec;
         if (*detect) {
             if (!dir->empty()) throw UsageError("import: give either DIR or --detect, not both");
             rehash_needed = import_detected(store);
@@ -237,12 +253,17 @@ void register_import(CLI::App& app) {
                 throw UsageError("import: " + *dir + " is not a folder; give the toolkit's folder, e.g. /usr/local/cuda-12.4");
             ImportRun run;
             rehash_needed = import_folder(store, path, cuda_override, run);
+            next_spec = spec_to_use(run);
         }
         if (rehash_needed) {
             std::error_code e2;
             fs::path shim = shim_binary();
             if (fs::exists(shim, e2)) rehash(store, shim);
         }
+        if (!next_spec.empty())
+            hint("cvm use " + next_spec, "selects it for this folder; -g for everywhere");
+        else if (*detect)
+            hint("cvm list", "shows what is registered; then `cvm use SPEC`");
     });
 }
 

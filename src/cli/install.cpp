@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/errors.h"
 #include "cli/lock.h"
 #include "core/shims.h"
 #include "install/error.h"
@@ -33,6 +34,21 @@ bool looks_like_archive_name(const std::string& s) {
     return s.find('/') != std::string::npos || s.find('\\') != std::string::npos;
 }
 
+// After an install: the command that selects what was installed.
+void install_hint(const std::vector<install::InstallResult>& results, bool locked) {
+    if (results.empty()) return;
+    if (locked) return hint("cvm current", "shows what the project now selects");
+    std::string toolkit, cudnn;
+    for (const auto& r : results) {
+        if (r.kind == Kind::Cuda) toolkit = r.id;
+        else if (auto c = parse_cudnn_id(r.id)) {
+            cudnn = c->version.str();
+            if (toolkit.empty()) toolkit = c->cuda.str();
+        }
+    }
+    hint("cvm use " + toolkit + (cudnn.empty() ? "" : "+" + cudnn), "selects it for this folder; -g for everywhere");
+}
+
 void run_install(const InstallArgs& a) {
     using namespace cvm::install;
     Store store = open_store();
@@ -43,7 +59,7 @@ void run_install(const InstallArgs& a) {
     } catch (const std::exception& e) {
         note(std::string("no release registry (") + e.what() + "); versions are tried as given");
     }
-    auto progress = Progress::for_stderr();
+    auto progress = quiet_flag() ? std::make_unique<Progress>(false, true) : Progress::for_stderr();
     InstallerOptions options;
     options.progress = progress.get();
     options.registry = reg ? &*reg : nullptr;
@@ -114,7 +130,9 @@ void run_install(const InstallArgs& a) {
                             {"already_installed", r.already_installed},
                             {"components", r.components}});
         print_json({{"installed", list}});
+        return;
     }
+    install_hint(results, a.locked);
 }
 
 } // namespace
@@ -145,7 +163,7 @@ void register_install(CLI::App& app) {
             if (e.exit_code() == 2) throw UsageError(e.what());
             throw Failure(e.what());
         } catch (const std::filesystem::filesystem_error& e) {
-            throw Failure(std::string("install failed: ") + e.what());
+            throw Failure("install: " + system_error_line(e));
         }
     });
 }

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/errors.h"
 #include "cli/lock.h"
 #include "core/lockfile.h"
 #include "platform/platform.h"
@@ -34,7 +35,9 @@ std::string why_not_reproducible(const LockedToolchain& tc) {
     if (tc.archives.empty())
         return what +
                " was installed without a recorded archive: `cvm install --locked` cannot fetch it";
-    return what + " has an archive without a source URL: `cvm install --locked` cannot fetch it";
+    return what + " was installed from a local file: the lock records its archive's name and "
+                  "SHA-256 but no source, so `cvm install --locked` cannot fetch it (install it by "
+                  "URL, or through CVM_MIRROR, to lock where it came from)";
 }
 
 } // namespace
@@ -116,7 +119,7 @@ void register_lock(CLI::App& app) {
         try {
             write_lockfile(file, lock);
         } catch (const std::exception& e) {
-            throw Failure(std::string("lock: ") + e.what());
+            throw Failure("lock: " + error_text(e));
         }
         if (*json) {
             nlohmann::json doc;
@@ -132,6 +135,7 @@ void register_lock(CLI::App& app) {
         if (!lock.cuda.reproducible()) note("note: " + why_not_reproducible(lock.cuda));
         if (lock.cudnn && !lock.cudnn->reproducible())
             note("note: " + why_not_reproducible(*lock.cudnn));
+        hint("git add " + file.u8string(), "commit it; `cvm install --locked` reproduces it elsewhere");
     });
 }
 

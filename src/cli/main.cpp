@@ -5,8 +5,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/cli_model.h"
 #include "cli/commands.h"
+#include "cli/completion.h"
 #include "cli/context.h"
+#include "cli/errors.h"
 #include "cli/usage.h"
 #include "core/config.h"
 #include "core/spec.h"
@@ -38,6 +41,8 @@ int main(int argc, char** argv) {
     register_env(app);
 #endif
     register_rehash(app);
+    register_user_path(app);
+    register_cache(app);
 #ifdef CVM_HAVE_DOCTOR
     register_doctor(app);
 #endif
@@ -50,11 +55,13 @@ int main(int argc, char** argv) {
 #ifdef CVM_HAVE_LOCK
     register_lock(app);
 #endif
+    register_completions(app);
 #endif
     describe_app(app);
 
     auto args = cvm::platform::utf8_args(argc, argv);
     std::vector<std::string> words(args.begin() + (args.empty() ? 0 : 1), args.end());
+    if (auto code = answer_internal(app, words)) return *code; // __complete, __man
     if (auto code = answer_help(app, words)) return *code;
     std::vector<std::string> rev(words.rbegin(), words.rend());
     try {
@@ -76,7 +83,7 @@ int main(int argc, char** argv) {
     } catch (const ExitCode& e) {
         return e.code;
     } catch (const UsageError& e) {
-        note(e.what());
+        std::fprintf(stderr, "%s\n", error_line(app, e.what()).c_str());
         return 2;
     } catch (const cvm::SpecError& e) {
         note(e.what());
@@ -85,7 +92,7 @@ int main(int argc, char** argv) {
         note(e.what());
         return 2;
     } catch (const std::exception& e) {
-        note(e.what());
+        std::fprintf(stderr, "%s\n", error_line(app, error_text(e)).c_str());
         return 1;
     }
     return 0;

@@ -6,7 +6,9 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "core/environment.h"
 #include "core/shims.h"
+#include "core/view.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {
@@ -68,7 +70,20 @@ void register_probe(CLI::App& app) {
                 args.push_back("--expect-cudart-dir");
                 args.push_back(dir);
             }
+            // The merged view's library folder holds links to both (see layout_of).
+            std::vector<std::string> view_dirs;
+            if (platform::host_os() == platform::Os::Linux)
+                for (const auto& d : layout_of(r, view_path(store, r), platform::Os::Linux).lib_dirs)
+                    view_dirs.push_back(d.u8string());
+            for (const auto& dir : view_dirs) {
+                args.push_back("--expect-cudart-dir");
+                args.push_back(dir);
+            }
             if (r.cudnn) {
+                for (const auto& dir : view_dirs) {
+                    args.push_back("--expect-cudnn-dir");
+                    args.push_back(dir);
+                }
                 args.push_back("--cudnn-major");
                 args.push_back(std::to_string(r.cudnn->version.major()));
                 args.push_back("--expect-cudnn-version");

@@ -2,7 +2,9 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "core/environment.h"
 #include "core/shims.h"
+#include "platform/platform.h"
 
 namespace cvm::cli {
 
@@ -18,6 +20,13 @@ void register_rehash(CLI::App& app) {
         for (const auto& w : r.warnings) note("warning: " + w);
         note(std::to_string(r.total) + " shims in " + store.shims_dir().u8string() + " (" +
              std::to_string(r.created) + " new, " + std::to_string(r.removed) + " removed)");
+        bool on_path = false;
+        for (const auto& dir : split_path_list(platform::get_env("PATH").value_or(""), platform::host_os())) {
+            std::error_code eq;
+            on_path |= !dir.empty() && fs::equivalent(fs::u8path(dir), store.shims_dir(), eq);
+        }
+        if (!on_path)
+            hint("eval \"$(cvm init bash)\"", "puts the shims on PATH (zsh, fish, pwsh: cvm init SHELL)");
     });
 }
 

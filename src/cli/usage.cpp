@@ -6,26 +6,19 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/context.h"
+#include "cli/help_format.h"
 #include "core/suggest.h"
 
 namespace cvm::cli {
 
 namespace {
 
-const char* const kFooter = R"HELP(Examples:
-  cvm install 12.4+9          install CUDA 12.4 and a cuDNN 9 built for it
-  cvm use 12.4+9              select them for this folder (writes .cudaversion)
-  cvm exec -- nvcc --version  run a command with the selection
-  eval "$(cvm env)"           activate the selection in this shell
-  cvm help use                the help of one command
-
-Environment:
-  CVM_ROOT     the store (default $XDG_DATA_HOME/cvm, else ~/.local/share/cvm)
-  CVM_VERSION  a spec that overrides .cudaversion files and the global default
-  CVM_MIRROR   a base URL to use instead of https://developer.download.nvidia.com/compute
-)HELP";
-
 // What to type for a command whose required argument is missing.
+std::string pad(const std::string& s, size_t width) {
+    return s.size() + 1 >= width ? s + "  " : s + std::string(width - s.size(), ' ');
+}
+
 const std::map<std::string, std::string>& examples() {
     static const std::map<std::string, std::string> table{
         {"uninstall", "cvm uninstall 12.4.1"},
@@ -34,6 +27,7 @@ const std::map<std::string, std::string>& examples() {
         {"init", "cvm init bash"},
         {"script", "cvm script 11.2 --shell cmd"},
         {"env", "cvm env --shell bash"},
+        {"completions", "cvm completions bash"},
     };
     return table;
 }
@@ -92,15 +86,53 @@ CLI::Option* option_in_message(CLI::App& cmd, const std::string& message) {
     return nullptr;
 }
 
+// -q/--quiet before or after the command name (`cvm -q install`, `cvm install -q`).
+void add_quiet(CLI::App& cmd) {
+    if (!cmd.get_option_no_throw("--quiet") && !cmd.get_option_no_throw("-q"))
+        cmd.add_flag("-q,--quiet", quiet_flag(), "print no progress and no hints");
+    for (CLI::App* sub : cmd.get_subcommands([](CLI::App*) { return true; })) add_quiet(*sub);
+}
+
+std::string help_footer() {
+    std::string out = "Examples:\n";
+    for (const auto& e : help_examples()) out += "  " + pad(e.text, 28) + e.meaning + "\n";
+    out += "\nEnvironment:\n";
+    for (const auto& v : help_variables()) out += "  " + pad(v.text, 13) + v.meaning + "\n";
+    return out;
+}
+
 } // namespace
 
+const std::vector<HelpItem>& help_examples() {
+    static const std::vector<HelpItem> items{
+        {"cvm install 12.4+9", "install CUDA 12.4 and a cuDNN 9 built for it"},
+        {"cvm use 12.4+9", "select them for this folder (writes .cudaversion)"},
+        {"cvm exec -- nvcc --version", "run a command with the selection"},
+        {"eval \"$(cvm env)\"", "activate the selection in this shell"},
+        {"cvm help use", "the help of one command"},
+    };
+    return items;
+}
+
+const std::vector<HelpItem>& help_variables() {
+    static const std::vector<HelpItem> items{
+        {"CVM_ROOT", "the store (default $XDG_DATA_HOME/cvm, else ~/.local/share/cvm)"},
+        {"CVM_VERSION", "a spec that overrides .cudaversion files and the global default"},
+        {"CVM_MIRROR", "a base URL to use instead of https://developer.download.nvidia.com/compute"},
+        {"NO_COLOR", "when set and not empty, nothing is coloured"},
+    };
+    return items;
+}
+
 void describe_app(CLI::App& app) {
+    add_quiet(app);
     for (auto [name, alias] : {std::pair{"list", "ls"}, std::pair{"uninstall", "rm"}})
         if (CLI::App* cmd = find_command(app, name)) cmd->alias(alias);
     auto* help = app.add_subcommand("help", "Show this help, or the help of one command (cvm help use)");
     help->add_option("command")->description("the command to describe");
     help->callback([&app] { std::fputs(app.help().c_str(), stdout); });
-    app.footer(kFooter);
+    app.footer(help_footer());
+    wrap_help(app, help_columns());
 }
 
 std::optional<int> answer_help(CLI::App& app, std::vector<std::string>& args) {
@@ -177,6 +209,26 @@ std::string parse_error_line(CLI::App& app, const CLI::ParseError& error, const 
                    "; see " + see;
     }
     return who + ": " + message + "; see " + see;
+}
+
+std::string error_line(CLI::App& app, const std::string& message) {
+    // The head before the first ": " must be a command, then its options or subcommands only.
+    auto colon = message.find(": ");
+    std::vector<std::string> head;
+    if (colon != std::string::npos) {
+        std::string words = message.substr(0, colon);
+        for (size_t pos = 0; pos <= words.size();) {
+            size_t end = words.find(' ', pos);
+            if (end == std::string::npos) end = words.size();
+            head.push_back(words.substr(pos, end - pos));
+            pos = end + 1;
+        }
+    }
+    CLI::App* cmd = head.empty() || head.front().empty() ? nullptr : find_command(app, head.front());
+    bool ours = cmd != nullptr;
+    for (size_t i = 1; ours && i < head.size(); ++i)
+        ours = (head[i].size() > 1 && head[i][0] == '-') || find_command(*cmd, head[i]) != nullptr;
+    return (ours ? "cvm " : "cvm: ") + message;
 }
 
 } // namespace cvm::cli

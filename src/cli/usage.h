@@ -11,6 +11,14 @@ class ParseError;
 
 namespace cvm::cli {
 
+// The top-level help's examples and variables (also the man page's EXAMPLES and ENVIRONMENT).
+struct HelpItem {
+    std::string text;    // "cvm use 12.4+9", "CVM_ROOT"
+    std::string meaning;
+};
+const std::vector<HelpItem>& help_examples();
+const std::vector<HelpItem>& help_variables();
+
 // After every command is registered: `help`, the aliases (ls, rm), -V, and the top-level
 // help's examples and variables.
 void describe_app(CLI::App& app);
@@ -23,5 +31,10 @@ std::optional<int> answer_help(CLI::App& app, std::vector<std::string>& args);
 // One line in cvm's voice for a parse error, naming the command, the value and what to run
 // (printed as it is, exit code 2). `args` is the command line as parsed, in order.
 std::string parse_error_line(CLI::App& app, const CLI::ParseError& error, const std::vector<std::string>& args);
+
+// The line for a command's own error message: "cvm exec: nothing to run" when the message
+// starts with a command's name ("exec: nothing to run", "lock --check: ..."), as parse errors
+// are worded; "cvm: MESSAGE" otherwise.
+std::string error_line(CLI::App& app, const std::string& message);
 
 } // namespace cvm::cli

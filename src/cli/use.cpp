@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "core/projects.h"
 #include "registry/registry.h"
 
 namespace cvm::cli {
@@ -161,6 +162,7 @@ void register_use(CLI::App& app) {
         }
         if (*global) fs::create_directories(store.root());
         write_version_file(file, s);
+        if (!*global) remember_project(store, file);
         if (s.system) {
             note("selected the system toolkit " + where);
             return;
@@ -172,11 +174,12 @@ void register_use(CLI::App& app) {
         try {
             Resolved r = resolve(store, s);
             note("selected " + r.active() + " " + where);
-            if (!s.cudnn) {
-                if (auto c = installed_cudnn_for(store, r.toolkit.version))
-                    note("cuDNN " + c->str() + " is installed for this toolkit but not selected; to use it: " +
-                         "cvm use " + std::string(*global ? "--global " : "") + s.str() + "+" + c->version.str());
-            }
+            auto c = s.cudnn ? std::nullopt : installed_cudnn_for(store, r.toolkit.version);
+            if (c)
+                hint("cuDNN " + c->str() + " is installed for this toolkit but not selected; to use it: " +
+                     "cvm use " + std::string(*global ? "--global " : "") + s.str() + "+" + c->version.str());
+            else
+                hint("cvm exec -- nvcc --version", "runs a tool with it; or eval \"$(cvm env)\" in this shell");
         } catch (const ResolveError& e) {
             note("wrote " + s.str() + " " + where + "; " + e.what());
         }

@@ -19,13 +19,25 @@ Layout layout_of(const Resolved& r, const fs::path& view, platform::Os os) {
         if (std::find(v.begin(), v.end(), p) == v.end()) v.push_back(p);
     };
     for (const auto& b : tk.bin_dirs) add(l.bin_dirs, join_rel(tk.path, b));
-    for (const auto& d : tk.lib_dirs) add(l.lib_dirs, join_rel(tk.path, d));
     if (r.cudnn) {
         l.cudnn_path = r.cudnn->path;
         if (os == platform::Os::Windows)
             for (const auto& b : r.cudnn->bin_dirs) add(l.bin_dirs, join_rel(r.cudnn->path, b));
-        for (const auto& d : r.cudnn->lib_dirs) add(l.lib_dirs, join_rel(r.cudnn->path, d));
     }
+    if (r.cudnn && !view.empty() && os == platform::Os::Linux) {
+        // The view's library folders hold the toolkit's libraries and cuDNN's side by side
+        // (view.cpp), so one folder on LD_LIBRARY_PATH does for both: the dynamic loader probes
+        // a dozen hardware-capability subfolders of every folder listed there, before every
+        // program a shim runs.
+        if (!tk.lib_dirs.empty())
+            for (const auto& d : tk.lib_dirs) add(l.lib_dirs, join_rel(view, d));
+        else if (!r.cudnn->lib_dirs.empty())
+            add(l.lib_dirs, view / "lib64");
+        return l;
+    }
+    for (const auto& d : tk.lib_dirs) add(l.lib_dirs, join_rel(tk.path, d));
+    if (r.cudnn)
+        for (const auto& d : r.cudnn->lib_dirs) add(l.lib_dirs, join_rel(r.cudnn->path, d));
     return l;
 }
 
@@ -189,10 +201,17 @@ static std::string prepend_filtered(const std::vector<fs::path>& first,
         if (!is_system_dir(n, os)) push(item, std::move(n));
     }
     if (current) {
+        std::vector<std::string> dropped; // normalized; a folder listed twice is probed once
         for (const auto& item : split_path_list(*current, os)) {
             if (item.empty()) continue;
             std::string n = normalized(item, os);
-            if (foreign_dir(item, n, rules, norm, os, library)) continue;
+            if (std::find(seen.begin(), seen.end(), n) != seen.end() ||
+                std::find(dropped.begin(), dropped.end(), n) != dropped.end())
+                continue;
+            if (foreign_dir(item, n, rules, norm, os, library)) {
+                dropped.push_back(std::move(n));
+                continue;
+            }
             push(item, std::move(n));
         }
     }

@@ -227,6 +227,18 @@ std::string Lockfile::active() const {
     return cudnn ? cuda.id + "+" + cudnn->id : cuda.id;
 }
 
+std::string lockable_source(const std::string& url) {
+    auto starts = [&](const char* scheme) { return url.rfind(scheme, 0) == 0; };
+    if (starts("https://") || starts("http://")) return url;
+    // A folder mirror (file://<dir>/<product>/redist/...) stands for NVIDIA's site: the lock
+    // names that, and `cvm install --locked` fetches it through CVM_MIRROR like any other.
+    if (starts("file://")) {
+        std::string nvidia = mirrored_url(url, std::string(kNvidiaDownloadBase));
+        if (nvidia != url) return nvidia;
+    }
+    return {}; // a local file: its path means nothing on another machine
+}
+
 LockedToolchain locked_toolchain_of(const Entry& e) {
     LockedToolchain tc;
     tc.kind = e.kind;
@@ -238,7 +250,7 @@ LockedToolchain locked_toolchain_of(const Entry& e) {
     tc.components.erase(std::unique(tc.components.begin(), tc.components.end()),
                         tc.components.end());
     for (const auto& a : e.archives)
-        tc.archives.push_back({a.name, a.url, a.sha256});
+        tc.archives.push_back({a.name, lockable_source(a.url), a.sha256});
     std::sort(tc.archives.begin(), tc.archives.end(),
               [](const LockedArchive& a, const LockedArchive& b) {
                   return a.name != b.name ? a.name < b.name : a.sha256 < b.sha256;
@@ -286,21 +298,7 @@ Lockfile read_lockfile(const fs::path& file) {
 }
 
 void write_lockfile(const fs::path& file, const Lockfile& lock) {
-    fs::path tmp = file.parent_path() / fs::u8path("." + file.filename().u8string() + ".tmp" +
-                                                   std::to_string(platform::process_id()));
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << format_lockfile(lock);
-        if (!out.flush())
-            throw std::runtime_error("cannot write " + tmp.u8string() +
-                                     "; check that the folder is writable");
-    }
-    std::error_code ec;
-    fs::rename(tmp, file, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        throw std::runtime_error("cannot write " + file.u8string() + ": " + ec.message());
-    }
+    platform::write_file_atomically(file, format_lockfile(lock));
 }
 
 fs::path lockfile_path_for(const fs::path& version_file) {

@@ -134,20 +134,7 @@ Selection find_selection(const fs::path& cwd, const std::optional<std::string>& 
 }
 
 void write_version_file(const fs::path& file, const Spec& spec) {
-    fs::path tmp = file;
-    tmp += ".tmp" + std::to_string(platform::process_id());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw std::runtime_error("cannot write " + tmp.u8string());
-        out << spec.str() << "\n";
-        if (!out.flush()) throw std::runtime_error("cannot write " + tmp.u8string());
-    }
-    std::error_code ec;
-    fs::rename(tmp, file, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        throw std::runtime_error("cannot write " + file.u8string() + ": " + ec.message());
-    }
+    platform::write_file_atomically(file, spec.str() + "\n");
 }
 
 } // namespace cvm

@@ -809,132 +809,27 @@ unset _cvm_shims
     return out;
 }
 
-const char* const kBashCompletion = R"SH(_cvm_complete() {
-    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} IFS=$'\n'
-    if [ "${COMP_CWORD}" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "$(printf '%s\n' __COMMANDS__ --help --version)" -- "${cur}"))
-        return
-    fi
-    case ${prev} in
-        --shell) COMPREPLY=($(compgen -W $'bash\nzsh\nfish\npwsh\ncmd' -- "${cur}")); return ;;
-        -o|--output) COMPREPLY=($(compgen -f -- "${cur}")); return ;;
-    esac
-    case ${COMP_WORDS[1]} in
-        init) COMPREPLY=($(compgen -W $'bash\nzsh\nfish\npwsh' -- "${cur}")) ;;
-        uninstall) COMPREPLY=($(compgen -W "$(command cvm init --complete ids 2>/dev/null)" -- "${cur}")) ;;
-        use|env|script|probe|lock) COMPREPLY=($(compgen -W "$(command cvm init --complete specs 2>/dev/null)"$'\nsystem\n--global\n--shell\n--json' -- "${cur}")) ;;
-        exec) COMPREPLY=($(compgen -W $'--spec\n--version\n--' -- "${cur}")) ;;
-        list) COMPREPLY=($(compgen -W $'cuda\ncudnn\n--available\n--json' -- "${cur}")) ;;
-        current|doctor) COMPREPLY=($(compgen -W $'--json' -- "${cur}")) ;;
-        import) COMPREPLY=($(compgen -d -- "${cur}")) ;;
-        install) COMPREPLY=($(compgen -f -- "${cur}") $(compgen -W $'cuda\ncudnn\n--components\n--cuda\n--locked' -- "${cur}")) ;;
-        which) COMPREPLY=($(compgen -c -- "${cur}")) ;;
-        export) COMPREPLY=($(compgen -W $'lmod\ntcl' -- "${cur}")) ;;
-    esac
-}
-complete -o filenames -F _cvm_complete cvm 2>/dev/null || complete -F _cvm_complete cvm
-)SH";
-
-const char* const kZshCompletion = R"SH(_cvm() {
-    local -a cmds
-    cmds=(__COMMANDS__)
-    if (( CURRENT == 2 )); then compadd -- $cmds --help --version; return; fi
-    case ${words[CURRENT-1]} in
-        --shell) compadd -- bash zsh fish pwsh cmd; return ;;
-        -o|--output) _files; return ;;
-    esac
-    case ${words[2]} in
-        init) compadd -- bash zsh fish pwsh ;;
-        uninstall) compadd -- ${(f)"$(command cvm init --complete ids 2>/dev/null)"} ;;
-        use|env|script|probe|lock) compadd -- ${(f)"$(command cvm init --complete specs 2>/dev/null)"} system --global --shell --json ;;
-        exec) compadd -- --spec --version -- ;;
-        list) compadd -- cuda cudnn --available --json ;;
-        current|doctor) compadd -- --json ;;
-        import) _files -/ ;;
-        install) compadd -- cuda cudnn --components --cuda --locked; _files ;;
-        which) _command_names ;;
-        export) compadd -- lmod tcl ;;
-    esac
-}
-if (( ${+functions[compdef]} )); then compdef _cvm cvm; fi
-)SH";
-
 std::string fish_init(const std::string& shims) {
     std::string out;
-    out += "# cvm: the shims first on PATH (once), and completion of cvm's commands.\n";
+    out += "# cvm: the shims first on PATH (once).\n";
     out += "set -l _cvm_shims " + quote_fish(shims) + "\n";
     out += "while set -l _cvm_i (contains -i -- $_cvm_shims $PATH)\n";
     out += "    set -e PATH[$_cvm_i]\n";
     out += "end\n";
     out += "set -gx PATH $_cvm_shims $PATH\n";
     out += "set -e _cvm_shims _cvm_i\n";
-    out += "complete -c cvm -e\n";
-    out += "complete -c cvm -f\n";
-    std::string cmds;
-    for (const auto& c : completion_commands())
-        cmds += (cmds.empty() ? "" : " ") + c;
-    out += "complete -c cvm -n __fish_use_subcommand -a '" + cmds + "'\n";
-    out += "complete -c cvm -n '__fish_seen_subcommand_from init' -a 'bash zsh fish pwsh'\n";
-    out += "complete -c cvm -n '__fish_seen_subcommand_from uninstall' -a '(command cvm init "
-           "--complete ids 2>/dev/null)'\n";
-    out += "complete -c cvm -n '__fish_seen_subcommand_from use env script probe lock' -a "
-           "'system (command cvm init --complete specs 2>/dev/null)'\n";
-    out += "complete -c cvm -n '__fish_seen_subcommand_from env script deactivate' -l shell -x -a "
-           "'bash zsh fish pwsh cmd'\n";
-    out += "complete -c cvm -n '__fish_seen_subcommand_from script' -s o -l output -r -F\n";
-    out += "complete -c cvm -n '__fish_seen_subcommand_from use' -l global -s g\n";
-    out += "complete -c cvm -n '__fish_seen_subcommand_from use' -l force\n";
-    out += "complete -c cvm -n '__fish_seen_subcommand_from use' -l unset\n";
-    out += "complete -c cvm -n '__fish_seen_subcommand_from list current doctor probe' -l json\n";
-    out += "complete -c cvm -n '__fish_seen_subcommand_from list' -a 'cuda cudnn' -l available\n";
-    out += "complete -c cvm -n '__fish_seen_subcommand_from exec' -l version -x\n";
-    out += "complete -c cvm -n '__fish_seen_subcommand_from exec' -l spec -x\n";
-    out += "complete -c cvm -n '__fish_seen_subcommand_from import' -a "
-           "'(__fish_complete_directories)'\n";
-    out += "complete -c cvm -n '__fish_seen_subcommand_from install' -F -a 'cuda cudnn'\n";
-    out +=
-        "complete -c cvm -n '__fish_seen_subcommand_from which' -a '(__fish_complete_command)'\n";
-    out += "complete -c cvm -n '__fish_seen_subcommand_from export' -a 'lmod tcl'\n";
     return out;
 }
 
 std::string pwsh_init(const std::string& shims, Os os) {
     std::string sep = os == Os::Windows ? ";" : ":";
     std::string out;
-    out += "# cvm: the shims first on PATH (once), and completion of cvm's commands.\n";
+    out += "# cvm: the shims first on PATH (once).\n";
     out += "$_cvm_shims = " + quote_pwsh(shims) + "\n";
     out += "$env:PATH = (@($_cvm_shims) + @(([string]$env:PATH).Split('" + sep +
            "') | Where-Object { $_ -ne '' -and $_ -ne $_cvm_shims })) -join '" + sep + "'\n";
     out += "Remove-Variable -Name _cvm_shims\n";
-    std::string cmds;
-    for (const auto& c : completion_commands())
-        cmds += (cmds.empty() ? "'" : ", '") + c + "'";
-    out += "Register-ArgumentCompleter -Native -CommandName cvm -ScriptBlock {\n";
-    out += "    param($word, $ast, $cursor)\n";
-    out += "    $parts = @($ast.CommandElements | ForEach-Object { $_.ToString() })\n";
-    out += "    $done = if ($word -eq '') { $parts.Count } else { $parts.Count - 1 }\n";
-    out += "    $choices = if ($done -le 1) { @(" + cmds + ") }\n";
-    out += "        elseif ($parts[$done - 1] -eq '--shell') { @('bash', 'zsh', 'fish', 'pwsh', "
-           "'cmd') }\n";
-    out += "        elseif ($parts[1] -eq 'init') { @('bash', 'zsh', 'fish', 'pwsh') }\n";
-    out += "        elseif ($parts[1] -eq 'uninstall') { @(cvm init --complete ids 2>$null) }\n";
-    out += "        elseif (@('use', 'env', 'script', 'probe', 'lock') -contains $parts[1]) { "
-           "@(cvm init --complete specs 2>$null) + @('system') }\n";
-    out +=
-        "        elseif ($parts[1] -eq 'list') { @('cuda', 'cudnn', '--available', '--json') }\n";
-    out += "        else { @() }\n";
-    out += "    $choices | Where-Object { $_ -like \"$word*\" } | ForEach-Object {\n";
-    out += "        [System.Management.Automation.CompletionResult]::new($_, $_, 'ParameterValue', "
-           "$_)\n";
-    out += "    }\n";
-    out += "}\n";
     return out;
-}
-
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-    for (size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size())
-        s.replace(pos, from.size(), to);
-    return s;
 }
 
 } // namespace
@@ -1094,26 +989,14 @@ std::string script_file_name(Shell shell, const Version& toolkit) {
     return base;
 }
 
-const std::vector<std::string>& completion_commands() {
-    static const std::vector<std::string> commands = {
-        "install",    "import", "uninstall", "list",   "use",    "current", "which",  "exec", "env",
-        "deactivate", "script", "init",      "rehash", "doctor", "probe",   "export", "lock"};
-    return commands;
-}
-
 std::string render_init(Shell shell, const std::string& shims_dir, Os os) {
-    std::string cmds;
-    for (const auto& c : completion_commands())
-        cmds += (cmds.empty() ? "" : " ") + c;
     switch (shell) {
     case Shell::Bash:
         check_value(shell, "the shims folder", shims_dir);
-        return "# cvm: the shims first on PATH (once), and completion of cvm's commands.\n" +
-               posix_path_first(shims_dir) + replace_all(kBashCompletion, "__COMMANDS__", cmds);
+        return "# cvm: the shims first on PATH (once).\n" + posix_path_first(shims_dir);
     case Shell::Zsh:
         check_value(shell, "the shims folder", shims_dir);
-        return "# cvm: the shims first on PATH (once), and completion of cvm's commands.\n" +
-               posix_path_first(shims_dir) + replace_all(kZshCompletion, "__COMMANDS__", cmds);
+        return "# cvm: the shims first on PATH (once).\n" + posix_path_first(shims_dir);
     case Shell::Fish:
         return fish_init(shims_dir);
     case Shell::Pwsh:

@@ -80,11 +80,8 @@ std::string render_script(Shell shell, const ActivationScript& script);
 std::string script_file_name(Shell shell, const Version& toolkit);
 
 // What a shell's rc file needs: `shims_dir` first on PATH (idempotent: earlier copies are
-// removed) and, for bash, zsh, fish and PowerShell, completion of cvm's commands. The completion
-// asks `cvm init --complete ids|specs` for installed ids. cmd has no rc file: ShellError.
+// removed). `cvm init` adds the completion script (src/cli/completion.h). cmd has no rc file:
+// ShellError.
 std::string render_init(Shell shell, const std::string& shims_dir, platform::Os os);
-
-// The subcommands offered by completion, in order.
-const std::vector<std::string>& completion_commands();
 
 } // namespace cvm

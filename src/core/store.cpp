@@ -479,6 +479,8 @@ void Store::add_imported(const Entry& e, bool replace, const std::vector<RootLin
         throw std::runtime_error("cannot register " + e.id + " in " + dir.u8string() + ": " +
                                  ec.message());
     }
+    // Views link the files the replaced entry had; they are rebuilt on next use.
+    if (replace) drop_views_of(e.kind, e.id);
 }
 
 void Store::remove(Kind kind, const std::string& id) const {
@@ -498,6 +500,11 @@ void Store::remove(Kind kind, const std::string& id) const {
     // An imported entry's files are not ours: the folder only holds the entry file. Removing
     // `trash` never follows links out of it (remove_all does not follow symlinks).
     fs::remove_all(trash, ec);
+    drop_views_of(kind, id);
+}
+
+void Store::drop_views_of(Kind kind, const std::string& id) const {
+    std::error_code ec;
     for (fs::directory_iterator it(views_dir(), ec), end; !ec && it != end; it.increment(ec)) {
         std::string name = it->path().filename().u8string();
         size_t plus = name.find('+');

@@ -135,6 +135,8 @@ public:
     void remove(Kind kind, const std::string& id) const;
 
 private:
+    // Removes the merged views built on `id` (after it is removed or replaced).
+    void drop_views_of(Kind kind, const std::string& id) const;
     // Reads one layer's entry folders (and, with save_index, rewrites its index files); returns
     // the entries and the brief index text.
     std::vector<Entry> read_layer(size_t layer, Kind kind, const std::string& stamp, bool save_index,

@@ -22,6 +22,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <dirent.h>
@@ -33,7 +34,7 @@ namespace cvm::platform {
 
 #ifdef _WIN32
 
-static std::wstring widen(const std::string& s) {
+std::wstring widen(const std::string& s) {
     if (s.empty()) return {};
     int n = MultiByteToWideChar(CP_UTF8, 0, s.data(), static_cast<int>(s.size()), nullptr, 0);
     std::wstring w(static_cast<size_t>(n), L'\0');
@@ -41,7 +42,7 @@ static std::wstring widen(const std::string& s) {
     return w;
 }
 
-static std::string narrow(const std::wstring& w) {
+std::string narrow(const std::wstring& w) {
     if (w.empty()) return {};
     int n = WideCharToMultiByte(CP_UTF8, 0, w.data(), static_cast<int>(w.size()), nullptr, 0,
                                 nullptr, nullptr);
@@ -485,6 +486,14 @@ void make_link(const fs::path& target, const fs::path& link, bool is_directory) 
 
 bool is_terminal(int fd) { return _isatty(fd) != 0; }
 
+int terminal_columns(int fd) {
+    if (!is_terminal(fd)) return 0;
+    CONSOLE_SCREEN_BUFFER_INFO info;
+    HANDLE h = GetStdHandle(fd == 2 ? STD_ERROR_HANDLE : STD_OUTPUT_HANDLE);
+    if (!GetConsoleScreenBufferInfo(h, &info)) return 0;
+    return info.srWindow.Right - info.srWindow.Left + 1;
+}
+
 FileLock::FileLock(FileLock&& other) noexcept : handle_(other.handle_) { other.handle_ = -1; }
 FileLock& FileLock::operator=(FileLock&& other) noexcept {
     if (this != &other) {
@@ -780,6 +789,12 @@ void make_link(const fs::path& target, const fs::path& link, bool is_directory) 
 
 bool is_terminal(int fd) { return isatty(fd) != 0; }
 
+int terminal_columns(int fd) {
+    winsize size{};
+    if (!is_terminal(fd) || ioctl(fd, TIOCGWINSZ, &size) != 0) return 0;
+    return size.ws_col;
+}
+
 FileLock::FileLock(FileLock&& other) noexcept : handle_(other.handle_) { other.handle_ = -1; }
 FileLock& FileLock::operator=(FileLock&& other) noexcept {
     if (this != &other) {
@@ -876,6 +891,35 @@ std::optional<std::string> read_file(const fs::path& p, std::size_t limit) {
 #else
     return read_file_posix(p.c_str(), limit);
 #endif
+}
+
+void write_file_atomically(const fs::path& file, std::string_view text) {
+    fs::path tmp = file.parent_path() /
+                   fs::u8path("." + file.filename().u8string() + ".tmp" + std::to_string(process_id()));
+    auto failed = [&](int err) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw fs::filesystem_error("cannot write", file, std::error_code(err, std::generic_category()));
+    };
+#ifdef _WIN32
+    std::FILE* f = _wfopen(tmp.wstring().c_str(), L"wb");
+#else
+    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+#endif
+    if (!f) failed(errno ? errno : EIO);
+    errno = 0;
+    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    ok = std::fflush(f) == 0 && ok;
+    int err = errno;
+    ok = std::fclose(f) == 0 && ok;
+    if (!ok) failed(err ? err : (errno ? errno : EIO));
+    std::error_code ec;
+    fs::rename(tmp, file, ec);
+    if (ec) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw fs::filesystem_error("cannot write", file, ec);
+    }
 }
 
 fs::path self_path_for_identity() {

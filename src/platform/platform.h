@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cvm::platform {
@@ -50,6 +51,11 @@ fs::path home_dir();
 std::optional<std::string> read_file(const fs::path& p, std::size_t limit = std::size_t(4) << 20);
 // The same for a UTF-8 path in a string: no fs::path is built (for the shim's hot path).
 std::optional<std::string> read_file(const std::string& utf8_path, std::size_t limit = std::size_t(4) << 20);
+
+// Writes `text` to `file` atomically: a temporary file beside it, then a rename. On failure the
+// temporary file is removed and a std::filesystem::filesystem_error naming `file` (never the
+// temporary name) is thrown, with the system's error code.
+void write_file_atomically(const fs::path& file, std::string_view text);
 
 // Absolute path of the running executable.
 fs::path current_exe();
@@ -110,6 +116,8 @@ std::optional<FileId> executable_id(const fs::path& p);
 void make_link(const fs::path& target, const fs::path& link, bool is_directory);
 
 bool is_terminal(int fd);
+// The width of the terminal `fd` shows; 0 when it is not a terminal or does not say.
+int terminal_columns(int fd);
 
 // An exclusive advisory lock on a file, held until destruction. Blocks unless try_only.
 class FileLock {
@@ -135,6 +143,12 @@ std::uint64_t process_id();
 
 // UTF-8 argv for main (on Windows converts from the wide command line).
 std::vector<std::string> utf8_args(int argc, char** argv);
+
+#ifdef _WIN32
+// UTF-8 <-> UTF-16 for the Windows API.
+std::wstring widen(const std::string& s);
+std::string narrow(const std::wstring& w);
+#endif
 
 } // namespace cvm::platform
 

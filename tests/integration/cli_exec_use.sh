@@ -51,7 +51,7 @@ exec_rows=(
     "2${S}${S}nothing to run${S}"
     "2${S}${S}nothing to run${S}--"
     "2${S}${S}nothing to run${S}11.2${S}--"
-    "2${S}${S}unknown option --frob${S}--frob${S}nvcc"
+    "2${S}${S}cvm exec: unknown option '--frob'; cvm's options go before CMD; see cvm help exec${S}--frob${S}nvcc"
     "2${S}${S}two specs${S}--spec${S}11.2${S}12${S}--${S}nvcc"
     "2${S}${S}${S}--spec${S}11.2${S}--version${S}12${S}nvcc"
     "2${S}${S}SPEC${S}--spec${S}11.2;rm${S}nvcc"

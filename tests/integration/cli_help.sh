@@ -92,10 +92,10 @@ expect_line 2 "cvm use: unexpected argument '13'; see cvm help use" "$CVM" use 1
 expect_line 2 "cvm list: 'foo' is not a valid KIND (cuda or cudnn); see cvm help list" "$CVM" list foo
 expect_line 2 "cvm install: --cuda needs a value; see cvm help install" "$CVM" install --cuda
 expect_line 2 "cvm export: missing DIR; e.g. cvm export lmod ~/modulefiles" "$CVM" export lmod
-expect_line 2 "cvm: exec: nothing to run; usage: cvm exec [SPEC] -- CMD [ARGS...] or cvm exec [--spec SPEC] CMD [ARGS...]" "$CVM" exec
+expect_line 2 "cvm exec: nothing to run; usage: cvm exec [SPEC] -- CMD [ARGS...] or cvm exec [--spec SPEC] CMD [ARGS...]" "$CVM" exec
 expect_line 2 "cvm doctor: unexpected argument 'extra'; see cvm help doctor" "$CVM" doctor extra
 if "$CVM" help env >/dev/null 2>&1; then
     expect_line 2 "cvm env: --shell needs a value; see cvm help env" "$CVM" env --shell
-    expect_line 2 "cvm init: --complete needs a value; see cvm help init" "$CVM" init --complete
+    expect_line 2 "cvm script: --output needs a value; see cvm help script" "$CVM" script -o
 fi
 echo "cli_help: ok"

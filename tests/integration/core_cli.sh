@@ -85,7 +85,7 @@ assert_contains "$OUT" "self=$TEST_TMP/cuda-11.2/bin/nvcc"
 assert_contains "$OUT" "CUDA_PATH=$CVM_ROOT/views/11.2.2+8.1.0.77-cuda11.2"
 assert_contains "$OUT" "CVM_ACTIVE=11.2.2+8.1.0.77-cuda11.2"
 assert_contains "$OUT" "args=-c x.cu"
-assert_contains "$OUT" "LD_LIBRARY_PATH=$TEST_TMP/cuda-11.2/lib64:$TEST_TMP/cudnn-11.2-linux-x64-v8.1.0.77/lib"
+assert_contains "$OUT" "LD_LIBRARY_PATH=$CVM_ROOT/views/11.2.2+8.1.0.77-cuda11.2/lib64"
 # The merged view shows cuDNN inside the toolkit; neither install changed.
 [[ -e "$CVM_ROOT/views/11.2.2+8.1.0.77-cuda11.2/include/cudnn_version.h" ]] || fail "view lacks cudnn header"
 [[ -e "$CVM_ROOT/views/11.2.2+8.1.0.77-cuda11.2/lib64/libcudnn.so.8" ]] || fail "view lacks libcudnn"
@@ -136,15 +136,17 @@ PATH="$CVM_ROOT/shims:$TEST_TMP/sysbin:$PATH" CVM_VERSION=system expect_rc 0 "$C
 assert_eq "$OUT" "system-nvcc"
 CVM_VERSION=system expect_rc 127 env PATH="$CVM_ROOT/shims:$TEST_TMP/nonvcc" "$CVM_ROOT/shims/nvcc"
 
-# uninstall forgets an import (the folder stays) and drops its views and shims.
-expect_rc 0 "$CVM" uninstall 8.1.0.77-cuda11.2
+# uninstall forgets an import (the folder stays) and drops its views and shims. The project
+# selects it and there is no terminal to ask on: refused without --yes.
+expect_rc 2 "$CVM" uninstall 8.1.0.77-cuda11.2
+assert_contains "$ERR" "cvm uninstall --yes 8.1.0.77-cuda11.2"
+expect_rc 0 "$CVM" uninstall --yes 8.1.0.77-cuda11.2
 assert_contains "$ERR" "forgot cudnn 8.1.0.77-cuda11.2"
 [[ -d "$TEST_TMP/cudnn-11.2-linux-x64-v8.1.0.77/lib" ]] || fail "uninstall removed an imported folder"
 [[ ! -e "$CVM_ROOT/views/11.2.2+8.1.0.77-cuda11.2" ]] || fail "view left behind"
 expect_rc 1 "$CVM" uninstall 8.1.0.77-cuda11.2
 expect_rc 2 "$CVM" uninstall ../../etc
-expect_rc 0 "$CVM" uninstall 11.2.2
-expect_rc 0 "$CVM" uninstall 12.4.1
+expect_rc 0 "$CVM" uninstall -y 11.2.2 12.4.1
 [[ ! -e "$CVM_ROOT/shims/nvcc" ]] || fail "rehash left a stale shim"
 expect_rc 2 "$CVM" use "11.2;rm"
 

@@ -18,8 +18,11 @@ expect_rc 0 "$CVM" use 11.2+8.1
 expect_rc 0 "$CVM" exec -- "$CVM" doctor --json
 assert_eq "$(json_get 'd["healthy"]')" "True"
 assert_eq "$(json_get 'd["selection"]["active"]')" "11.2.2+8.1.0.77-cuda11.2"
+# Found through the merged view's lib64 (cvm env's one library folder); the file is cuDNN's own.
 loaded=$(json_get '[l["path"] for l in d["libraries"] if l["scenario"] == "current" and l["name"] == "libcudnn.so.8"][0]')
-assert_eq "$loaded" "$TEST_TMP/cudnn-11.2-linux-x64-v8.1.0.77/lib/libcudnn.so.8"
+assert_eq "$loaded" "$CVM_ROOT/views/11.2.2+8.1.0.77-cuda11.2/lib64/libcudnn.so.8"
+loaded=$(json_get '[l["real_path"] for l in d["libraries"] if l["scenario"] == "current" and l["name"] == "libcudnn.so.8"][0]')
+assert_eq "$loaded" "$TEST_TMP/cudnn-11.2-linux-x64-v8.1.0.77/lib/libcudnn.so.8.1.0"
 assert_eq "$(json_get '[l["version"] for l in d["libraries"] if l["name"] == "libcudart.so.11.0"][0]')" "11.2.152"
 expect_rc 0 "$CVM" exec -- "$CVM" doctor
 assert_contains "$OUT" "No problems found."

@@ -63,6 +63,18 @@ EOS
     : > "$dir/lib64/libcudart.so.$major"
 }
 
+# import_sample_store DIR: toolkits 11.2.2 and 12.4.1 and cuDNN 9.1.0.70 for CUDA 12, made in DIR
+# and imported into the test's store.
+import_sample_store() {
+    local d
+    make_toolkit "$1/cuda-11.2" 11.2.2
+    make_toolkit "$1/cuda-12.4" 12.4.1
+    make_cudnn "$1/cudnn-linux-x86_64-9.1.0.70_cuda12-archive" 9.1.0
+    for d in cuda-11.2 cuda-12.4 cudnn-linux-x86_64-9.1.0.70_cuda12-archive; do
+        "$CVM" import "$1/$d" 2>/dev/null || fail "import $d"
+    done
+}
+
 # make_apt_cudnn ROOT VERSION(4 numbers) CUDA_MAJOR: NVIDIA's apt packages libcudnnN-cuda-M and
 # libcudnnN-dev-cuda-M under ROOT (usr/lib/x86_64-linux-gnu, versioned headers chosen through
 # etc/alternatives, var/lib/dpkg/status), with placeholder libraries unless LIBS_FROM names a

@@ -128,7 +128,7 @@ check_activation_dumps() {
     assert_var b CUDNN_PATH "$CUDNN_B"
     assert_var b CVM_ACTIVE 12.4.1+9.1.0.70-cuda12
     assert_var b PATH "$EXPECT_PATH_B"
-    assert_var b LD_LIBRARY_PATH "$TK_B/lib64:$CUDNN_B/lib"
+    assert_var b LD_LIBRARY_PATH "$view/lib64"
     assert_var b _CVM_OLD_PATH "$SEEN_PATH"
     assert_var b _CVM_OLD_CUDNN_PATH "$ORIG_CUDNN_PATH"
     assert_contains "$(cat "$OUTD/nvcc_b")" "CUDA_PATH=$view"$'\n'

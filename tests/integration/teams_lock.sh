@@ -41,7 +41,7 @@ make_toolkit "$T/files/cuda-11.2.3" 11.2.3
 "$CVM" import "$T/files/cuda-11.2.3" 2>/dev/null
 expect_rc 1 "$CVM" lock --check
 assert_contains "$ERR" "locks 11.2.2+8.1.0-cuda11.2, but"
-"$CVM" uninstall 11.2.3 2>/dev/null
+"$CVM" uninstall --yes 11.2.3 2>/dev/null
 cp "$L" "$T/good.lock"
 printf 'lock_version = 1\n[cuda]\nid = "11.2.2"\nsource = "installed"\nid = "x"\n' >"$L"
 expect_rc 2 "$CVM" lock --check

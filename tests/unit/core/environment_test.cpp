@@ -55,7 +55,8 @@ TEST_CASE("the environment of a combination (Linux)") {
     CHECK(value_of(ch, "CUDA_PATH_V11_2") == "/root/views/11.2.2+8.1.0.77-cuda11.2");
     CHECK(value_of(ch, "CUDNN_PATH") == "/opt/cudnn-8.1");
     CHECK(value_of(ch, "PATH") == "/opt/cuda-11.2/bin:/home/u/.local/share/cvm/shims:/usr/bin:/bin");
-    CHECK(value_of(ch, "LD_LIBRARY_PATH") == "/opt/cuda-11.2/lib64:/opt/cudnn-8.1/lib:/opt/x");
+    // One folder, the view's, holds the toolkit's libraries and cuDNN's.
+    CHECK(value_of(ch, "LD_LIBRARY_PATH") == "/root/views/11.2.2+8.1.0.77-cuda11.2/lib64:/opt/x");
     CHECK(value_of(ch, "CVM_ACTIVE") == "11.2.2+8.1.0.77-cuda11.2");
 }
 
@@ -153,4 +154,16 @@ TEST_CASE("shared system folders are never added, moved or removed") {
     CHECK(is_system_prefix("C:\\", Os::Windows));
     CHECK_FALSE(is_system_prefix("/usr/local/cuda-13.0", Os::Linux));
     CHECK_FALSE(is_system_prefix("/usr/lib/nvidia-cuda-toolkit", Os::Linux));
+}
+
+TEST_CASE("without a merged view, the toolkit's and cuDNN's library folders are both listed") {
+    Resolved r = combo("/opt/cuda-11.2", "/opt/cudnn-8.1");
+    Layout l = layout_of(r, "", Os::Linux);
+    auto ch = compute_environment(l, std::string("/usr/bin"), std::nullopt, ForeignDirs{}, Os::Linux);
+    CHECK(value_of(ch, "LD_LIBRARY_PATH") == "/opt/cuda-11.2/lib64:/opt/cudnn-8.1/lib");
+    // A toolkit without library folders of its own: the view's lib64 holds cuDNN's.
+    r.toolkit.lib_dirs.clear();
+    l = layout_of(r, "/v", Os::Linux);
+    ch = compute_environment(l, std::string("/usr/bin"), std::nullopt, ForeignDirs{}, Os::Linux);
+    CHECK(value_of(ch, "LD_LIBRARY_PATH") == "/v/lib64");
 }

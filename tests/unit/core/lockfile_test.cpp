@@ -208,6 +208,31 @@ TEST_CASE("locked redist URLs go through CVM_MIRROR") {
           "/local/cuda/redist/a.tgz");
 }
 
+TEST_CASE("a lock records sources, never local paths") {
+    std::string https = "https://developer.download.nvidia.com/compute/cuda/redist/cuda_nvcc/x.tar.xz";
+    CHECK(lockable_source(https) == https);
+    CHECK(lockable_source("http://10.0.0.1/nv/cudnn/redist/cudnn/a.tar.xz") ==
+          "http://10.0.0.1/nv/cudnn/redist/cudnn/a.tar.xz");
+    // A folder mirror stands for NVIDIA's site.
+    CHECK(lockable_source("file:///srv/mirror/cuda/redist/cuda_nvcc/x.tar.xz") == https);
+    // Anything else local means nothing elsewhere.
+    CHECK(lockable_source("file:///home/me/dl/cudnn-9.tar.xz").empty());
+    CHECK(lockable_source("/home/me/dl/cudnn-9.tar.xz").empty());
+    CHECK(lockable_source("C:\\Users\\me\\cudnn.zip").empty());
+    CHECK(lockable_source("").empty());
+
+    Entry e;
+    e.kind = Kind::Cudnn;
+    e.id = "9.1.0.70-cuda12";
+    e.archives.push_back({"cudnn-9.tar.xz", "/home/me/dl/cudnn-9.tar.xz", std::string(64, 'a')});
+    LockedToolchain tc = locked_toolchain_of(e);
+    REQUIRE(tc.archives.size() == 1);
+    CHECK(tc.archives[0].name == "cudnn-9.tar.xz");
+    CHECK(tc.archives[0].url.empty());
+    CHECK(tc.archives[0].sha256 == std::string(64, 'a'));
+    CHECK(format_lockfile({kLockVersion, "12+9", {}, tc}).find("/home/me") == std::string::npos);
+}
+
 TEST_CASE("cvm.lock lives beside the nearest .cudaversion") {
     TempDir t("lock");
     CHECK(!find_lockfile(t.path / "none"));

@@ -1,0 +1,107 @@
+#include "cli/help_format.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <memory>
+#include <sstream>
+
+#include "platform/platform.h"
+
+namespace cvm::cli {
+
+namespace {
+
+// Where a wrapped line goes on: after a table's gap of two or more spaces, else under the
+// line's first letter.
+std::size_t hanging_indent(const std::string& line) {
+    std::size_t text = line.find_first_not_of(' ');
+    if (text == std::string::npos) return 0;
+    std::size_t gap = line.find("  ", text);
+    if (gap != std::string::npos) {
+        std::size_t next = line.find_first_not_of(' ', gap);
+        if (next != std::string::npos && next < line.size() / 2 + 8) return next;
+    }
+    return text;
+}
+
+std::string wrap_line(const std::string& line, std::size_t width) {
+    if (line.size() <= width) return line;
+    std::size_t indent = hanging_indent(line);
+    if (indent + 20 > width) indent = 0;
+    std::string out;
+    std::size_t start = 0;
+    std::size_t room = width;
+    while (line.size() - start > room) {
+        std::size_t cut = line.rfind(' ', start + room);
+        if (cut == std::string::npos || cut <= start + (start == 0 ? indent : 0)) {
+            cut = line.find(' ', start + room); // a word longer than the room: keep it whole
+            if (cut == std::string::npos) break;
+        }
+        out += line.substr(start, cut - start) + "\n" + std::string(indent, ' ');
+        start = line.find_first_not_of(' ', cut);
+        if (start == std::string::npos) return out;
+        room = width - indent;
+    }
+    return out + line.substr(start);
+}
+
+class WrappingFormatter : public CLI::Formatter {
+public:
+    explicit WrappingFormatter(std::size_t columns) : columns_(columns) {}
+
+    std::string make_description(const CLI::App* app) const override {
+        return wrap_text(CLI::Formatter::make_description(app), columns_);
+    }
+    std::string make_footer(const CLI::App* app) const override {
+        return wrap_text(CLI::Formatter::make_footer(app), columns_);
+    }
+    std::string make_option_desc(const CLI::Option* opt) const override {
+        return wrap_text(opt->get_description(), description_width());
+    }
+    std::string make_subcommand(const CLI::App* sub) const override {
+        std::stringstream out;
+        CLI::detail::format_help(out, sub->get_display_name(true), wrap_text(sub->get_description(), description_width()),
+                                 get_column_width());
+        return out.str();
+    }
+
+private:
+    std::size_t description_width() const {
+        return columns_ > get_column_width() + 20 ? columns_ - get_column_width() : 20;
+    }
+    std::size_t columns_;
+};
+
+} // namespace
+
+std::string wrap_text(const std::string& text, std::size_t width) {
+    std::string out;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos) end = text.size();
+        out += wrap_line(text.substr(start, end - start), width);
+        if (end < text.size()) out += "\n";
+        start = end + 1;
+    }
+    return out;
+}
+
+std::size_t help_columns() {
+    if (auto columns = platform::get_env("COLUMNS")) {
+        try {
+            int n = std::stoi(*columns);
+            if (n >= 40 && n <= 1000) return static_cast<std::size_t>(n);
+        } catch (const std::exception&) {
+        }
+    }
+    int n = platform::terminal_columns(1);
+    return n > 0 ? static_cast<std::size_t>(std::max(n, 40)) : 80;
+}
+
+void wrap_help(CLI::App& app, std::size_t columns) {
+    app.formatter(std::make_shared<WrappingFormatter>(columns));
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) wrap_help(*sub, columns);
+}
+
+} // namespace cvm::cli
