@@ -24,6 +24,7 @@ struct InstallArgs {
     bool allow_http = false;
     bool json = false;
     bool locked = false;
+    bool allow_lock_urls = false;
 };
 
 bool looks_like_archive_name(const std::string& s) {
@@ -115,7 +116,9 @@ std::vector<install::InstallResult> run_install(const InstallArgs& a, install::I
             throw UsageError(
                 "install --locked takes no FILE, URL or SPEC: it installs what cvm.lock records");
         only(false, false);
-        results = install_locked(installer, store);
+        results = install_locked(installer, store, installer.release_registry(), a.allow_lock_urls);
+    } else if (a.allow_lock_urls) {
+        throw UsageError("install: --allow-lock-urls only applies to `cvm install --locked`");
     } else if (w.empty()) {
         // What the selection here names, as `mise install` does with its config.
         only(false, false);
@@ -181,6 +184,9 @@ void register_install(CLI::App& app) {
                   "allow plain http:// downloads from other machines");
     cmd->add_flag("--json", a->json, "print the result as JSON");
     cmd->add_flag("--locked", a->locked, "install exactly what the project's cvm.lock records");
+    cmd->add_flag("--allow-lock-urls", a->allow_lock_urls,
+                  "with --locked: also download from URLs other than NVIDIA's or CVM_MIRROR's, "
+                  "and releases cvm's registry does not know");
     cmd->callback([a] {
         auto results = with_installer(a->allow_http, [&a](install::Installer& installer, Store& store) {
             return run_install(*a, installer, store);

@@ -140,8 +140,51 @@ void register_lock(CLI::App& app) {
 }
 
 #ifdef CVM_HAVE_INSTALL
+namespace {
+
+bool under(const std::string& url, const std::string& base) {
+    return url.size() > base.size() && url.compare(0, base.size(), base) == 0 &&
+           url[base.size()] == '/';
+}
+
+bool registry_knows(const registry::Registry* reg, const LockedToolchain& tc) {
+    if (reg == nullptr) return false;
+    if (tc.kind == Kind::Cudnn) return registry::find_cudnn_build(*reg, tc.id).has_value();
+    auto v = parse_toolkit_id(tc.id);
+    const registry::CudaRelease* rel = v ? registry::find_cuda_release(*reg, *v) : nullptr;
+    return rel != nullptr && rel->version == *v;
+}
+
+// Why each download cvm.lock asks for is not one cvm vouches for: the release must be in the
+// registry, and each archive must come from NVIDIA's site or the configured mirror.
+std::vector<std::string> untrusted_sources(const std::vector<const LockedToolchain*>& wanted,
+                                           const Store& store, const registry::Registry* reg,
+                                           const std::string& mirror) {
+    const std::string nvidia = install::kNvidiaDownloadBase;
+    std::vector<std::string> out;
+    for (const auto* tc : wanted) {
+        if (tc->imported || store.find(tc->kind, tc->id)) continue; // nothing to download
+        std::string what = std::string(kind_dir(tc->kind)) + " " + tc->id;
+        if (!registry_knows(reg, *tc))
+            out.push_back(what + " is not a release in cvm's registry, so nothing vouches for "
+                                 "the archives cvm.lock names for it");
+        for (const auto& a : tc->archives) {
+            std::string fetched = mirrored_url(a.url, mirror);
+            if (!under(fetched, nvidia) && !under(fetched, mirror))
+                out.push_back(what + ": " + printable(a.url) + " is neither NVIDIA's (" + nvidia +
+                              ") nor the mirror's (CVM_MIRROR" +
+                              (mirror != nvidia ? "=" + mirror : std::string(" is unset")) + ")");
+        }
+    }
+    return out;
+}
+
+} // namespace
+
 std::vector<install::InstallResult> install_locked(install::Installer& installer,
-                                                   const Store& store) {
+                                                   const Store& store,
+                                                   const registry::Registry* reg,
+                                                   bool allow_lock_urls) {
     std::error_code ec;
     fs::path cwd = fs::current_path(ec);
     auto file = find_lockfile(cwd);
@@ -188,6 +231,17 @@ std::vector<install::InstallResult> install_locked(install::Installer& installer
         throw Failure("install --locked: this store differs from " + file->u8string() +
                       "; nothing was installed");
     }
+    const std::string mirror = install::default_mirror();
+    if (!allow_lock_urls) {
+        auto untrusted = untrusted_sources(wanted, store, reg, mirror);
+        for (const auto& u : untrusted)
+            note(u);
+        if (!untrusted.empty())
+            throw UsageError("install --locked: " + file->u8string() +
+                             " asks for downloads cvm does not vouch for (above); nothing was "
+                             "installed. If you trust whoever wrote it, run `cvm install --locked "
+                             "--allow-lock-urls`");
+    }
 
     // Every archive must be the locked one: the installer compares the mirror's manifests with
     // these sums before it downloads anything.
@@ -196,7 +250,6 @@ std::vector<install::InstallResult> install_locked(install::Installer& installer
         for (const auto& a : tc->archives) pinned.emplace_back(a.url, a.sha256);
     installer.pin_archives(pinned);
     std::vector<install::InstallResult> results;
-    auto mirror = platform::get_env("CVM_MIRROR");
     for (const auto* tc : wanted) {
         if (auto e = store.find(tc->kind, tc->id)) {
             results.push_back({tc->kind, tc->id, e->path, true, e->components});

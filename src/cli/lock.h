@@ -6,6 +6,7 @@
 
 #ifdef CVM_HAVE_INSTALL
 #include "install/installer.h"
+#include "registry/registry.h"
 
 namespace cvm::cli {
 
@@ -15,11 +16,17 @@ namespace cvm::cli {
 // - a missing one is installed from its manifest (toolkits: the locked components; cuDNN: the
 //   locked build) or its locked archive URL (through CVM_MIRROR), then compared again and
 //   removed if the mirror served anything else than what is locked;
-// - a locked import (no known archive) must already be imported here.
-// Throws UsageError (no or malformed cvm.lock, wrong platform) or Failure (differences).
-// Returns what it installed (already_installed set for what was there), for rehash and JSON.
+// - a locked import (no known archive) must already be imported here;
+// - what is to be downloaded must be a release `reg` knows, from NVIDIA's site or the configured
+//   mirror (a URL of NVIDIA's shape <base>/<product>/redist/<path> is fetched from the mirror
+//   whatever its host), unless `allow_lock_urls`: a repository's cvm.lock alone never decides
+//   where a build in the user's store comes from. Sums are compared with NVIDIA's manifests.
+// Throws UsageError (no or malformed cvm.lock, wrong platform, untrusted source) or Failure
+// (differences). Returns what it installed (already_installed set for what was there).
 std::vector<install::InstallResult> install_locked(install::Installer& installer,
-                                                   const Store& store);
+                                                   const Store& store,
+                                                   const registry::Registry* reg,
+                                                   bool allow_lock_urls);
 
 } // namespace cvm::cli
 #endif

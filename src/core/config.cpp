@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 
+#include "core/download_table.h"
 #include "core/toml_input.h"
 #include "platform/platform.h"
 
@@ -30,9 +31,13 @@ Config parse_config(const std::string& text, const std::string& origin) {
         text, origin, "; fix the file (it is TOML; only quoted folder names may hold letters beyond ASCII)");
     Config config;
     for (const auto& [key, node] : root) {
+        if (key.str() == "download") {
+            config.download = parse_download_table(node, origin);
+            continue;
+        }
         if (key.str() != "store_path")
             throw fail(key.source(), "unknown setting '" + std::string(key.str()) +
-                                         "'; the one cvm knows is store_path");
+                                         "'; the ones cvm knows are store_path and [download]");
         const toml::array* list = node.as_array();
         if (!list)
             throw fail(node.source(), "store_path must be a list of folders, like store_path = [\"/nfs/cvm\"]");

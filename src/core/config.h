@@ -9,12 +9,18 @@
 //   # read-only stores searched after CVM_ROOT (after CVM_STORE_PATH and the user's own list)
 //   store_path = ["/nfs/cvm", "~/team-store"]
 //
+//   # limits for downloads (download_settings.h)
+//   [download]
+//   min_rate = "10k"
+//
 // A value of the wrong kind, a relative path or an unknown key is refused with the file and line
 // (exit code 2): a misspelt key would otherwise be silently ignored.
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "core/download_settings.h"
 
 namespace cvm {
 
@@ -27,6 +33,7 @@ public:
 
 struct Config {
     std::vector<fs::path> store_path;
+    DownloadSettings download; // [download]
 };
 
 // The files in the order they are read (user's first); a variable set to "" turns one off.

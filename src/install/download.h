@@ -4,7 +4,11 @@
 // transient errors, connect and stall timeouts, SHA-256 verified before a file is accepted.
 //
 // A download lands in `<destination>.part` and is renamed to `destination` only once its
-// checksum matched, so a file in the cache is always complete and verified.
+// checksum matched, so a file in the cache is always complete and verified. A failed download
+// removes its `.part` (so does SIGINT/SIGTERM: platform/cleanup_on_signal.h); retries within
+// one run resume it. A transfer is stopped as soon as more bytes arrive than the known size
+// (the manifest's, Content-Length, else max_size), when its average rate over a window falls
+// below a minimum, and at an overall deadline that grows with the size (download_settings.h).
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -23,15 +27,20 @@ struct DownloadRequest {
 };
 
 struct DownloadOptions {
-    bool allow_insecure_http = false; // http:// to hosts other than loopback
-    unsigned parallel = 4;            // transfers at once
-    unsigned retries = 4;             // further attempts after a transient failure
-    long connect_timeout_s = 30;      // CVM_CONNECT_TIMEOUT
-    long stall_timeout_s = 60;        // CVM_STALL_TIMEOUT: abort when no byte arrives this long
-    long retry_delay_ms = 1000;       // CVM_RETRY_DELAY_MS: first backoff, doubled each retry
+    bool allow_insecure_http = false;  // http:// to hosts other than loopback
+    unsigned parallel = 4;             // transfers at once
+    unsigned retries = 4;              // further attempts after a transient failure
+    long connect_timeout_s = 30;       // CVM_CONNECT_TIMEOUT
+    long stall_timeout_s = 60;         // CVM_STALL_TIMEOUT: abort when no byte arrives this long
+    long retry_delay_ms = 1000;        // CVM_RETRY_DELAY_MS: first backoff, doubled each retry
+    std::uint64_t min_rate = 10 << 10; // CVM_DOWNLOAD_MIN_RATE: bytes/s over the window (0: off)
+    long rate_window_s = 30;           // CVM_DOWNLOAD_RATE_WINDOW
+    long deadline_s = 600;             // CVM_DOWNLOAD_DEADLINE: seconds (0: off), plus
+    std::uint64_t deadline_rate = 32 << 10; // CVM_DOWNLOAD_DEADLINE_RATE: the size at this rate
+    std::uint64_t max_size = std::uint64_t{16} << 30; // CVM_DOWNLOAD_MAX_SIZE: when none is known
     Progress* progress = nullptr;
 
-    // Defaults, with the CVM_* variables above applied.
+    // Defaults, with the config files' [download] table and the CVM_* variables applied.
     static DownloadOptions from_environment();
 };
 
@@ -40,8 +49,8 @@ struct DownloadOptions {
 bool url_allowed(const std::string& url, const DownloadOptions& options, std::string* why);
 
 // Downloads every request (skipping those whose destination already holds a file with the
-// right checksum). Throws InstallError naming the URL on the first failure, after stopping
-// the other transfers; partial files are kept for a later resume.
+// right checksum). Throws InstallError naming the URL and the reason on the first failure, after
+// stopping the other transfers and removing every partial file.
 void download_all(const std::vector<DownloadRequest>& requests, const DownloadOptions& options);
 
 // Fetches a small document (a manifest) into memory, with the same retries and checks.

@@ -3,6 +3,7 @@
 #include "install/error.h"
 #include "install/progress.h"
 #include "install/sha256.h"
+#include "platform/cleanup_on_signal.h"
 #include "platform/platform.h"
 
 #include <curl/curl.h>
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -27,18 +29,6 @@ using Clock = std::chrono::steady_clock;
 void global_init() {
     static std::once_flag once;
     std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-long env_long(const char* name, long fallback) {
-    auto v = platform::get_env(name);
-    if (!v || v->empty()) return fallback;
-    try {
-        std::size_t used = 0;
-        long n = std::stol(*v, &used);
-        if (used == v->size() && n >= 0) return n;
-    } catch (...) {
-    }
-    fail_input(std::string(name) + "=\"" + *v + "\" is not a whole number");
 }
 
 struct UrlParts {
@@ -94,6 +84,13 @@ bool transient(CURLcode code, long http_status) {
     }
 }
 
+// The host cannot be reached at all (offline, wrong name, nothing listening): retried once only,
+// so that an install without network fails within seconds.
+bool unreachable(CURLcode code) {
+    return code == CURLE_COULDNT_RESOLVE_HOST || code == CURLE_COULDNT_RESOLVE_PROXY ||
+           code == CURLE_COULDNT_CONNECT;
+}
+
 struct Transfer {
     const DownloadRequest* request = nullptr;
     std::string url;
@@ -107,8 +104,15 @@ struct Transfer {
     std::uint64_t resumed = 0; // bytes already there when this attempt started
     std::uint64_t received = 0;
     unsigned attempt = 0;
+    unsigned unreachable = 0; // attempts that found no host
     bool restarted_clean = false;
+    bool kept = false;                   // renamed into place: not removed with the Downloader
+    platform::CleanupOnSignal on_signal; // removes the part file if cvm is interrupted
     Clock::time_point not_before{};
+    Clock::time_point first_start{}; // of the first attempt: the deadline counts from here
+    std::deque<std::pair<Clock::time_point, std::uint64_t>> samples; // (when, received)
+    std::string abort_reason; // set by on_write when the body outgrows its size
+    bool checked_length = false;
     int progress_id = -1;
     std::string write_error;
     char errbuf[CURL_ERROR_SIZE] = {};
@@ -130,9 +134,53 @@ std::string label_of(const DownloadRequest& r) {
     return r.destination.filename().u8string();
 }
 
+std::string bytes_text(std::uint64_t n) {
+    return std::to_string(n) + " bytes" +
+           (n >= 10240 ? " (" + Progress::format_bytes(n) + ")" : "");
+}
+
+// Whether the body may grow by `n` bytes: never past the size the manifest gives, the one the
+// server announced, or (knowing neither) max_size. Sets abort_reason when not.
+bool within_size(Transfer& t, std::size_t n, std::uint64_t max_size) {
+    std::uint64_t expected = t.request ? t.request->expected_size : 0;
+    if (!t.checked_length) {
+        t.checked_length = true;
+        curl_off_t length = -1;
+        curl_easy_getinfo(t.easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+        if (expected > 0 && length >= 0 &&
+            t.resumed + static_cast<std::uint64_t>(length) > expected) {
+            t.abort_reason = "the server announces " +
+                             bytes_text(t.resumed + static_cast<std::uint64_t>(length)) +
+                             ", more than the " + bytes_text(expected) + " the manifest gives";
+            return false;
+        }
+        if (expected == 0 && length >= 0 &&
+            t.resumed + static_cast<std::uint64_t>(length) > max_size) {
+            t.abort_reason = "the server announces " +
+                             bytes_text(t.resumed + static_cast<std::uint64_t>(length)) +
+                             ", more than " + bytes_text(max_size) +
+                             " (CVM_DOWNLOAD_MAX_SIZE, download.max_size)";
+            return false;
+        }
+    }
+    std::uint64_t after = t.resumed + t.received + n;
+    if (expected > 0 && after > expected) {
+        t.abort_reason = "the server sent more than the " + bytes_text(expected) +
+                         " the manifest gives; stopped at once";
+        return false;
+    }
+    if (expected == 0 && after > max_size) {
+        t.abort_reason = "the server sent more than " + bytes_text(max_size) +
+                         " without saying how much (CVM_DOWNLOAD_MAX_SIZE, download.max_size)";
+        return false;
+    }
+    return true;
+}
+
 size_t on_write(char* data, size_t size, size_t count, void* user) {
     auto* t = static_cast<Transfer*>(user);
     size_t n = size * count;
+    if (t->memory == nullptr && !within_size(*t, n, t->max_size)) return 0;
     if (t->memory != nullptr) {
         if (t->memory->size() + n > t->max_size) {
             t->write_error = "larger than " + Progress::format_bytes(t->max_size);
@@ -159,8 +207,14 @@ public:
         multi_ = curl_multi_init();
     }
     ~Downloader() {
-        for (auto& t : transfers_)
+        for (auto& t : transfers_) {
             drop(*t);
+            // Whatever did not complete leaves nothing behind (a retry in this run resumed it).
+            if (t->memory == nullptr && !t->kept) {
+                std::error_code ec;
+                fs::remove(t->part, ec);
+            }
+        }
         curl_multi_cleanup(multi_);
     }
 
@@ -198,6 +252,7 @@ public:
                 curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &t);
                 complete(*t, msg->data.result);
             }
+            check_limits();
             report_progress();
             if (active == 0 && waiting) {
                 auto wait = std::min<Clock::duration>(earliest - Clock::now(),
@@ -238,7 +293,12 @@ private:
     void begin(Transfer& t) {
         t.received = 0;
         t.write_error.clear();
+        t.abort_reason.clear();
+        t.checked_length = false;
         t.errbuf[0] = 0;
+        t.samples.clear();
+        t.samples.emplace_back(Clock::now(), 0);
+        if (t.first_start == Clock::time_point{}) t.first_start = Clock::now();
         std::error_code ec;
         if (t.memory != nullptr) {
             t.memory->clear();
@@ -274,6 +334,7 @@ private:
             }
             t.resumed = have;
             fs::create_directories(t.part.parent_path(), ec);
+            if (!t.on_signal.watching()) t.on_signal.watch(t.part);
             t.out.open(t.part, have > 0 ? std::ios::binary | std::ios::app
                                         : std::ios::binary | std::ios::trunc);
             if (!t.out)
@@ -372,6 +433,8 @@ private:
             fail(t, "cannot move " + t.part.u8string() + " to " + r.destination.u8string() + ": " +
                         ec.message(),
                  false, write_error_code(ec.value()));
+        t.kept = true;
+        t.on_signal.release();
         t.finished = true;
         if (options_.progress && t.progress_id >= 0) {
             options_.progress->update(t.progress_id, size, size);
@@ -384,6 +447,12 @@ private:
         curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
         std::string detail = t.errbuf[0] ? t.errbuf : curl_easy_strerror(code);
         drop(t);
+        if (code == CURLE_WRITE_ERROR && !t.abort_reason.empty()) {
+            t.finished = true;
+            fail(t, "download of " + t.url + " failed: " + t.abort_reason +
+                        "; the partial file was deleted (if it repeats, the mirror or manifest "
+                        "is wrong)");
+        }
         if (code == CURLE_WRITE_ERROR && !t.write_error.empty()) {
             t.finished = true;
             if (t.memory != nullptr)
@@ -419,7 +488,9 @@ private:
         else if (code == CURLE_OPERATION_TIMEDOUT)
             detail = "stalled: no data for " + std::to_string(options_.stall_timeout_s) + " s (" +
                      detail + ")";
-        if (transient(code, status) && t.attempt < options_.retries) {
+        if (unreachable(code)) ++t.unreachable;
+        if (transient(code, status) && t.attempt < options_.retries &&
+            (!unreachable(code) || t.unreachable < 2)) {
             retry_later(t, detail);
             return;
         }
@@ -428,11 +499,75 @@ private:
             code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE
                 ? "; the server's certificate was not accepted"
             : status == 404 ? "; check the version, or CVM_MIRROR"
-                            : "";
+            : unreachable(code)
+                ? "; no network? Set CVM_MIRROR to a mirror you can reach, or download the file "
+                  "elsewhere and run `cvm install FILE`"
+                : "";
         fail(t,
              "download of " + t.url + " failed: " + detail +
                  (t.attempt > 0 ? " (after " + std::to_string(t.attempt + 1) + " attempts)" : "") +
                  hint);
+    }
+
+    // Stops (for a retry) a transfer slower than min_rate over the last rate window, and gives
+    // up on one past its deadline: deadline + size / deadline_rate seconds after
+    // its first attempt began.
+    void check_limits() {
+        auto now = Clock::now();
+        for (auto& tp : transfers_) {
+            Transfer& t = *tp;
+            if (t.finished || t.easy == nullptr) continue;
+            if (options_.deadline_s > 0) {
+                std::uint64_t size = t.request && t.request->expected_size
+                                         ? t.request->expected_size
+                                     : t.memory ? t.max_size
+                                                : options_.max_size;
+                curl_off_t length = -1;
+                curl_easy_getinfo(t.easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+                if (length >= 0 && (!t.request || t.request->expected_size == 0))
+                    size = t.resumed + static_cast<std::uint64_t>(length);
+                double limit =
+                    static_cast<double>(options_.deadline_s) +
+                    (options_.deadline_rate > 0
+                         ? static_cast<double>(size) / static_cast<double>(options_.deadline_rate)
+                         : 0.0);
+                double spent = std::chrono::duration<double>(now - t.first_start).count();
+                if (spent > limit) {
+                    drop(t);
+                    t.finished = true;
+                    fail(t, "download of " + t.url + " failed: not finished after " +
+                                Progress::format_duration(spent) + ", its deadline (" +
+                                std::to_string(options_.deadline_s) + " s plus " +
+                                bytes_text(size) + " at " + std::to_string(options_.deadline_rate) +
+                                " bytes/s; CVM_DOWNLOAD_DEADLINE, CVM_DOWNLOAD_DEADLINE_RATE)");
+                }
+            }
+            if (options_.min_rate == 0 || options_.rate_window_s <= 0) continue;
+            auto window = std::chrono::seconds(options_.rate_window_s);
+            auto& samples = t.samples;
+            if (now - samples.back().first >= std::chrono::milliseconds(200))
+                samples.emplace_back(now, t.received);
+            while (samples.size() > 2 && now - samples[1].first >= window)
+                samples.pop_front();
+            if (now - samples.front().first < window) continue;
+            double seconds = std::chrono::duration<double>(now - samples.front().first).count();
+            double rate = static_cast<double>(t.received - samples.front().second) / seconds;
+            if (rate >= static_cast<double>(options_.min_rate)) continue;
+            std::string detail = "too slow: " + std::to_string(static_cast<std::uint64_t>(rate)) +
+                                 " bytes/s over the last " +
+                                 std::to_string(options_.rate_window_s) + " s, below the minimum " +
+                                 std::to_string(options_.min_rate) +
+                                 " bytes/s (CVM_DOWNLOAD_MIN_RATE, CVM_DOWNLOAD_RATE_WINDOW)";
+            drop(t);
+            if (t.attempt < options_.retries) {
+                retry_later(t, detail);
+                continue;
+            }
+            t.finished = true;
+            fail(t, "download of " + t.url + " failed: " + detail +
+                        (t.attempt > 0 ? " (after " + std::to_string(t.attempt + 1) + " attempts)"
+                                       : ""));
+        }
     }
 
     void report_progress() {
@@ -454,16 +589,6 @@ private:
 };
 
 } // namespace
-
-DownloadOptions DownloadOptions::from_environment() {
-    DownloadOptions o;
-    o.connect_timeout_s = env_long("CVM_CONNECT_TIMEOUT", o.connect_timeout_s);
-    o.stall_timeout_s = env_long("CVM_STALL_TIMEOUT", o.stall_timeout_s);
-    o.retry_delay_ms = env_long("CVM_RETRY_DELAY_MS", o.retry_delay_ms);
-    o.retries = static_cast<unsigned>(env_long("CVM_RETRIES", o.retries));
-    if (auto v = platform::get_env("CVM_ALLOW_HTTP"); v && *v == "1") o.allow_insecure_http = true;
-    return o;
-}
 
 fs::path file_url_path(const std::string& url) {
     if (url.rfind("file:", 0) != 0) return {};
@@ -539,6 +664,7 @@ void download_all(const std::vector<DownloadRequest>& requests, const DownloadOp
         t->url = r.url;
         t->part = r.destination;
         t->part += ".part";
+        t->max_size = options.max_size;
         downloader.add(std::move(t));
         any = true;
     }

@@ -9,10 +9,6 @@
 
 namespace cvm::install {
 
-DownloadOptions DownloadOptions::from_environment() {
-    return {};
-}
-
 std::filesystem::path file_url_path(const std::string& url) {
     if (url.rfind("file://", 0) != 0) return {};
     return std::filesystem::u8path(url.substr(7));

@@ -25,8 +25,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kNvidiaBase = "https://developer.download.nvidia.com/compute";
-
 std::string random_name() {
     std::random_device rd;
     char buf[17];
@@ -103,7 +101,7 @@ std::string basename_of_url(const std::string& url) {
 } // namespace
 
 std::string default_mirror() {
-    std::string base = kNvidiaBase;
+    std::string base = kNvidiaDownloadBase;
     if (auto m = platform::get_env("CVM_MIRROR"); m && !m->empty()) base = *m;
     while (!base.empty() && base.back() == '/')
         base.pop_back();

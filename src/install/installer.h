@@ -26,6 +26,8 @@ namespace cvm::install {
 
 class Progress;
 
+// NVIDIA's base URL for manifests and archives.
+constexpr const char* kNvidiaDownloadBase = "https://developer.download.nvidia.com/compute";
 // CVM_MIRROR, or NVIDIA's https://developer.download.nvidia.com/compute; no trailing slash.
 std::string default_mirror();
 
@@ -52,6 +54,8 @@ struct InstallResult {
 class Installer {
 public:
     Installer(const Store& store, InstallerOptions options);
+    // The release data it was given (nullptr when none was loaded).
+    const registry::Registry* release_registry() const { return options_.registry; }
 
     // A local archive of any family. `origin` is recorded in the entry (URL or path).
     InstallResult install_file(const std::filesystem::path& archive,

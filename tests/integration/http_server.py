@@ -9,10 +9,14 @@ ACTION is one of
     die:BYTES            send the headers and BYTES of the body, then drop the connection
     stall:BYTES:SECONDS  send BYTES of the body, then send nothing for SECONDS
     norange              ignore Range headers (always answer 200 with the whole file)
-    slow:BYTES_PER_SEC   send the body at about this rate
+    slow:BYTES_PER_SEC   send the body at about this rate (slow:4 is a drip)
+    endless              answer 200 without Content-Length and send zeros until the client
+                         hangs up (or the server's timeout); the file need not exist
+    pad:BYTES            announce and send BYTES more than the file holds (zeros at its end)
 A rule applies to the first N matching requests when times=N is given, else to all.
 The server binds port 0, prints the port on stdout, and exits by itself after --timeout
-seconds (default 300). --log appends one line per request: "METHOD PATH RANGE STATUS".
+seconds (default 300). --log appends one line per request: "METHOD PATH RANGE STATUS", and for a body that was cut
+short or endless, "SENT PATH BYTES" once the connection is over.
 """
 import argparse
 import fnmatch
@@ -63,6 +67,27 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 log.write("%s %s %s %s\n" % (self.command, self.path,
                                              self.headers.get("Range", "-"), status))
 
+    def record_sent(self, path, sent):
+        if self.server.log_path:
+            with self.server.log_lock, open(self.server.log_path, "a") as log:
+                log.write("SENT %s %d\n" % (path, sent))
+
+    def send_endless(self, path):
+        self.record(200)
+        self.send_response(200)
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        block, sent = b"\0" * 65536, 0
+        try:
+            while True:
+                self.wfile.write(block)
+                sent += len(block)
+        except OSError:
+            pass
+        finally:
+            self.record_sent(path, sent)
+
     def do_HEAD(self):
         self.handle_request(head=True)
 
@@ -80,6 +105,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
+        if "endless" in actions and not head:
+            self.send_endless(path)
+            return
         full = os.path.realpath(os.path.join(self.server.root, path.lstrip("/")))
         if not full.startswith(self.server.root + os.sep) or not os.path.isfile(full):
             self.record(404)
@@ -87,7 +115,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        size = os.path.getsize(full)
+        pad = 0
+        for action in actions:
+            if action.startswith("pad:"):
+                pad = int(action.split(":")[1])
+        size = os.path.getsize(full) + pad
         start, end = 0, size - 1
         status = 200
         range_header = self.headers.get("Range")
@@ -137,12 +169,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     if chunk <= 0:
                         break
                 data = f.read(min(chunk, remaining))
+                if not data and pad:
+                    data = b"\0" * min(chunk, remaining)
                 if not data:
                     break
                 try:
                     self.wfile.write(data)
                     self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
+                    self.record_sent(path, sent)
                     return
                 sent += len(data)
                 remaining -= len(data)

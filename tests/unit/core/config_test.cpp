@@ -95,6 +95,45 @@ TEST_CASE("config: the user's and the machine's files add read-only stores after
                       Catch::Contains((t.path / "etc.toml").string() + ":1") && Catch::Contains("relative"));
 }
 
+TEST_CASE("config: download limits; variables win over the user's file, which wins over the machine's") {
+    Config c = parse_config("[download]\nmin_rate = \"10k\"\nrate_window = 5\nmax_size = \"1.5G\"\n"
+                            "deadline_rate = 4096\n",
+                            "config.toml");
+    CHECK(c.download.min_rate == std::uint64_t{10240});
+    CHECK(c.download.rate_window == 5L);
+    CHECK(c.download.max_size == std::uint64_t{3} << 29);
+    CHECK(c.download.deadline_rate == std::uint64_t{4096});
+    CHECK_FALSE(c.download.deadline);
+    CHECK_THAT(error_of("[download]\nmin_rates = 1\n"),
+               Catch::Contains("config.toml:2") && Catch::Contains("download.min_rates") &&
+                   Catch::Contains("min_rate, rate_window"));
+    CHECK_THAT(error_of("[download]\nrate_window = \"10k\"\n"),
+               Catch::Contains(":2") && Catch::Contains("seconds"));
+    CHECK_THAT(error_of("[download]\nmin_rate = -1\n"), Catch::Contains("k, M, G"));
+    CHECK_THAT(error_of("download = 3\n"), Catch::Contains(":1") && Catch::Contains("[download]"));
+    CHECK_FALSE(parse_byte_amount("10x"));
+    CHECK_FALSE(parse_byte_amount(".5k"));
+    CHECK(parse_byte_amount("2M") == std::uint64_t{2} << 20);
+
+    cvm::test::TempDir t("config");
+    ScopedEnv user("CVM_CONFIG", (t.path / "user.toml").c_str());
+    ScopedEnv system("CVM_SYSTEM_CONFIG", (t.path / "etc.toml").c_str());
+    ScopedEnv rate("CVM_DOWNLOAD_MIN_RATE", nullptr);
+    ScopedEnv window("CVM_DOWNLOAD_RATE_WINDOW", nullptr);
+    cvm::test::write_file(t.path / "user.toml", "[download]\nmin_rate = 100\n");
+    cvm::test::write_file(t.path / "etc.toml", "[download]\nmin_rate = 200\nrate_window = 7\n");
+    DownloadSettings s = download_settings();
+    CHECK(s.min_rate == std::uint64_t{100});
+    CHECK(s.rate_window == 7L);
+    {
+        ScopedEnv set("CVM_DOWNLOAD_MIN_RATE", "1k");
+        CHECK(download_settings().min_rate == std::uint64_t{1024});
+    }
+    ScopedEnv bad("CVM_DOWNLOAD_RATE_WINDOW", "soon");
+    CHECK_THROWS_WITH(download_settings(),
+                      Catch::Contains("CVM_DOWNLOAD_RATE_WINDOW=\"soon\"") && Catch::Contains("seconds"));
+}
+
 TEST_CASE("TOML input: toml++ only ever sees ASCII; strings keep their values, lines their numbers") {
     auto problem = [](std::string_view text) {
         std::string out;

@@ -3,9 +3,12 @@
 #include "install/download.h"
 #include "install/error.h"
 #include "install/sha256.h"
+#include "platform/cleanup_on_signal.h"
 #include "test_util.h"
 
 #include <chrono>
+#include <csignal>
+#include <thread>
 
 using namespace cvm::install;
 using namespace cvm::install::test;
@@ -148,7 +151,8 @@ TEST_CASE("a server that dies mid-file is resumed with Range", "[download]") {
     CHECK(f.count("bytes=") >= 1);
 }
 
-TEST_CASE("a partial file left by an earlier run is resumed", "[download]") {
+TEST_CASE("a failed download leaves no partial file; one left by a killed run is resumed",
+          "[download]") {
     Fixture f;
     auto r0 = [&](const HttpServer& s) { return f.request(s); };
     {
@@ -158,14 +162,17 @@ TEST_CASE("a partial file left by an earlier run is resumed", "[download]") {
         auto r = r0(dying);
         std::string m = failure([&] { download_all({r}, options); });
         CHECK(m.find("a.tar.xz") != std::string::npos);
-        CHECK(fs::exists(fs::path(r.destination.string() + ".part")));
+        CHECK(f.count("bytes=1500000-") == 1); // the retry in this run resumed it
+        CHECK_FALSE(fs::exists(fs::path(r.destination.string() + ".part")));
         CHECK_FALSE(fs::exists(r.destination));
     }
     HttpServer healthy(f.served, {}, f.log);
     auto r = r0(healthy);
+    // SIGKILL leaves the part file: the next run continues it.
+    write_text(fs::path(r.destination.string() + ".part"), f.content.substr(0, 1200000));
     download_all({r}, f.options());
     CHECK(read_text(r.destination) == f.content);
-    CHECK(f.count("bytes=") >= 1);
+    CHECK(f.count("bytes=1200000-") == 1);
 }
 
 TEST_CASE("a server that ignores Range gets the whole file again", "[download]") {
@@ -263,4 +270,190 @@ TEST_CASE("file:// URLs and fetch_text", "[download]") {
     CHECK(m.find("404") != std::string::npos);
     std::string big = failure([&] { fetch_text(server.url("a.tar.xz"), f.options(), 1000); });
     CHECK(big.find("larger than") != std::string::npos);
+}
+
+namespace {
+
+// What the server logged as sent for PATH ("SENT /x 123"), once the connection is over.
+std::uint64_t sent_bytes(const Fixture& f, const std::string& path) {
+    for (int i = 0; i < 100; ++i) {
+        std::string text = f.requests();
+        auto at = text.find("SENT " + path + " ");
+        if (at != std::string::npos)
+            return std::stoull(text.substr(at + 6 + path.size()));
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    FAIL("the server logged no SENT line for " << path << ": " << f.requests());
+    return 0;
+}
+
+bool part_left(const DownloadRequest& r) {
+    return fs::exists(fs::path(r.destination.string() + ".part"));
+}
+
+} // namespace
+
+TEST_CASE("an endless body stops right after the manifest's size", "[download]") {
+    Fixture f;
+    HttpServer server(f.served, {"/a.tar.xz=endless"}, f.log);
+    auto r = f.request(server);
+    std::string m = failure([&] { download_all({r}, f.options()); });
+    CHECK(m.find("more than the " + std::to_string(f.content.size()) + " bytes") !=
+          std::string::npos);
+    CHECK(m.find("manifest") != std::string::npos);
+    CHECK_FALSE(part_left(r));
+    CHECK_FALSE(fs::exists(r.destination));
+    CHECK(f.count("GET /a.tar.xz") == 1); // not retried
+    // What the server got rid of before cvm hung up: the size plus what the sockets buffer.
+    CHECK(sent_bytes(f, "/a.tar.xz") < f.content.size() + (64u << 20));
+}
+
+TEST_CASE("an endless body of unknown size stops at max_size", "[download]") {
+    Fixture f;
+    HttpServer server(f.served, {"/x=endless"}, f.log);
+    auto r = f.request(server);
+    r.url = server.url("x");
+    r.expected_size = 0;
+    auto options = f.options();
+    options.max_size = 1 << 20;
+    std::string m = failure([&] { download_all({r}, options); });
+    CHECK(m.find("more than 1048576 bytes") != std::string::npos);
+    CHECK(m.find("CVM_DOWNLOAD_MAX_SIZE") != std::string::npos);
+    CHECK_FALSE(part_left(r));
+    CHECK(sent_bytes(f, "/x") < (1u << 20) + (64u << 20));
+}
+
+TEST_CASE("a Content-Length beyond the manifest's size is refused before the body", "[download]") {
+    Fixture f;
+    HttpServer server(f.served, {"/a.tar.xz=pad:5000"}, f.log);
+    auto r = f.request(server);
+    std::string m = failure([&] { download_all({r}, f.options()); });
+    CHECK(m.find("announces " + std::to_string(f.content.size() + 5000) + " bytes") !=
+          std::string::npos);
+    CHECK_FALSE(part_left(r));
+    // Without a manifest size, the announced size is held against max_size.
+    r.expected_size = 0;
+    auto options = f.options();
+    options.max_size = 1 << 20;
+    m = failure([&] { download_all({r}, options); });
+    CHECK(m.find("announces " + std::to_string(f.content.size() + 5000) + " bytes") !=
+          std::string::npos);
+    CHECK(m.find("CVM_DOWNLOAD_MAX_SIZE") != std::string::npos);
+    CHECK_FALSE(part_left(r));
+}
+
+TEST_CASE("a dripping server is stopped by the minimum rate", "[download]") {
+    Fixture f;
+    HttpServer server(f.served, {"/a.tar.xz=slow:4"}, f.log);
+    auto r = f.request(server);
+    auto options = f.options();
+    options.stall_timeout_s = 0; // bytes do arrive: only the rate can stop it
+    options.min_rate = 1000;
+    options.rate_window_s = 1;
+    options.retries = 1;
+    std::string m = failure([&] { download_all({r}, options); });
+    CHECK(m.find("too slow") != std::string::npos);
+    CHECK(m.find("CVM_DOWNLOAD_MIN_RATE") != std::string::npos);
+    CHECK(m.find("2 attempts") != std::string::npos);
+    CHECK(f.count("GET /a.tar.xz") == 2);
+    CHECK_FALSE(part_left(r));
+}
+
+TEST_CASE("a download past its deadline is stopped", "[download]") {
+    Fixture f;
+    HttpServer server(f.served, {"/a.tar.xz=slow:200000"}, f.log);
+    auto r = f.request(server);
+    auto options = f.options();
+    options.min_rate = 0;
+    options.deadline_s = 1;
+    options.deadline_rate = 1 << 30; // the 3 MiB add almost nothing
+    std::string m = failure([&] { download_all({r}, options); });
+    CHECK(m.find("deadline") != std::string::npos);
+    CHECK(m.find("CVM_DOWNLOAD_DEADLINE") != std::string::npos);
+    CHECK(f.count("GET /a.tar.xz") == 1);
+    CHECK_FALSE(part_left(r));
+}
+
+TEST_CASE("a refused connection is tried twice and says what to do offline", "[download]") {
+    Fixture f;
+    std::string url;
+    {
+        HttpServer gone(f.served, {}, f.log);
+        url = gone.url("a.tar.xz"); // nothing listens there once it is stopped
+    }
+    DownloadRequest r;
+    r.url = url;
+    r.destination = f.cache / "a.tar.xz";
+    auto options = f.options();
+    options.retries = 4;
+    std::string m = failure([&] { download_all({r}, options); });
+    CHECK(m.find("(after 2 attempts)") != std::string::npos);
+    CHECK(m.find("CVM_MIRROR") != std::string::npos);
+    CHECK(m.find("cvm install FILE") != std::string::npos);
+    CHECK_FALSE(part_left(r));
+}
+
+TEST_CASE("SIGTERM during a download removes the partial file", "[download]") {
+    Fixture f;
+    HttpServer server(f.served, {"/a.tar.xz=slow:100000"}, f.log);
+    auto r = f.request(server);
+    fs::path part = r.destination.string() + ".part";
+    pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        std::signal(SIGTERM, SIG_DFL); // not Catch's handler: cvm runs with the default
+        try {
+            download_all({r}, f.options());
+        } catch (...) {
+        }
+        ::_exit(3);
+    }
+    for (int i = 0; i < 200 && !(fs::exists(part) && fs::file_size(part) > 0); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    CHECK(fs::exists(part));
+    ::kill(child, SIGTERM);
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == SIGTERM);
+    CHECK_FALSE(fs::exists(part));
+    CHECK_FALSE(fs::exists(r.destination));
+}
+
+TEST_CASE("cleanup on a signal keeps an earlier handler and an ignored signal", "[download]") {
+    TempDir tmp;
+    fs::path a = tmp / "a", b = tmp / "b";
+    write_text(a, "x");
+    write_text(b, "x");
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        static int pipe_out = fds[1];
+        std::signal(SIGINT, [](int) {
+            (void)!::write(pipe_out, "h", 1);
+            ::_exit(7);
+        });
+        std::signal(SIGHUP, SIG_IGN);
+        cvm::platform::CleanupOnSignal ga(a), gb(b);
+        gb.release();
+        ::raise(SIGHUP); // ignored before: still ignored, nothing removed
+        (void)!::write(pipe_out, "s", 1);
+        ::raise(SIGINT);
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    std::string said;
+    char c;
+    while (::read(fds[0], &c, 1) == 1)
+        said += c;
+    ::close(fds[0]);
+    CHECK(said == "sh");
+    CHECK(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 7);
+    CHECK_FALSE(fs::exists(a));
+    CHECK(fs::exists(b));
 }

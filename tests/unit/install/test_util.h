@@ -14,8 +14,12 @@ namespace cvm::install::test {
 namespace fs = std::filesystem;
 
 inline fs::path repo_root() {
+#ifdef CVM_SOURCE_DIR
+    return fs::path(CVM_SOURCE_DIR); // __FILE__ is relative when ccache's base_dir is set
+#else
     // This file lives in <repo>/tests/unit/install/.
     return fs::path(__FILE__).parent_path().parent_path().parent_path().parent_path();
+#endif
 }
 
 inline fs::path redist_fixtures() {
