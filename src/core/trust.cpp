@@ -87,7 +87,7 @@ std::string owner_text(std::uint32_t uid) {
 }
 
 std::string distrust_message(const std::string& what, const fs::path& path,
-                             const platform::FileMeta& meta, Doubt doubt) {
+                             const platform::FileMeta& meta, Doubt doubt, bool listable) {
     std::string p = path.u8string();
     std::string owner = owner_text(meta.uid);
     const std::string kind = meta.type == platform::FileMeta::Type::Directory ? "folder" : "file";
@@ -99,13 +99,16 @@ std::string distrust_message(const std::string& what, const fs::path& path,
                "), so anyone could change what cvm runs; run `chmod o-w " + p + "`";
     case Doubt::GroupWritable:
         return "refusing " + what + " " + p + ": the " + kind + " is writable by its group (owner " + owner +
-               "); run `chmod g-w " + p + "`, or have root list " + owner_text(meta.uid) +
-               " in trusted_owners of " + machine;
-    case Doubt::Owner:
+               "); run `chmod g-w " + p + "`" +
+               (listable ? ", or have root list its owner in trusted_owners of " + machine : std::string());
+    case Doubt::Owner: {
+        std::string name = platform::user_name(meta.uid);
         return "refusing " + what + " " + p + ": it is owned by " + owner + ", not by you or root; run `chown " +
-               "$(id -u) " + p + "` if it is yours, or have root add \"" +
-               [&] { std::string n = platform::user_name(meta.uid); return n.empty() ? std::to_string(meta.uid) : n; }() +
-               "\" to trusted_owners in " + machine;
+               "$(id -u) " + p + "` if it is yours" +
+               (listable ? ", or have root add \"" + (name.empty() ? std::to_string(meta.uid) : name) +
+                               "\" to trusted_owners in " + machine
+                         : std::string());
+    }
     case Doubt::None:
         break;
     }
@@ -115,7 +118,7 @@ std::string distrust_message(const std::string& what, const fs::path& path,
 void check_trusted(const std::string& what, const fs::path& path, const platform::FileMeta& meta,
                    const std::vector<std::uint32_t>* trusted) {
     Doubt d = doubt_of(meta, trusted);
-    if (d != Doubt::None) throw TrustError(distrust_message(what, path, meta, d));
+    if (d != Doubt::None) throw TrustError(distrust_message(what, path, meta, d, trusted == nullptr));
 }
 
 } // namespace cvm

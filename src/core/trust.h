@@ -39,9 +39,9 @@ Doubt doubt_of(const platform::FileMeta& meta, const std::vector<std::uint32_t>*
 void check_trusted(const std::string& what, const fs::path& path, const platform::FileMeta& meta,
                    const std::vector<std::uint32_t>* trusted = nullptr);
 
-// The one-line message for a doubt.
+// The one-line message for a doubt; `listable`: trusted_owners could accept the owner.
 std::string distrust_message(const std::string& what, const fs::path& path,
-                             const platform::FileMeta& meta, Doubt doubt);
+                             const platform::FileMeta& meta, Doubt doubt, bool listable = true);
 
 // True when `uid` is the user cvm runs as, root, or (for root) SUDO_UID.
 bool is_own_uid(std::uint32_t uid);
