@@ -1000,7 +1000,8 @@ std::uint32_t effective_uid() {
 #ifdef _WIN32
     return 0;
 #else
-    return static_cast<std::uint32_t>(geteuid());
+    static const std::uint32_t uid = static_cast<std::uint32_t>(geteuid()); // a system call each time otherwise
+    return uid;
 #endif
 }
 
