@@ -177,12 +177,12 @@ Selection find_selection(const fs::path& cwd, const std::optional<std::string>& 
 }
 
 void write_version_file(const fs::path& file, const Spec& spec) {
-    // Never over a folder, a FIFO or a link: say so instead of a rename error.
+    // Never over a folder or a FIFO (a link to a regular file is replaced, as before): say so
+    // instead of a rename error.
     std::error_code ec;
-    auto st = fs::symlink_status(file, ec);
+    auto st = fs::status(file, ec);
     if (fs::exists(st) && !fs::is_regular_file(st))
-        throw std::runtime_error("cannot write " + file.u8string() + ": it is " +
-                                 platform::file_type_text(file) + (fs::is_symlink(st) ? " behind a link" : "") +
+        throw std::runtime_error("cannot write " + file.u8string() + ": it is " + platform::file_type_text(file) +
                                  ", not a version file; remove it and run the command again");
     fs::path tmp = file;
     tmp += ".tmp" + std::to_string(platform::process_id());

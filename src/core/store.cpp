@@ -209,10 +209,10 @@ std::vector<std::pair<std::string, size_t>> Store::ids(Kind kind) const {
         std::string dir = layers_[i].u8string();
         if (dir.empty() || dir.back() != sep) dir += sep;
         // Names only, no fs::path per entry: the shim resolves through this before every tool.
+        dir += kind_dir(kind);
         platform::FileMeta meta;
-        std::vector<std::string> names = platform::folder_names(dir + kind_dir(kind), &meta);
-        if (meta.type == platform::FileMeta::Type::Directory)
-            check_trusted("the store folder", fs::u8path(dir + kind_dir(kind)), meta);
+        std::vector<std::string> names = platform::folder_names(dir, &meta);
+        if (meta.type == platform::FileMeta::Type::Directory) check_trusted_at("the store folder", dir, meta);
         for (std::string& name : names) {
             if (name.empty() || name[0] == '.') continue;
             // An id in an earlier layer hides the same id later; with one layer there is nothing to hide.
@@ -238,7 +238,7 @@ std::optional<Entry> Store::find(Kind kind, const std::string& id) const {
             throw std::runtime_error(file + (read.error ? ": " + platform::error_text(read.error)
                                                         : " is " + platform::file_type_text(fs::u8path(file))) +
                                      "; remove the folder " + dir + " and import or install again");
-        check_trusted("the store entry", fs::u8path(file), read.meta);
+        check_trusted_at("the store entry", file, read.meta);
         Entry e = parse_entry(*read.text, fs::u8path(dir), file);
         e.layer = i;
         return e;

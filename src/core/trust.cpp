@@ -115,10 +115,11 @@ std::string distrust_message(const std::string& what, const fs::path& path,
     return {};
 }
 
-void check_trusted(const std::string& what, const fs::path& path, const platform::FileMeta& meta,
-                   const std::vector<std::uint32_t>* trusted) {
+void check_trusted_at(const char* what, std::string_view utf8_path, const platform::FileMeta& meta,
+                      const std::vector<std::uint32_t>* trusted) {
     Doubt d = doubt_of(meta, trusted);
-    if (d != Doubt::None) throw TrustError(distrust_message(what, path, meta, d, trusted == nullptr));
+    if (d != Doubt::None)
+        throw TrustError(distrust_message(what, fs::u8path(utf8_path), meta, d, trusted == nullptr));
 }
 
 } // namespace cvm

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/config.h"
@@ -34,10 +35,15 @@ enum class Doubt { None, Owner, WorldWritable, GroupWritable };
 // up when needed" from the machine's config (trusted_owner_ids()).
 Doubt doubt_of(const platform::FileMeta& meta, const std::vector<std::uint32_t>* trusted = nullptr);
 
-// Throws TrustError when doubt_of() finds something; `what` says what the path is ("store
-// layer", "config file"...).
-void check_trusted(const std::string& what, const fs::path& path, const platform::FileMeta& meta,
-                   const std::vector<std::uint32_t>* trusted = nullptr);
+// Throws TrustError when doubt_of() finds something; `what` says what the path is ("the store
+// folder", "the config file"...). The path (UTF-8 in the string form, for the shim's hot path) is
+// only made into a message when something is wrong.
+void check_trusted_at(const char* what, std::string_view utf8_path, const platform::FileMeta& meta,
+                      const std::vector<std::uint32_t>* trusted = nullptr);
+inline void check_trusted(const char* what, const fs::path& path, const platform::FileMeta& meta,
+                          const std::vector<std::uint32_t>* trusted = nullptr) {
+    if (doubt_of(meta, trusted) != Doubt::None) check_trusted_at(what, path.u8string(), meta, trusted);
+}
 
 // The one-line message for a doubt; `listable`: trusted_owners could accept the owner.
 std::string distrust_message(const std::string& what, const fs::path& path,
