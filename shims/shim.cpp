@@ -88,6 +88,7 @@ int main(int argc, char** argv) {
         std::error_code ec;
         fs::path cwd = fs::current_path(ec);
         Selection sel = find_selection(cwd, platform::get_env("CVM_VERSION"), root / "version");
+        for (const auto& w : sel.warnings) std::fprintf(stderr, "cvm: warning: %s\n", w.c_str());
         if (sel.origin == Selection::Origin::None)
             fall_through(args, tool, shims_dir, depth,
                          "no CUDA version is selected here and " + base +

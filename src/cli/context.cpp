@@ -20,7 +20,9 @@ Selection current_selection(const Store& store, const std::optional<std::string>
     std::error_code ec;
     fs::path cwd = fs::current_path(ec);
     try {
-        return find_selection(cwd, platform::get_env("CVM_VERSION"), store.global_version_file());
+        Selection sel = find_selection(cwd, platform::get_env("CVM_VERSION"), store.global_version_file());
+        for (const auto& w : sel.warnings) note("warning: " + w);
+        return sel;
     } catch (const SelectionError& e) {
         throw UsageError(e.what());
     }

@@ -66,6 +66,11 @@ void register_list(CLI::App& app) {
                             source_state_name(source_state(e.origin.empty() ? e.path : e.origin, e.stamp));
                     items.push_back(std::move(j));
                 }
+                // Damaged entries are shown, not hidden: their entry file and what is wrong.
+                for (const ListItem& e : store.brief(k).items)
+                    if (e.damaged)
+                        items.push_back({{"kind", kind_dir(k)}, {"id", e.id}, {"damaged", true},
+                                         {"entry", e.path}, {"problem", e.stamp}});
                 doc[kind_dir(k)] = std::move(items);
             }
             print_json(doc);
@@ -78,10 +83,10 @@ void register_list(CLI::App& app) {
         auto active = active_among([&](const Spec& spec) {
             Ids ids;
             for (const ListItem& e : listed[0].items)
-                if (e.version_has_prefix(spec.cuda)) ids.first.emplace_back(e.id);
+                if (!e.damaged && e.version_has_prefix(spec.cuda)) ids.first.emplace_back(e.id);
             if (spec.cudnn)
                 for (const ListItem& e : listed[1].items)
-                    if (e.version_has_prefix(*spec.cudnn)) ids.second.emplace_back(e.id);
+                    if (!e.damaged && e.version_has_prefix(*spec.cudnn)) ids.second.emplace_back(e.id);
             return ids;
         });
         std::string out;
@@ -91,6 +96,10 @@ void register_list(CLI::App& app) {
             const auto& items = listed[static_cast<int>(k)].items;
             if (items.empty()) out += "  (none; run `cvm install` or `cvm import DIR`)\n";
             for (const ListItem& e : items) {
+                if (e.damaged) {
+                    out += "  " + std::string(e.id) + "  (damaged: " + std::string(e.stamp) + ")\n";
+                    continue;
+                }
                 out += is_active(active, k, e.id) ? "* " : "  ";
                 out += e.id;
                 if (e.id.size() < 22) out.append(22 - e.id.size(), ' ');

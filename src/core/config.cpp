@@ -4,22 +4,26 @@
 
 #include "core/download_table.h"
 #include "core/toml_input.h"
+#include "core/trust.h"
 #include "platform/platform.h"
 
 namespace cvm {
 
+std::optional<fs::path> machine_config_file() {
+    if (auto v = platform::get_env("CVM_SYSTEM_CONFIG"))
+        return v->empty() ? std::nullopt : std::optional<fs::path>(fs::u8path(*v));
+    return platform::system_config_dir() / "cvm" / "config.toml";
+}
+
 std::vector<fs::path> config_files() {
     std::vector<fs::path> out;
     // The default folder is only worked out when the variable is unset (the shim runs this).
-    auto pick = [&](const char* variable, fs::path (*fallback)()) {
-        if (auto v = platform::get_env(variable)) {
-            if (!v->empty()) out.push_back(fs::u8path(*v));
-        } else {
-            out.push_back(fallback() / "cvm" / "config.toml");
-        }
-    };
-    pick("CVM_CONFIG", platform::user_config_dir);
-    pick("CVM_SYSTEM_CONFIG", platform::system_config_dir);
+    if (auto v = platform::get_env("CVM_CONFIG")) {
+        if (!v->empty()) out.push_back(fs::u8path(*v));
+    } else if (auto dir = platform::user_config_dir_if_any()) {
+        out.push_back(*dir / "cvm" / "config.toml");
+    }
+    if (auto machine = machine_config_file()) out.push_back(*machine);
     return out;
 }
 
@@ -35,9 +39,24 @@ Config parse_config(const std::string& text, const std::string& origin) {
             config.download = parse_download_table(node, origin);
             continue;
         }
+        if (key.str() == "trusted_owners") {
+            const toml::array* owners = node.as_array();
+            if (!owners)
+                throw fail(node.source(), "trusted_owners must be a list of user names or uids, like "
+                                          "trusted_owners = [\"cudaadmin\", 1234]");
+            for (const toml::node& item : *owners) {
+                if (const auto* n = item.as_integer(); n && n->get() >= 0 && n->get() <= 0xffffffffLL)
+                    config.trusted_owners.push_back(std::to_string(n->get()));
+                else if (const auto* s = item.as_string(); s && !s->get().empty())
+                    config.trusted_owners.push_back(s->get());
+                else
+                    throw fail(item.source(), "trusted_owners must hold user names in quotes or uids");
+            }
+            continue;
+        }
         if (key.str() != "store_path")
             throw fail(key.source(), "unknown setting '" + std::string(key.str()) +
-                                         "'; the ones cvm knows are store_path and [download]");
+                                         "'; the ones cvm knows are store_path, trusted_owners and [download]");
         const toml::array* list = node.as_array();
         if (!list)
             throw fail(node.source(), "store_path must be a list of folders, like store_path = [\"/nfs/cvm\"]");
@@ -57,9 +76,29 @@ Config parse_config(const std::string& text, const std::string& origin) {
     return config;
 }
 
-Config read_config_file(const fs::path& file) {
-    auto text = platform::read_file(file, 1 << 20);
-    return text ? parse_config(*text, file.u8string()) : Config{};
+Config read_config_file(const fs::path& file, bool machine) {
+    auto read = platform::read_file_checked(file.u8string(), 1 << 20);
+    if (read.absent()) return Config{};
+    if (read.error)
+        throw ConfigError("cannot read the config file " + file.u8string() + ": " +
+                          platform::error_text(read.error) + "; fix its permissions or remove it");
+    if (!read.text)
+        throw ConfigError("the config file " + file.u8string() + " is " + platform::file_type_text(file) +
+                          ", not a regular file; remove it and write the settings into a file of that name");
+    // The machine's file is where the list of trusted owners comes from: only its user's or root's.
+    static const std::vector<std::uint32_t> nobody_else;
+    check_trusted(machine ? "the machine config file" : "the config file", file, read.meta,
+                  machine ? &nobody_else : nullptr);
+    Config config = parse_config(*read.text, file.u8string());
+    if (machine) {
+        set_trusted_owners(config.trusted_owners, file.u8string());
+    } else if (!config.trusted_owners.empty()) {
+        auto where = machine_config_file();
+        throw ConfigError(file.u8string() + ": trusted_owners is only read from the machine's config file (" +
+                          (where ? where->u8string() : std::string("/etc/cvm/config.toml")) +
+                          ", which only root may write); move it there");
+    }
+    return config;
 }
 
 } // namespace cvm

@@ -64,7 +64,7 @@ DiscoverInputs discover_inputs_from_environment() {
     DiscoverInputs in;
     if (auto r = platform::get_env("CVM_DETECT_ROOT"); r && !r->empty()) in.root = fs::u8path(*r);
     in.env = platform::environment();
-    in.home = platform::home_dir();
+    in.home = platform::home_dir_if_any().value_or(fs::path());
     const bool win = in.os == platform::Os::Windows;
     if (auto p = platform::get_env("CVM_PYTHON")) {
         in.python = *p; // empty: no python at all

@@ -1,12 +1,13 @@
 #include "core/selection.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
+#include "core/trust.h"
 #include "platform/platform.h"
 
 namespace cvm {
@@ -73,12 +74,48 @@ static std::optional<Selection> selection_of_text(const std::string& content, co
     return sel;
 }
 
+// A version file's text; nullopt when there is none. One that cannot be read, or is a folder or a
+// FIFO, is reported rather than skipped: the user meant it to select something. `meta` gets the
+// open file's stat.
+static std::optional<std::string> version_file_text(const std::string& file, platform::FileMeta* meta,
+                                                    const char* use = "cvm use SPEC` there") {
+    // The spec is on one of the first lines; 4 KiB holds any sane version file.
+    auto read = platform::read_file_checked(file, 4096);
+    if (read.absent()) return std::nullopt;
+    if (read.error)
+        throw SelectionError("cannot read " + file + ": " + platform::error_text(read.error) +
+                             "; fix or delete it, or run `" + use);
+    if (!read.text)
+        throw SelectionError(file + " is " + platform::file_type_text(fs::u8path(file)) +
+                             ", not a version file; remove it, then run `" + use);
+    *meta = read.meta;
+    return std::move(read.text);
+}
+
 std::optional<Selection> read_version_file(const fs::path& file, Selection::Origin origin) {
-    // The spec is on one of the first lines; 4 KiB holds any sane version file. A folder or a
-    // device named .cudaversion counts as absent.
-    auto text = platform::read_file(file, 4096);
+    platform::FileMeta meta;
+    auto text = version_file_text(file.u8string(), &meta,
+                                  origin == Selection::Origin::Global ? "cvm use --global SPEC`"
+                                                                      : "cvm use SPEC` there");
     if (!text) return std::nullopt;
+    // The global default lives in the store: only its user's, root's or a trusted owner's.
+    if (origin == Selection::Origin::Global) check_trusted("the global version file", file, meta);
     return selection_of_text(*text, file, origin);
+}
+
+// True when a .cudaversion owned by someone else (not trusted) lies in a folder everybody may
+// write to (/tmp): anybody could have put it there, so it is skipped with a warning. Only a file
+// that is not the user's or root's costs a look at its folder.
+static bool planted(const std::string& file, const platform::FileMeta& meta, std::vector<std::string>& warnings) {
+    if (is_own_uid(meta.uid)) return false;
+    fs::path folder = fs::u8path(file).parent_path();
+    auto dir = platform::file_meta(folder);
+    if (!dir || (dir->mode & 0002) == 0) return false;
+    for (auto id : trusted_owner_ids())
+        if (id == meta.uid) return false;
+    warnings.push_back("ignoring " + file + ": it is owned by " + owner_text(meta.uid) + " in " +
+                       folder.u8string() + ", which every user may write to; run `cvm use SPEC` to write your own");
+    return true;
 }
 
 std::optional<fs::path> find_project_file(const fs::path& start) {
@@ -109,6 +146,7 @@ Selection find_selection(const fs::path& cwd, const std::optional<std::string>& 
     // A .cudaversion that holds no spec is skipped, like an absent one. Each folder costs one
     // open attempt (no separate stat) and the walk is done on the string, not on fs::path
     // values (each of which parses its components): the shim walks this before every nvcc.
+    std::vector<std::string> warnings;
     if (!cwd.empty()) {
         const bool win = platform::host_os() == platform::Os::Windows;
         const char* seps = win ? "/\\" : "/";
@@ -119,9 +157,12 @@ Selection find_selection(const fs::path& cwd, const std::optional<std::string>& 
             std::string file = dir;
             if (std::strchr(seps, file.back()) == nullptr) file += win ? '\\' : '/';
             file += ".cudaversion";
-            if (auto text = platform::read_file(file, 4096))
-                if (auto sel = selection_of_text(*text, fs::u8path(file), Selection::Origin::ProjectFile))
+            platform::FileMeta meta;
+            if (auto text = version_file_text(file, &meta); text && !planted(file, meta, warnings))
+                if (auto sel = selection_of_text(*text, fs::u8path(file), Selection::Origin::ProjectFile)) {
+                    sel->warnings = std::move(warnings);
                     return *sel;
+                }
             if (dir.size() <= root) break;
             size_t cut = dir.find_last_of(seps);
             if (cut == std::string::npos) break;
@@ -129,11 +170,20 @@ Selection find_selection(const fs::path& cwd, const std::optional<std::string>& 
             dir.resize(std::max(cut, root));
         }
     }
-    if (auto sel = read_version_file(global_file, Selection::Origin::Global)) return *sel;
-    return Selection{};
+    Selection none;
+    if (auto sel = read_version_file(global_file, Selection::Origin::Global)) none = std::move(*sel);
+    none.warnings = std::move(warnings);
+    return none;
 }
 
 void write_version_file(const fs::path& file, const Spec& spec) {
+    // Never over a folder or a FIFO (a link to a regular file is replaced, as before): say so
+    // instead of a rename error.
+    std::error_code ec;
+    auto st = fs::status(file, ec);
+    if (fs::exists(st) && !fs::is_regular_file(st))
+        throw std::runtime_error("cannot write " + file.u8string() + ": it is " + platform::file_type_text(file) +
+                                 ", not a version file; remove it and run the command again");
     platform::write_file_atomically(file, spec.str() + "\n");
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/spec.h"
 
@@ -19,6 +20,9 @@ struct Selection {
     fs::path file;   // for ProjectFile and Global
     int line = 0;    // 1-based line of the spec in `file`
     Spec spec;       // meaningless when origin == None
+    // Version files passed over on the way, one line each (another user's .cudaversion in a
+    // folder everybody may write to); the caller prints them.
+    std::vector<std::string> warnings;
     std::string origin_text() const; // "CVM_VERSION", "/p/.cudaversion:3", "global (...)"
 };
 
@@ -34,7 +38,9 @@ public:
 // 1-based number. nullopt when the file holds no spec.
 std::optional<std::string> spec_text_of(std::string_view content, int* line);
 
-// Reads and parses a version file. nullopt when it holds no spec; throws SelectionError.
+// Reads and parses a version file. nullopt when it is absent or holds no spec; throws
+// SelectionError when it cannot be read or is not a regular file (a folder, a FIFO), and
+// TrustError for a global file that someone else could have written (trust.h).
 std::optional<Selection> read_version_file(const fs::path& file, Selection::Origin origin);
 
 // Walks up from `start` to the root looking for `.cudaversion`.

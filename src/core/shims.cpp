@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "core/environment.h"
+#include "core/trust.h"
 #include "platform/platform.h"
 
 namespace cvm {
@@ -165,6 +166,8 @@ RehashResult rehash(const Store& store, const fs::path& shim) {
     RehashResult r;
     fs::path dir = store.shims_dir();
     fs::create_directories(dir);
+    // The folder is on PATH before everything: nobody else may be able to put programs there.
+    if (auto meta = platform::file_meta(dir)) check_trusted("the shims folder", dir, *meta);
     ToolkitTools found = toolkit_tools(store);
     const auto& tools = found.names;
     r.warnings = std::move(found.warnings);

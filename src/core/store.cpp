@@ -1,6 +1,7 @@
 #include "core/store.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <string_view>
@@ -11,6 +12,7 @@
 #include <system_error>
 
 #include "core/config.h"
+#include "core/trust.h"
 #include "platform/platform.h"
 
 namespace cvm {
@@ -192,8 +194,9 @@ Store Store::from_environment() {
         }
     }
     // The user's config.toml, then the machine's (see config.h).
+    auto machine = machine_config_file();
     for (const fs::path& file : config_files())
-        for (const fs::path& p : read_config_file(file).store_path)
+        for (const fs::path& p : read_config_file(file, machine && file == *machine).store_path)
             if (std::find(layers.begin(), layers.end(), p) == layers.end()) layers.push_back(p);
     return Store(std::move(layers));
 }
@@ -206,7 +209,11 @@ std::vector<std::pair<std::string, size_t>> Store::ids(Kind kind) const {
         std::string dir = layers_[i].u8string();
         if (dir.empty() || dir.back() != sep) dir += sep;
         // Names only, no fs::path per entry: the shim resolves through this before every tool.
-        for (std::string& name : platform::folder_names(dir + kind_dir(kind))) {
+        dir += kind_dir(kind);
+        platform::FileMeta meta;
+        std::vector<std::string> names = platform::folder_names(dir, &meta);
+        if (meta.type == platform::FileMeta::Type::Directory) check_trusted_at("the store folder", dir, meta);
+        for (std::string& name : names) {
             if (name.empty() || name[0] == '.') continue;
             // An id in an earlier layer hides the same id later; with one layer there is nothing to hide.
             if (layers_.size() == 1 || seen.insert(name).second) out.emplace_back(std::move(name), i);
@@ -225,9 +232,14 @@ std::optional<Entry> Store::find(Kind kind, const std::string& id) const {
         dir += sep;
         dir += id;
         std::string file = dir + sep + "entry";
-        auto text = platform::read_file(file);
-        if (!text) continue;
-        Entry e = parse_entry(*text, fs::u8path(dir), file);
+        auto read = platform::read_file_checked(file);
+        if (read.absent()) continue;
+        if (!read.text)
+            throw std::runtime_error(file + (read.error ? ": " + platform::error_text(read.error)
+                                                        : " is " + platform::file_type_text(fs::u8path(file))) +
+                                     "; remove the folder " + dir + " and import or install again");
+        check_trusted_at("the store entry", file, read.meta);
+        Entry e = parse_entry(*read.text, fs::u8path(dir), file);
         e.layer = i;
         return e;
     }
@@ -261,7 +273,7 @@ LayerStamp index_stamp(const fs::path& dir) {
     auto links = fs::hard_link_count(dir, ec);
     if (ec) links = 0;
     LayerStamp s;
-    s.text = "cvm-index 3 " + std::to_string(t.time_since_epoch().count()) + " " + std::to_string(links) + "\n";
+    s.text = "cvm-index 4 " + std::to_string(t.time_since_epoch().count()) + " " + std::to_string(links) + "\n";
     auto now = fs::file_time_type::clock::now();
     s.settled = t < now && now - t >= kSettleTime;
     return s;
@@ -275,32 +287,90 @@ fs::path index_file(const fs::path& root, const fs::path& layer, Kind kind) {
     return root / "cache" / "index" / name;
 }
 
+// The second line of an index file: the body's size and FNV-1a hash, so a garbled, truncated or
+// hand-edited index is noticed (and rebuilt) instead of listing nothing or something made up.
+std::string index_sum(std::string_view body) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : body) h = (h ^ c) * 1099511628211ull;
+    char line[64];
+    std::snprintf(line, sizeof line, "sum %zu %016llx\n", body.size(), static_cast<unsigned long long>(h));
+    return line;
+}
+
+// The body of an index file when it is current (its first line is `stamp`), whole (its sum
+// holds) and the user's own (another user could have written any list into it); else nullopt,
+// and the entries are read instead.
+std::optional<std::string> index_body(const fs::path& file, const std::string& stamp) {
+    auto read = platform::read_file_checked(file.u8string());
+    if (!read.text || read.text->compare(0, stamp.size(), stamp) != 0) return std::nullopt;
+    static const std::vector<std::uint32_t> nobody_else;
+    if (doubt_of(read.meta, &nobody_else) != Doubt::None) return std::nullopt;
+    std::string_view rest(*read.text);
+    rest.remove_prefix(stamp.size());
+    size_t nl = rest.find('\n');
+    if (nl == std::string_view::npos) return std::nullopt;
+    std::string_view sum = rest.substr(0, nl + 1);
+    rest.remove_prefix(nl + 1);
+    if (sum != index_sum(rest)) return std::nullopt;
+    return std::string(rest);
+}
+
+// An entry folder's problem as one line of the brief index (no tab or line break).
+std::string one_field(std::string text) {
+    for (char& c : text)
+        if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+    return text;
+}
+
+// Refuses a layer's <kind> folder that someone else could have filled (trust.h).
+void check_layer_folder(const fs::path& dir) {
+    auto meta = platform::file_meta(dir);
+    if (meta && meta->type == platform::FileMeta::Type::Directory) check_trusted("the store folder", dir, *meta);
+}
+
 } // namespace
 
 std::vector<Entry> Store::read_layer(size_t layer, Kind kind, const std::string& stamp, bool save_index,
                                      std::string* brief_text) const {
     fs::path dir = layers_[layer] / kind_dir(kind);
     std::vector<Entry> entries;
-    std::string text = stamp;
-    std::string brief = stamp;
+    std::string text;
+    std::string brief;
     std::error_code ec;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         std::string id = it->path().filename().u8string();
         if (id.empty() || id[0] == '.') continue;
-        auto entry_text = platform::read_file(it->path() / "entry");
-        if (!entry_text || entry_text->find(kRecordSeparator) != std::string::npos) continue;
-        try {
-            entries.push_back(parse_entry(*entry_text, it->path(), (it->path() / "entry").u8string()));
-        } catch (const std::exception&) {
-            // A damaged entry must not hide the others; `cvm doctor` reports it.
+        fs::path entry_file = it->path() / "entry";
+        auto read = platform::read_file_checked(entry_file.u8string());
+        if (read.error == ENOTDIR) continue; // a stray file beside the entry folders
+        // A damaged entry must not hide the others, nor itself: it is listed as damaged.
+        std::string problem;
+        if (read.error == ENOENT) problem = "its entry file " + entry_file.u8string() + " is missing";
+        else if (read.error) problem = "cannot read " + entry_file.u8string() + ": " + platform::error_text(read.error);
+        else if (!read.text) problem = entry_file.u8string() + " is " + platform::file_type_text(entry_file);
+        else if (read.text->find(kRecordSeparator) != std::string::npos)
+            problem = entry_file.u8string() + " holds a control character";
+        if (problem.empty()) {
+            try {
+                entries.push_back(parse_entry(*read.text, it->path(), entry_file.u8string()));
+            } catch (const std::exception& e) {
+                problem = e.what();
+            }
+        }
+        if (!problem.empty()) {
+            if (problem.find("; remove the folder") == std::string::npos)
+                problem += "; remove the folder " + it->path().u8string() + " and import or install it again";
+            if (id.find_first_of("\t\n") == std::string::npos)
+                brief += id + "\t\t\td\t" + one_field(problem) + "\t" + one_field(entry_file.u8string()) + "\n";
             continue;
         }
-        text += id + "\n" + *entry_text + kRecordSeparator;
+        text += id + "\n" + *read.text + kRecordSeparator;
         const Entry& e = entries.back();
         // Brief line: id, version, cuda, source, stamp, path; tab separated, the path last. An id
         // with a tab or a path with a line break cannot be written so; cvm never makes either
         // (ids are checked versions, `cvm import` refuses line breaks), so such an entry is not
         // listed. A stamp that cannot be written so is left out (the folder is still checked).
+        // A damaged entry's line has source "d", its problem for the stamp and its entry file.
         std::string path = (e.origin.empty() ? e.path : e.origin).u8string();
         if (e.id.find_first_of("\t\n") != std::string::npos || path.find('\n') != std::string::npos)
             continue;
@@ -315,7 +385,9 @@ std::vector<Entry> Store::read_layer(size_t layer, Kind kind, const std::string&
         fs::path tmp = index;
         tmp += ".tmp" + std::to_string(platform::process_id());
         if (std::FILE* f = std::fopen(tmp.u8string().c_str(), "wb")) {
-            bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size();
+            std::string head = stamp + index_sum(content);
+            bool ok = std::fwrite(head.data(), 1, head.size(), f) == head.size() &&
+                      std::fwrite(content.data(), 1, content.size(), f) == content.size();
             ok = std::fclose(f) == 0 && ok;
             if (ok) fs::rename(tmp, index, wec);
             if (!ok || wec) fs::remove(tmp, wec);
@@ -340,11 +412,10 @@ std::vector<Entry> Store::list(Kind kind) const {
         LayerStamp ls = index_stamp(dir);
         const std::string& stamp = ls.text;
         if (stamp.empty()) continue;
+        check_layer_folder(dir);
         std::vector<Entry> layer_entries;
-        auto cached = platform::read_file(index_file(root(), layers_[i], kind));
-        if (cached && cached->compare(0, stamp.size(), stamp) == 0) {
+        if (auto cached = index_body(index_file(root(), layers_[i], kind), stamp)) {
             std::string_view rest(*cached);
-            rest.remove_prefix(stamp.size());
             while (!rest.empty()) {
                 size_t end = rest.find(kRecordSeparator);
                 std::string_view record = rest.substr(0, end);
@@ -399,17 +470,16 @@ Listing Store::brief(Kind kind) const {
         LayerStamp ls = index_stamp(layers_[i] / kind_dir(kind));
         const std::string& stamp = ls.text;
         if (stamp.empty()) continue;
+        check_layer_folder(layers_[i] / kind_dir(kind));
         fs::path index = index_file(root(), layers_[i], kind);
         index += ".brief";
-        auto cached = platform::read_file(index);
-        if (cached && cached->compare(0, stamp.size(), stamp) == 0) {
+        if (auto cached = index_body(index, stamp)) {
             out.texts.push_back(std::move(*cached));
         } else {
             out.texts.emplace_back();
             read_layer(i, kind, stamp, ls.settled, &out.texts.back());
         }
         std::string_view rest(out.texts.back());
-        rest.remove_prefix(stamp.size());
         while (!rest.empty()) {
             size_t nl = rest.find('\n');
             std::string_view line = rest.substr(0, nl);
@@ -429,8 +499,17 @@ Listing Store::brief(Kind kind) const {
             item.id = field[0];
             item.path = field[5];
             item.imported = field[3] == "i";
+            item.damaged = field[3] == "d";
             item.stamp = field[4];
             item.layer = i;
+            if (item.damaged) {
+                // Sorted by what its folder's name says, where it says anything.
+                std::string_view version = item.id.substr(0, item.id.find("-cuda"));
+                item.version_parts = static_cast<unsigned>(parse_version_parts(version, item.version, 4));
+                if (!seen.insert(item.id).second) continue;
+                out.items.push_back(item);
+                continue;
+            }
             item.version_parts = static_cast<unsigned>(parse_version_parts(field[1], item.version, 4));
             item.cuda_parts = static_cast<unsigned>(parse_version_parts(field[2], item.cuda, 2));
             if (item.version_parts == 0 || (item.cuda_parts == 0 && !field[2].empty())) continue;

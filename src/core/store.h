@@ -88,6 +88,9 @@ struct ListItem {
     unsigned cuda[2] = {};   // cuDNN only
     unsigned cuda_parts = 0;
     bool imported = false;
+    // The entry file is missing, unreadable or malformed: `stamp` then says what is wrong (with
+    // what to do) and `path` is the entry file; the version is what the id says, if anything.
+    bool damaged = false;
     std::string_view stamp;  // Entry::stamp
     size_t layer = 0;
     bool version_has_prefix(const Version& prefix) const;
@@ -123,7 +126,8 @@ public:
     std::optional<Entry> find(Kind kind, const std::string& id) const;
     // All entries of a kind, newest version first. Unreadable entries are skipped.
     std::vector<Entry> list(Kind kind) const;
-    // The same entries in the same order, with only what `cvm list` prints.
+    // The same entries in the same order, with only what `cvm list` prints, and the damaged
+    // ones (ListItem::damaged) among them. Throws TrustError for a layer folder it may not trust.
     Listing brief(Kind kind) const;
 
     // Writes `e` into the writable layer as <root>/<kind>/<id>/entry (atomically, for imports),

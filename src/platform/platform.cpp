@@ -110,6 +110,9 @@ fs::path user_config_dir() {
     return home_dir() / "AppData" / "Roaming";
 }
 
+std::optional<fs::path> home_dir_if_any() { return home_dir(); }
+std::optional<fs::path> user_config_dir_if_any() { return user_config_dir(); }
+
 fs::path system_config_dir() {
     if (auto v = get_env("ProgramData"); v && !v->empty()) return fs::u8path(*v);
     return fs::u8path("C:\\ProgramData");
@@ -380,9 +383,13 @@ bool exists(const std::string& utf8_path) {
     return GetFileAttributesW(widen(utf8_path).c_str()) != INVALID_FILE_ATTRIBUTES;
 }
 
-std::vector<std::string> folder_names(const std::string& utf8_dir) {
+std::vector<std::string> folder_names(const std::string& utf8_dir, FileMeta* meta) {
     std::vector<std::string> out;
     std::error_code ec;
+    if (meta) {
+        *meta = FileMeta{};
+        if (fs::is_directory(fs::u8path(utf8_dir), ec)) meta->type = FileMeta::Type::Directory;
+    }
     for (fs::directory_iterator it(fs::u8path(utf8_dir), ec), end; !ec && it != end; it.increment(ec))
         out.push_back(it->path().filename().u8string());
     return out;
@@ -551,6 +558,17 @@ std::vector<std::string> utf8_args(int argc, char** argv) {
 
 #else // POSIX
 
+static FileMeta meta_of(const struct stat& st) {
+    FileMeta m;
+    m.type = S_ISREG(st.st_mode) ? FileMeta::Type::Regular
+             : S_ISDIR(st.st_mode) ? FileMeta::Type::Directory
+                                   : FileMeta::Type::Other;
+    m.uid = st.st_uid;
+    m.gid = st.st_gid;
+    m.mode = st.st_mode & 07777;
+    return m;
+}
+
 const char* exe_suffix() { return ""; }
 
 std::optional<std::string> get_env(const std::string& name) {
@@ -571,9 +589,26 @@ std::map<std::string, std::string> environment() {
 
 bool env_name_equal(const std::string& a, const std::string& b) { return a == b; }
 
+std::optional<fs::path> home_dir_if_any() {
+    if (auto h = get_env("HOME"); h && !h->empty() && h->front() == '/') return fs::path(*h);
+    return std::nullopt;
+}
+
 fs::path home_dir() {
-    if (auto h = get_env("HOME"); h && !h->empty()) return fs::path(*h);
-    return fs::path("/");
+    if (auto h = home_dir_if_any()) return *h;
+    auto h = get_env("HOME");
+    if (h && !h->empty())
+        throw HomeError("HOME is the relative path '" + *h + "', so cvm cannot find your home folder; "
+                        "set HOME to its whole path, or set CVM_ROOT (and XDG_CONFIG_HOME)");
+    throw HomeError("HOME is not set, so cvm cannot find your home folder; set HOME, or set CVM_ROOT "
+                    "(and XDG_CONFIG_HOME)");
+}
+
+std::optional<fs::path> user_config_dir_if_any() {
+    if (auto x = get_env("XDG_CONFIG_HOME"); x && !x->empty() && x->front() == '/')
+        return fs::path(*x);
+    if (auto h = home_dir_if_any()) return *h / ".config";
+    return std::nullopt;
 }
 
 fs::path user_data_dir() {
@@ -743,10 +778,13 @@ bool exists(const std::string& utf8_path) {
     return ::stat(utf8_path.c_str(), &st) == 0;
 }
 
-std::vector<std::string> folder_names(const std::string& utf8_dir) {
+std::vector<std::string> folder_names(const std::string& utf8_dir, FileMeta* meta) {
     std::vector<std::string> out;
     DIR* d = ::opendir(utf8_dir.c_str());
+    if (meta) *meta = FileMeta{};
     if (!d) return out;
+    struct stat st;
+    if (meta && ::fstat(dirfd(d), &st) == 0) *meta = meta_of(st);
     while (const dirent* e = ::readdir(d)) {
         const char* n = e->d_name;
         if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
@@ -850,14 +888,25 @@ std::vector<std::string> utf8_args(int argc, char** argv) {
 #endif
 
 #ifndef _WIN32
-static std::optional<std::string> read_file_posix(const char* path, std::size_t limit) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return std::nullopt;
+static FileRead read_file_posix(const char* path, std::size_t limit) {
+    FileRead r;
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        r.error = errno;
+        return r;
+    }
     // The check is on the open descriptor, so what is read is what was checked.
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
+        r.error = errno;
         close(fd);
-        return std::nullopt;
+        return r;
+    }
+    r.meta = meta_of(st);
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return r;
     }
     std::string out;
     // procfs files report size 0; read on until the end either way.
@@ -868,39 +917,125 @@ static std::optional<std::string> read_file_posix(const char* path, std::size_t 
         if (got == out.size()) out.resize(std::min(limit, out.size() * 2));
         ssize_t n = ::read(fd, out.data() + got, out.size() - got);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
+        if (n < 0) {
+            r.error = errno; // EIO, EISDIR on odd file systems: not read
+            close(fd);
+            return r;
+        }
+        if (n == 0) break;
         got += static_cast<std::size_t>(n);
     }
     close(fd);
     out.resize(got);
-    return out;
+    r.text = std::move(out);
+    return r;
 }
-#endif
-
-std::optional<std::string> read_file(const std::string& utf8_path, std::size_t limit) {
-#ifdef _WIN32
-    return read_file(fs::u8path(utf8_path), limit);
 #else
-    return read_file_posix(utf8_path.c_str(), limit);
-#endif
-}
-
-std::optional<std::string> read_file(const fs::path& p, std::size_t limit) {
-#ifdef _WIN32
+static FileRead read_file_windows(const fs::path& p, std::size_t limit) {
+    FileRead r;
     std::error_code ec;
-    if (!fs::is_regular_file(p, ec)) return std::nullopt;
+    auto st = fs::status(p, ec);
+    if (ec || !fs::exists(st)) {
+        r.error = ec.value() ? ec.value() : ENOENT;
+        if (!fs::exists(st)) r.error = ENOENT;
+        return r;
+    }
+    r.meta.type = fs::is_regular_file(st) ? FileMeta::Type::Regular
+                  : fs::is_directory(st)  ? FileMeta::Type::Directory
+                                          : FileMeta::Type::Other;
+    if (r.meta.type != FileMeta::Type::Regular) return r;
     std::FILE* f = _wfopen(p.wstring().c_str(), L"rb");
-    if (!f) return std::nullopt;
+    if (!f) {
+        r.error = errno ? errno : EACCES;
+        return r;
+    }
     std::string out;
     char buf[8192];
     std::size_t n;
     while (out.size() < limit && (n = std::fread(buf, 1, std::min(sizeof buf, limit - out.size()), f)) > 0)
         out.append(buf, n);
     std::fclose(f);
-    return out;
-#else
-    return read_file_posix(p.c_str(), limit);
+    r.text = std::move(out);
+    return r;
+}
 #endif
+
+bool FileRead::absent() const { return error == ENOENT || error == ENOTDIR; }
+
+FileRead read_file_checked(const std::string& utf8_path, std::size_t limit) {
+#ifdef _WIN32
+    return read_file_windows(fs::u8path(utf8_path), limit);
+#else
+    return read_file_posix(utf8_path.c_str(), limit);
+#endif
+}
+
+std::optional<std::string> read_file(const std::string& utf8_path, std::size_t limit) {
+    return read_file_checked(utf8_path, limit).text;
+}
+
+std::optional<std::string> read_file(const fs::path& p, std::size_t limit) {
+#ifdef _WIN32
+    return read_file_windows(p, limit).text;
+#else
+    return read_file_posix(p.c_str(), limit).text;
+#endif
+}
+
+std::optional<FileMeta> file_meta(const fs::path& p, int* error) {
+#ifdef _WIN32
+    std::error_code ec;
+    auto st = fs::status(p, ec);
+    if (ec || !fs::exists(st)) {
+        if (error) *error = ENOENT;
+        return std::nullopt;
+    }
+    FileMeta m;
+    m.type = fs::is_regular_file(st) ? FileMeta::Type::Regular
+             : fs::is_directory(st)  ? FileMeta::Type::Directory
+                                     : FileMeta::Type::Other;
+    return m;
+#else
+    struct stat st;
+    if (::stat(p.c_str(), &st) != 0) {
+        if (error) *error = errno;
+        return std::nullopt;
+    }
+    return meta_of(st);
+#endif
+}
+
+std::string error_text(int error) { return std::strerror(error); }
+
+std::string file_type_text(const fs::path& p) {
+    std::error_code ec;
+    auto st = fs::status(p, ec);
+    switch (st.type()) {
+    case fs::file_type::directory: return "a folder";
+    case fs::file_type::fifo: return "a FIFO";
+    case fs::file_type::socket: return "a socket";
+    case fs::file_type::block:
+    case fs::file_type::character: return "a device";
+    case fs::file_type::regular: return "a regular file";
+    default: return "not a regular file";
+    }
+}
+
+std::uint32_t effective_uid() {
+#ifdef _WIN32
+    return 0;
+#else
+    static const std::uint32_t uid = static_cast<std::uint32_t>(geteuid()); // a system call each time otherwise
+    return uid;
+#endif
+}
+
+std::optional<std::uint32_t> sudo_uid() {
+    if (effective_uid() != 0 || host_os() == Os::Windows) return std::nullopt;
+    auto v = get_env("SUDO_UID");
+    if (!v || v->empty() || v->size() > 9 || v->find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+    return static_cast<std::uint32_t>(std::stoul(*v));
 }
 
 void write_file_atomically(const fs::path& file, std::string_view text) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,11 +44,21 @@ fs::path user_data_dir();
 // %APPDATA% and %ProgramData% on Windows.
 fs::path user_config_dir();
 fs::path system_config_dir();
+// $HOME; throws HomeError when it is unset, empty or relative (then no path can come from it).
 fs::path home_dir();
+// The same, nullopt instead of the error: for what is optional (the user's config file).
+std::optional<fs::path> home_dir_if_any();
+std::optional<fs::path> user_config_dir_if_any();
+
+class HomeError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
 
 // A regular file's bytes, at most `limit` of them; nullopt when it cannot be opened or is not a
 // regular file (checked on the open descriptor). One open, an fstat and a read or two: it serves
-// `cvm list` and the shim, which read many small files.
+// `cvm list` and the shim, which read many small files. Opened without blocking, so a FIFO
+// answers at once (as not a regular file) instead of waiting for a writer.
 std::optional<std::string> read_file(const fs::path& p, std::size_t limit = std::size_t(4) << 20);
 // The same for a UTF-8 path in a string: no fs::path is built (for the shim's hot path).
 std::optional<std::string> read_file(const std::string& utf8_path, std::size_t limit = std::size_t(4) << 20);
@@ -56,6 +67,43 @@ std::optional<std::string> read_file(const std::string& utf8_path, std::size_t l
 // temporary file is removed and a std::filesystem::filesystem_error naming `file` (never the
 // temporary name) is thrown, with the system's error code.
 void write_file_atomically(const fs::path& file, std::string_view text);
+
+// Who owns a file and who may write it: what the trust checks (core/trust.h) look at. On
+// Windows owner and modes are not read (uid 0, mode 0).
+struct FileMeta {
+    enum class Type { Regular, Directory, Other };
+    Type type = Type::Other;
+    std::uint32_t uid = 0, gid = 0;
+    std::uint32_t mode = 0; // permission bits, 07777
+};
+// read_file, telling why it read nothing: `error` is the open's errno (ENOENT, ENOTDIR: absent;
+// EACCES, ELOOP, EISDIR...), else 0 and `meta` is the open descriptor's fstat (the file read is
+// the file described); `text` is unset for a file that is not regular (a folder, a FIFO).
+struct FileRead {
+    std::optional<std::string> text;
+    int error = 0;
+    FileMeta meta;
+    bool absent() const; // ENOENT or ENOTDIR
+};
+FileRead read_file_checked(const std::string& utf8_path, std::size_t limit = std::size_t(4) << 20);
+// stat() of a path (links followed); nullopt with `error` set when it fails.
+std::optional<FileMeta> file_meta(const fs::path& p, int* error = nullptr);
+// The system's text for an errno value ("Permission denied").
+std::string error_text(int error);
+// What a type of file is called in messages: "a folder", "a FIFO", "a device"...
+std::string file_type_text(const fs::path& p);
+
+// The user cvm acts for (effective uid; 0 on Windows) and, when that is root through sudo, the
+// user who ran sudo (SUDO_UID), whose files root trusts as git does.
+std::uint32_t effective_uid();
+std::optional<std::uint32_t> sudo_uid();
+// Accounts from /etc/passwd and /etc/group, read directly: the static shim may not use NSS.
+// Empty / nullopt when not found there.
+std::string user_name(std::uint32_t uid);
+std::optional<std::uint32_t> user_id(const std::string& name);
+// True when group `gid` is `uid`'s user private group: the user's primary group, of the user's
+// own name, with no other members (Debian's default), where group-writable harms nobody.
+bool is_private_group(std::uint32_t gid, std::uint32_t uid);
 
 // Absolute path of the running executable.
 fs::path current_exe();
@@ -92,8 +140,9 @@ bool is_executable(const fs::path& p);
 bool exists(const std::string& utf8_path);
 
 // The names in a folder (UTF-8; no "." or ".."), unsorted; empty when it cannot be read. For hot
-// paths: no fs::path or status per entry.
-std::vector<std::string> folder_names(const std::string& utf8_dir);
+// paths: no fs::path or status per entry. `meta`, when given, gets the open folder's fstat
+// (type Other when it could not be opened).
+std::vector<std::string> folder_names(const std::string& utf8_dir, FileMeta* meta = nullptr);
 
 // What makes a file the same file under any name: device and inode (Windows: volume serial and
 // file index). Links are followed, so a symlink and its target compare equal; a copy does not.
