@@ -22,6 +22,8 @@ void register_doctor(CLI::App& app);    // doctor.cpp
 void register_probe(CLI::App& app);     // probe.cpp
 void register_export(CLI::App& app);    // export.cpp
 void register_lock(CLI::App& app);      // lock.cpp
+void register_verify(CLI::App& app);    // verify.cpp
+void register_verify_forward(CLI::App& app); // install_forward.cpp: runs cvm-install
 
 // `cvm list --available [cuda|cudnn] [--json]` (available.cpp): releases known to the registry.
 void list_available(const std::string& kind, bool json);
