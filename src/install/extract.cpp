@@ -507,6 +507,25 @@ void verify_symlinks(const fs::path& root, const std::vector<ExtractedEntry>& en
     }
 }
 
+// Folders the archive does not list are made by libarchive with the umask alone: take group
+// and world write from them too (listed ones got their masked mode from apply_plan).
+void mask_implicit_folders(const fs::path& root, const std::vector<ExtractedEntry>& entries) {
+    std::unordered_set<std::string> listed, implicit;
+    for (const auto& e : entries)
+        if (e.type == ExtractedEntry::Type::Directory) listed.insert(e.path);
+    for (const auto& e : entries)
+        for (auto slash = e.path.rfind('/'); slash != std::string::npos && slash > 0;
+             slash = e.path.rfind('/', slash - 1)) {
+            std::string parent = e.path.substr(0, slash);
+            if (listed.count(parent) || !implicit.insert(parent).second) break;
+        }
+    for (const auto& folder : implicit) {
+        std::error_code ec;
+        fs::permissions(root / fs::u8path(folder), fs::perms::group_write | fs::perms::others_write,
+                        fs::perm_options::remove | fs::perm_options::nofollow, ec);
+    }
+}
+
 // A hard link is the file it names: it gets that file's record (or gives it its own, when the
 // link entry carried the data).
 void share_hardlink_records(std::vector<ExtractedEntry>& entries) {
@@ -576,6 +595,7 @@ ExtractResult extract_stream(archive* r, const fs::path& archive_path, const fs:
     finish_writer(w.a, archive_path, root);
     if (xz) xz->drain();
     share_hardlink_records(result.entries);
+    mask_implicit_folders(root, result.entries);
     if (!xz && options.progress) options.progress(total, total);
     verify_symlinks(root, result.entries, archive_path);
     return result;
@@ -685,6 +705,7 @@ ExtractResult extract_zip(const fs::path& archive_path, const fs::path& root,
     for (auto& plan : plans)
         if (!plan.skip) result.entries.push_back(std::move(plan.entry));
     result.bytes_written = written.load();
+    mask_implicit_folders(root, result.entries);
     if (options.progress) options.progress(file_size, file_size);
     verify_symlinks(root, result.entries, archive_path);
     return result;

@@ -28,6 +28,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_signal{0}; // POSIX: the signal that arrived
 
 struct Registry {
     std::mutex mutex;
@@ -70,6 +71,8 @@ void clean_up_after_interrupt() {
 
 #ifdef _WIN32
 
+void end_by_signal(int) {}
+
 BOOL WINAPI console_handler(DWORD event) {
     if (event == CTRL_C_EVENT || event == CTRL_BREAK_EVENT || event == CTRL_CLOSE_EVENT) {
         clean_up_after_interrupt();
@@ -93,18 +96,23 @@ extern "C" void on_signal(int sig) {
     (void)n;
 }
 
-// Runs the clean-up on an ordinary thread (a signal handler may not), then ends the process as
-// the signal would have: with the handler that was there before, or the default action.
-void watch_signals() {
-    unsigned char byte = 0;
-    while (read(g_pipe[0], &byte, 1) != 1) {
-    }
-    int sig = byte;
-    clean_up_after_interrupt();
+// Ends the process as the signal would have: with the handler that was there before, or the
+// default action.
+void end_by_signal(int sig) {
     for (std::size_t i = 0; i < 3; ++i)
         if (kSignals[i] == sig) sigaction(sig, &g_previous[i], nullptr);
     raise(sig);
     _exit(128 + sig); // the previous handler returned
+}
+
+// Runs the clean-up on an ordinary thread (a signal handler may not).
+void watch_signals() {
+    unsigned char byte = 0;
+    while (read(g_pipe[0], &byte, 1) != 1) {
+    }
+    g_signal.store(byte);
+    clean_up_after_interrupt();
+    end_by_signal(byte);
 }
 
 void install_handlers() {
@@ -140,7 +148,10 @@ void RemoveOnInterrupt::release() {
     auto it = r.paths.find(path_);
     if (it != r.paths.end()) r.paths.erase(it);
     path_.clear();
-    if (r.paths.empty()) r.emptied.notify_all();
+    if (!r.paths.empty()) return;
+    r.emptied.notify_all();
+    // The last owner unwound after an interrupt: end here, before it can exit another way.
+    if (int sig = g_signal.load()) end_by_signal(sig);
 }
 
 bool interrupted() {
