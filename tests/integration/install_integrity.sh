@@ -83,14 +83,14 @@ fi
 # Ctrl-C in the middle of an install: the staging folder goes at once, not at the next run.
 $MK cudnn-redist "$A/many/$tgz" --version 9.1.0 --files 400
 for sig in INT TERM; do
-    CVM_FAULT_DIR="$STAGING" CVM_FAULT_NTH=0 CVM_FAULT_SLEEP_MS=20 LD_PRELOAD="$FAULT" \
+    CVM_FAULT_DIR="$STAGING" CVM_FAULT_NTH=0 CVM_FAULT_SLEEP_MS=10 LD_PRELOAD="$FAULT" \
         "$CVM_BIN/cvm-install" install "$A/many/$tgz" 2> "$TEST_TMP/err" &
     pid=$!
     for _ in $(seq 200); do
-        [[ -n $(find "$STAGING" -name 'f000*' 2> /dev/null | head -1) ]] && break
+        [[ -n $(find "$STAGING" -type f -path '*/x/*' 2> /dev/null | head -1) ]] && break
         sleep 0.05
     done
-    [[ -n $(find "$STAGING" -name 'f000*' | head -1) ]] || fail "the install never started writing"
+    [[ -n $(find "$STAGING" -type f -path '*/x/*' | head -1) ]] || fail "the install never started writing"
     kill -"$sig" "$pid"
     rc=0
     wait "$pid" || rc=$?
