@@ -2,6 +2,7 @@
 
 #include "platform/platform.h"
 
+#include <charconv>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
@@ -42,10 +43,10 @@ std::vector<InstalledFile> parse_installed_files(const std::string& text, const 
             size_t s1 = line.find(' ');
             size_t s2 = s1 == std::string_view::npos ? s1 : line.find(' ', s1 + 1);
             if (s2 == std::string_view::npos) throw bad("expected \"f SIZE SHA256 PATH\"");
-            std::string size(line.substr(0, s1));
-            if (size.empty() || size.find_first_not_of("0123456789") != std::string::npos)
-                throw bad("bad size \"" + size + "\"");
-            f.size = std::stoull(size);
+            std::string_view size = line.substr(0, s1);
+            auto [end, err] = std::from_chars(size.data(), size.data() + size.size(), f.size);
+            if (size.empty() || err != std::errc() || end != size.data() + size.size())
+                throw bad("bad size \"" + std::string(size) + "\"");
             f.sha256 = std::string(line.substr(s1 + 1, s2 - s1 - 1));
             if (f.sha256.size() != 64 || f.sha256.find_first_not_of("0123456789abcdef") != std::string::npos)
                 throw bad("bad sha256");
