@@ -417,12 +417,20 @@ std::string megabytes(std::uint64_t bytes) {
     return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MB";
 }
 
+// The folder to name for the disk being written: the store (above its .staging folder) when
+// extracting into one, else the destination.
+fs::path disk_folder(const fs::path& root) {
+    for (fs::path p = root; p.has_relative_path(); p = p.parent_path())
+        if (p.filename() == ".staging") return p.parent_path();
+    return root;
+}
+
 // What a full disk looks like in a message: how much is free where the install is written.
 std::string space_note(const fs::path& root) {
     std::error_code ec;
     fs::space_info s = fs::space(root, ec);
     if (ec) return "";
-    return " (" + megabytes(s.available) + " free in " + root.parent_path().u8string() + ")";
+    return " (" + megabytes(s.available) + " free in " + disk_folder(root).u8string() + ")";
 }
 
 // Anything but ARCHIVE_OK from a write call is fatal: libarchive reports a failed write(2)
@@ -633,7 +641,7 @@ ExtractResult extract_zip(const fs::path& archive_path, const fs::path& root,
         if (!ec && space.available < total_bytes)
             fail_operation("no space left on device: " + display(archive_path) + " unpacks to " +
                            megabytes(total_bytes) + ", " + megabytes(space.available) +
-                           " are free in " + root.parent_path().u8string() +
+                           " are free in " + disk_folder(root).u8string() +
                            "; free space (or set CVM_ROOT to another disk) and run the install "
                            "again");
     }

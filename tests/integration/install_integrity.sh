@@ -192,6 +192,23 @@ assert_contains "$OUT" "libcudnn_graph.so.9: content differs from nvidia_cudnn_c
 assert_contains "$OUT" "repair: pip install --force-reinstall nvidia_cudnn_cu12==9.1.0.70"
 expect_rc 2 "$CVM" install --reinstall 9.1.0.70-cuda12
 
+# An import whose files a dpkg package lists: compared with the package's md5sums.
+make_cudnn "$TEST_TMP/pkg/cudnn" 8.9.7
+echo "library bytes" > "$TEST_TMP/pkg/cudnn/lib/libcudnn.so.8"
+mkdir -p "$TEST_TMP/dpkg"
+(cd / && md5sum "${TEST_TMP#/}/pkg/cudnn/include/cudnn_version.h" "${TEST_TMP#/}/pkg/cudnn/lib/libcudnn.so.8") \
+    > "$TEST_TMP/dpkg/libcudnn8-test:amd64.md5sums"
+export CVM_DPKG_INFO="$TEST_TMP/dpkg"
+expect_rc 0 "$CVM" import "$TEST_TMP/pkg/cudnn" --cuda 12
+id=$(cd "$CVM_ROOT/cudnn" && ls -d 8.9.7*)
+expect_rc 0 "$CVM" verify "$id"
+assert_contains "$OUT" "2 files match $TEST_TMP/dpkg/libcudnn8-test:amd64.md5sums (1 not listed there)"
+echo "other bytes!!" > "$TEST_TMP/pkg/cudnn/lib/libcudnn.so.8"
+expect_rc 1 "$CVM" verify "$id"
+assert_contains "$OUT" "libcudnn.so.8: content differs from libcudnn8-test:amd64's record (md5)"
+assert_contains "$OUT" "repair: apt-get install --reinstall libcudnn8-test:amd64"
+unset CVM_DPKG_INFO
+
 # Modes: an archive's 0777 file and 0777 folder land without group/world write (umask 022 or
 # stricter), and with umask 077 only the owner has any access.
 mkdir -p "$A/modes"
