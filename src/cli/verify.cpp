@@ -52,7 +52,8 @@ std::string entry_line(const EntryCheck& c, const Entry& e) {
 void print_problems(const std::vector<install::VerifyProblem>& problems) {
     for (std::size_t i = 0; i < problems.size() && i < kShown; ++i)
         std::printf("  %s: %s\n", problems[i].path.c_str(), problems[i].what.c_str());
-    if (problems.size() > kShown) std::printf("  ... and %zu more\n", problems.size() - kShown);
+    if (problems.size() > kShown)
+        std::printf("  ... and %s more\n", std::to_string(problems.size() - kShown).c_str());
 }
 
 nlohmann::json problems_json(const std::vector<install::VerifyProblem>& problems) {
@@ -130,7 +131,8 @@ void register_verify(CLI::App& app) {
                 std::printf("view %s: intact\n", v.name.c_str());
                 continue;
             }
-            std::printf("view %s: DAMAGED, %zu link(s) lead nowhere\n", v.name.c_str(), v.problems.size());
+            std::printf("view %s: DAMAGED, %s link(s) lead nowhere\n", v.name.c_str(),
+                        std::to_string(v.problems.size()).c_str());
             print_problems(v.problems);
             std::printf("  repair: %s\n", repair.c_str());
         }
