@@ -49,7 +49,5 @@ EntryCheck verify_entry(const Entry& e, const std::filesystem::path& dpkg_info);
 // Checks the merged views (only those that use `id`, when not empty).
 std::vector<ViewCheck> verify_views(const Store& store, const std::string& id);
 
-// Lower-case hex -> the urlsafe base64 without padding that wheels' RECORD files use.
-std::string hex_to_urlsafe_base64(const std::string& hex);
 
 } // namespace cvm::install

@@ -2,6 +2,7 @@
 #include "install/error.h"
 #include "install/extract.h"
 #include "install/sha256.h"
+#include "install/owner_records.h"
 #include "install/verify.h"
 #include "test_util.h"
 
