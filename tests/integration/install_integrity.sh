@@ -45,7 +45,7 @@ assert_contains "$ERR" "Input/output error"
 faulty_install ENOSPC 1 "$A/$whl" all
 assert_contains "$ERR" "No space left on device"
 # tgz through libarchive's own filters.
-faulty_install ENOSPC 4 "$A/$tgz" all
+faulty_install ENOSPC 4 "$A/cudnn-11.2-linux-x64-v8.1.0.77.tgz" all
 assert_contains "$ERR" "No space left on device"
 
 # A real small disk, where mounting is allowed.
