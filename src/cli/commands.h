@@ -34,6 +34,8 @@ void register_export(CLI::App& app);    // export.cpp
 void register_lock(CLI::App& app);      // lock.cpp
 void register_user_path(CLI::App& app); // user_path.cpp: hidden, for install.cmd
 void register_cache(CLI::App& app);     // cache.cpp: cache clean
+void register_verify(CLI::App& app);    // verify.cpp
+void register_verify_forward(CLI::App& app); // install_forward.cpp: runs cvm-install
 
 void register_latest(CLI::App& app);    // latest.cpp
 

@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "core/installed_files.h"
 #include "doctor/diagnose.h"
 #include "doctor/report.h"
 #include "platform/platform.h"
@@ -27,6 +28,30 @@ std::vector<std::string> split_colon_list(const std::string& text) {
     for (const auto& item : split_path_list(text, platform::Os::Linux))
         if (!item.empty()) out.push_back(item);
     return out;
+}
+
+// Installed entries whose files no longer have the sizes they were written with: one stat per
+// file (`cvm verify` compares the contents too).
+void add_damaged_installs(const Store& store, doctor::DoctorReport& report) {
+    for (Kind kind : {Kind::Cuda, Kind::Cudnn})
+        for (const Entry& e : store.list(kind)) {
+            if (e.imported) continue;
+            std::vector<FileDamage> damage;
+            try {
+                if (auto files = read_installed_files(e.entry_dir))
+                    damage = check_installed_sizes(e.path, *files);
+            } catch (const std::exception& ex) {
+                damage.push_back({installed_files_name(), ex.what()});
+            }
+            if (damage.empty()) continue;
+            report.findings.push_back(
+                {doctor::Severity::error, "install-damaged",
+                 std::string(kind_dir(kind)) + " " + e.id + " is damaged: " +
+                     std::to_string(damage.size()) + " file(s) differ from what was installed (" +
+                     damage.front().path + ": " + damage.front().what + "); `cvm verify " + e.id +
+                     "` tells more",
+                 "cvm install --reinstall " + e.id});
+        }
 }
 
 } // namespace
@@ -107,6 +132,7 @@ void register_doctor(CLI::App& app) {
         }
 
         DoctorReport report = diagnose(in);
+        add_damaged_installs(store, report);
         if (*json) {
             print_json(report_json(report));
         } else {

@@ -10,6 +10,7 @@
 #include "install/error.h"
 #include "install/installer.h"
 #include "install/progress.h"
+#include "install/sha256.h"
 #include "registry/registry.h"
 
 namespace cvm::cli {
@@ -25,6 +26,7 @@ struct InstallArgs {
     bool json = false;
     bool locked = false;
     bool allow_lock_urls = false;
+    bool reinstall = false;
 };
 
 bool looks_like_archive_name(const std::string& s) {
@@ -50,6 +52,43 @@ void install_hint(const std::vector<install::InstallResult>& results, bool locke
     hint("cvm use " + toolkit + (cudnn.empty() ? "" : "+" + cudnn), "selects it for this folder; -g for everywhere");
 }
 
+// `cvm install --reinstall ID`: from the archive it was installed from (checked against the
+// sum recorded then), else from NVIDIA's manifests; the old entry stays until the new one is whole.
+install::InstallResult reinstall(install::Installer& installer, const Store& store,
+                                 const std::string& id) {
+    Kind kind = Kind::Cuda;
+    if (parse_cudnn_id(id)) kind = Kind::Cudnn;
+    else if (!parse_toolkit_id(id))
+        throw UsageError("install --reinstall: '" + printable(id) +
+                         "' is not a toolkit id (12.4.1) or cuDNN id (9.1.0.70-cuda12); see `cvm list`");
+    auto e = store.find(kind, id);
+    if (!e)
+        throw UsageError("install --reinstall: " + std::string(kind_dir(kind)) + " " + id +
+                         " is not installed; run `cvm install " +
+                         (kind == Kind::Cuda ? "cuda " + id : id) + "`");
+    if (e->imported)
+        throw UsageError("install --reinstall: " + id + " is imported: cvm did not install its files; " +
+                         "reinstall them with their owner (pip, apt) and run `cvm import --detect`");
+    if (e->note.rfind("recognised from", 0) == 0 && e->archives.size() == 1 && !e->archives[0].url.empty()) {
+        const ArchiveRecord& from = e->archives[0];
+        if (from.url.find("://") != std::string::npos) return installer.install_url(from.url, from.sha256);
+        fs::path archive = fs::u8path(from.url);
+        std::error_code ec;
+        if (!fs::is_regular_file(archive, ec))
+            throw Failure("install --reinstall: " + id + " was installed from " + from.url +
+                          ", which is gone; run `cvm install --reinstall " + id + "` with it back, or " +
+                          "`cvm uninstall " + id + "` and install it again");
+        if (!from.sha256.empty() && !install::sha256_equal(install::sha256_file(archive), from.sha256))
+            throw Failure("install --reinstall: " + from.url + " is no longer the archive " + id +
+                          " was installed from (sha256 differs); give the right one with `cvm install FILE` "
+                          "after `cvm uninstall " + id + "`");
+        return installer.install_file(archive, from.url);
+    }
+    if (kind == Kind::Cuda) return installer.install_toolkit(id, e->components);
+    auto c = parse_cudnn_id(id);
+    return installer.install_cudnn(c->version.str(), c->cuda.str());
+}
+
 nlohmann::json results_json(const std::vector<install::InstallResult>& results) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& r : results)
@@ -65,7 +104,7 @@ using Body = std::function<std::vector<install::InstallResult>(install::Installe
 
 // Runs `body` with an installer for the store and refreshes the shims when a toolkit came.
 // Installer errors keep their exit code and name (errors.h).
-std::vector<install::InstallResult> with_installer(bool allow_http, const Body& body) {
+std::vector<install::InstallResult> with_installer(bool allow_http, const Body& body, bool reinstall = false) {
     using namespace cvm::install;
     try {
         Store store = open_store();
@@ -81,6 +120,7 @@ std::vector<install::InstallResult> with_installer(bool allow_http, const Body& 
         options.progress = progress.get();
         options.registry = reg ? &*reg : nullptr;
         options.download.allow_insecure_http = options.download.allow_insecure_http || allow_http;
+        options.reinstall = reinstall;
         Installer installer(store, options);
         std::vector<InstallResult> results = body(installer, store);
         bool toolkit_added = false;
@@ -111,7 +151,12 @@ std::vector<install::InstallResult> run_install(const InstallArgs& a, install::I
         if (!cuda_ok && !a.cuda.empty())
             throw UsageError("install: --cuda only applies to `cvm install cudnn VERSION`");
     };
-    if (a.locked) {
+    if (a.reinstall) {
+        if (a.locked || w.size() != 1)
+            throw UsageError("install --reinstall takes one installed ID, e.g. `cvm install --reinstall 12.4.1`");
+        only(false, false);
+        results.push_back(reinstall(installer, store, w[0]));
+    } else if (a.locked) {
         if (!w.empty())
             throw UsageError(
                 "install --locked takes no FILE, URL or SPEC: it installs what cvm.lock records");
@@ -187,10 +232,13 @@ void register_install(CLI::App& app) {
     cmd->add_flag("--allow-lock-urls", a->allow_lock_urls,
                   "with --locked: also download from URLs other than NVIDIA's or CVM_MIRROR's, "
                   "and releases cvm's registry does not know");
+    cmd->add_flag("--reinstall", a->reinstall,
+                  "install an installed ID again, replacing it once the new copy is whole (repairs "
+                  "what `cvm verify` reports damaged)");
     cmd->callback([a] {
-        auto results = with_installer(a->allow_http, [&a](install::Installer& installer, Store& store) {
-            return run_install(*a, installer, store);
-        });
+        auto results = with_installer(
+            a->allow_http, [&a](install::Installer& installer, Store& store) { return run_install(*a, installer, store); },
+            a->reinstall);
         if (a->json) print_json({{"installed", results_json(results)}});
         else install_hint(results, a->locked);
     });

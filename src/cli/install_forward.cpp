@@ -1,5 +1,5 @@
-// `cvm install ...` on Linux: hands the whole command line to the companion program cvm-install
-// (see src/cli/CMakeLists.txt for why it is a separate program).
+// `cvm install ...` and `cvm verify ...` on Linux: hand the whole command line to the companion
+// program cvm-install (see src/cli/CMakeLists.txt for why it is a separate program).
 #include <CLI/CLI.hpp>
 
 #include "cli/cli_model.h"
@@ -10,19 +10,36 @@
 
 namespace cvm::cli {
 
-void register_install_forward(CLI::App& app) {
-    auto* cmd = app.add_subcommand(
-        "install", "Install a CUDA toolkit or cuDNN build: FILE|URL, `cuda VERSION`, `cudnn VERSION --cuda N`, or SPEC");
+namespace {
+
+// Hands `cvm NAME ...` to cvm-install, which answers it (and its --help) itself.
+void forward_to_companion(CLI::App& app, const std::string& name, const std::string& description) {
+    auto* cmd = app.add_subcommand(name, description);
     cmd->prefix_command();
     cmd->allow_extras();
-    cmd->set_help_flag(); // `cvm install --help` is answered by cvm-install itself
+    cmd->set_help_flag(); // `cvm NAME --help` is answered by cvm-install itself
     forward_model(cmd, "cvm-install"); // completion and the man page ask cvm-install too
-    cmd->callback([cmd] {
-        std::vector<std::string> args{"install"};
+    cmd->callback([cmd, name] {
+        std::vector<std::string> args{name};
         if (quiet_flag()) args.push_back("--quiet");
         for (const auto& a : cmd->remaining()) args.push_back(a);
         forward_to_install_program(args);
     });
+}
+
+} // namespace
+
+void register_install_forward(CLI::App& app) {
+    forward_to_companion(app, "install",
+                         "Install a CUDA toolkit or cuDNN build: FILE|URL, `cuda VERSION`, `cudnn "
+                         "VERSION --cuda N`, or SPEC");
+}
+
+void register_verify_forward(CLI::App& app) {
+    // Verifying hashes files: the digest lives with the installer.
+    forward_to_companion(app, "verify",
+                         "Check that installed files are still what was installed (sizes, "
+                         "SHA-256, links of the merged views); exit 1 when something is damaged");
 }
 
 void forward_to_install_program(const std::vector<std::string>& args) {

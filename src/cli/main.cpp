@@ -20,14 +20,17 @@ int main(int argc, char** argv) {
     app.require_subcommand(1); // bare `cvm` prints the help (usage.cpp)
     app.set_version_flag("-V,--version", std::string("cvm ") + CVM_VERSION_STRING);
 #ifdef CVM_TOOL_INSTALL
-    // cvm-install: the install command alone, and `use --install` (see src/cli/CMakeLists.txt).
+    // cvm-install: the install and verify commands alone, and `use --install` (see src/cli/CMakeLists.txt).
     register_install(app);
     register_use(app);
+    register_verify(app);
 #else
 #if defined(CVM_HAVE_INSTALL)
     register_install(app);
+    register_verify(app);
 #elif defined(CVM_INSTALL_FORWARD)
     register_install_forward(app);
+    register_verify_forward(app);
 #endif
     register_import(app);
     register_uninstall(app);

@@ -1,6 +1,8 @@
 #include "install/extract.h"
 
 #include "install/error.h"
+#include "install/sha256.h"
+#include "platform/interrupt.h"
 #include "platform/platform.h"
 
 #include <archive.h>
@@ -20,6 +22,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace cvm::install {
@@ -370,6 +373,13 @@ public:
             if (!seen_.insert(path).second || dirs_.count(path)) refuse(raw_path, "listed twice");
             if (plan.entry.type != ExtractedEntry::Type::Symlink) files_.insert(path);
         }
+        // The archive's modes are masked like any file the user creates, and never group- or
+        // world-writable; the owner keeps what cleaning up and reading need.
+        int owner = plan.entry.type == ExtractedEntry::Type::Directory ? 0700
+                    : plan.entry.type == ExtractedEntry::Type::Symlink ? 0
+                                                                        : 0600;
+        if (plan.entry.type != ExtractedEntry::Type::Symlink)
+            perm = (perm & ~static_cast<int>(platform::file_creation_mask() | 022)) | owner;
         plan.perm = perm;
         plan.target = root_ / fs::u8path(path);
         return plan;
@@ -403,42 +413,92 @@ void apply_plan(archive_entry* e, const EntryGuard::Plan& plan) {
         archive_entry_set_perm(e, static_cast<mode_t>(plan.perm));
 }
 
-[[noreturn]] void write_failed(archive* w, const fs::path& archive_path, const std::string& entry) {
+std::string megabytes(std::uint64_t bytes) {
+    return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MB";
+}
+
+// The folder to name for the disk being written: the store (above its .staging folder) when
+// extracting into one, else the destination.
+fs::path disk_folder(const fs::path& root) {
+    for (fs::path p = root; p.has_relative_path(); p = p.parent_path())
+        if (p.filename() == ".staging") return p.parent_path();
+    return root;
+}
+
+// What a full disk looks like in a message: how much is free where the install is written.
+std::string space_note(const fs::path& root) {
+    std::error_code ec;
+    fs::space_info s = fs::space(root, ec);
+    if (ec) return "";
+    return " (" + megabytes(s.available) + " free in " + disk_folder(root).u8string() + ")";
+}
+
+// Anything but ARCHIVE_OK from a write call is fatal: libarchive reports a failed write(2)
+// (ENOSPC, EIO) as ARCHIVE_WARN and would then extend the file to its declared size with zeros.
+[[noreturn]] void write_failed(archive* w, const fs::path& archive_path, const fs::path& root,
+                               const std::string& entry) {
     int err = archive_errno(w);
-    std::string message =
-        "cannot write \"" + entry + "\" from " + display(archive_path) + ": " + error_text(w);
-    if (err > 0) message += std::string(" (") + std::strerror(err) + ")";
-    if (err == ENOSPC) message += " (the disk is full; free space and run the install again)";
-    if (err > 0) fail_operation(message);
-    // libarchive's own security checks refused the entry.
+    bool full = err == ENOSPC;
+#ifdef EDQUOT
+    full = full || err == EDQUOT;
+#endif
+    if (full)
+        fail_operation("cannot write \"" + entry + "\" from " + display(archive_path) + ": " +
+                       std::strerror(err) + space_note(root) +
+                       "; free space (or set CVM_ROOT to another disk) and run the install again");
+    if (err > 0)
+        fail_operation("cannot write \"" + entry + "\" from " + display(archive_path) + ": " +
+                       std::strerror(err) + " (" + error_text(w) + ")");
+    // libarchive's own checks refused the entry (errno 0): a link that escapes, too much data.
     fail_input("archive " + display(archive_path) + " refused: entry \"" + entry +
                "\": " + error_text(w));
 }
 
-// Copies one entry's data from `r` to `w`; returns bytes written.
-std::uint64_t copy_data(archive* r, archive* w, const fs::path& archive_path,
-                        const std::string& entry, const std::atomic<bool>* abort) {
-    std::uint64_t written = 0;
+// Copies one entry's data from `r` to `w`, hashing the bytes as they are written; fills the
+// entry's size and sha256. Gaps (sparse entries) and the tail up to the declared size are
+// zeros on disk, and are hashed as such.
+void copy_data(archive* r, archive* w, const fs::path& archive_path, const fs::path& root,
+               ExtractedEntry& entry, const std::atomic<bool>* abort) {
+    static const std::vector<char> zeros(1 << 16, 0);
+    Sha256 hash;
+    std::uint64_t position = 0;
+    auto hash_zeros = [&](std::uint64_t n) {
+        while (n > 0) {
+            std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(n, zeros.size()));
+            hash.update(zeros.data(), chunk);
+            n -= chunk;
+        }
+    };
     for (;;) {
         const void* buffer = nullptr;
         std::size_t size = 0;
         la_int64_t offset = 0;
         int rc = archive_read_data_block(r, &buffer, &size, &offset);
-        if (rc == ARCHIVE_EOF) return written;
+        if (rc == ARCHIVE_EOF) break;
         // A warning while reading data is a damaged entry (zip reports a bad CRC this way).
         if (rc != ARCHIVE_OK)
-            fail_input("archive " + display(archive_path) + " is damaged at \"" + entry +
+            fail_input("archive " + display(archive_path) + " is damaged at \"" + entry.path +
                        "\": " + error_text(r) + "; download it again");
         if (abort != nullptr && abort->load(std::memory_order_relaxed)) fail_operation("stopped");
-        if (archive_write_data_block(w, buffer, size, offset) < ARCHIVE_WARN)
-            write_failed(w, archive_path, entry);
-        written += size;
+        if (platform::interrupted()) fail_operation("interrupted; nothing was installed");
+        if (archive_write_data_block(w, buffer, size, offset) != ARCHIVE_OK)
+            write_failed(w, archive_path, root, entry.path);
+        std::uint64_t at = static_cast<std::uint64_t>(std::max<la_int64_t>(offset, 0));
+        if (at < position)
+            fail_input("archive " + display(archive_path) + " is damaged at \"" + entry.path +
+                       "\": data blocks out of order; download it again");
+        hash_zeros(at - position);
+        hash.update(buffer, size);
+        position = at + size;
     }
+    if (position < entry.size) hash_zeros(entry.size - position);
+    entry.size = std::max(entry.size, position);
+    entry.sha256 = hash.hex_digest();
 }
 
-void finish_writer(archive* w, const fs::path& archive_path) {
-    if (archive_write_close(w) < ARCHIVE_WARN)
-        write_failed(w, archive_path, "(folder permissions)");
+void finish_writer(archive* w, const fs::path& archive_path, const fs::path& root) {
+    if (archive_write_close(w) != ARCHIVE_OK)
+        write_failed(w, archive_path, root, "(folder permissions)");
 }
 
 // After extraction every symlink must resolve, on disk, inside the destination.
@@ -452,6 +512,48 @@ void verify_symlinks(const fs::path& root, const std::vector<ExtractedEntry>& en
         if (ec || r != root.end())
             fail_input("archive " + display(archive_path) + " refused: symlink \"" + entry.path +
                        "\" -> \"" + entry.link_target + "\" resolves outside the install folder");
+    }
+}
+
+// Folders the archive does not list are made by libarchive with the umask alone: take group
+// and world write from them too (listed ones got their masked mode from apply_plan).
+void mask_implicit_folders(const fs::path& root, const std::vector<ExtractedEntry>& entries) {
+    std::unordered_set<std::string> listed, implicit;
+    for (const auto& e : entries)
+        if (e.type == ExtractedEntry::Type::Directory) listed.insert(e.path);
+    for (const auto& e : entries)
+        for (auto slash = e.path.rfind('/'); slash != std::string::npos && slash > 0;
+             slash = e.path.rfind('/', slash - 1)) {
+            std::string parent = e.path.substr(0, slash);
+            if (listed.count(parent) || !implicit.insert(parent).second) break;
+        }
+    for (const auto& folder : implicit) {
+        std::error_code ec;
+        fs::permissions(root / fs::u8path(folder), fs::perms::group_write | fs::perms::others_write,
+                        fs::perm_options::remove | fs::perm_options::nofollow, ec);
+    }
+}
+
+// A hard link is the file it names: it gets that file's record (or gives it its own, when the
+// link entry carried the data).
+void share_hardlink_records(std::vector<ExtractedEntry>& entries) {
+    std::unordered_map<std::string, std::size_t> files;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        ExtractedEntry& e = entries[i];
+        if (e.type == ExtractedEntry::Type::File) {
+            files[e.path] = i;
+        } else if (e.type == ExtractedEntry::Type::Hardlink) {
+            auto it = files.find(e.link_target);
+            if (it == files.end()) continue;
+            ExtractedEntry& target = entries[it->second];
+            if (e.size > 0) {
+                target.size = e.size;
+                target.sha256 = e.sha256;
+            } else {
+                e.size = target.size;
+                e.sha256 = target.sha256;
+            }
+        }
     }
 }
 
@@ -485,19 +587,23 @@ ExtractResult extract_stream(archive* r, const fs::path& archive_path, const fs:
         EntryGuard::Plan plan = guard.check(e);
         if (plan.skip) continue;
         apply_plan(e, plan);
-        if (archive_write_header(w.a, e) < ARCHIVE_WARN)
-            write_failed(w.a, archive_path, plan.entry.path);
+        if (archive_write_header(w.a, e) != ARCHIVE_OK)
+            write_failed(w.a, archive_path, root, plan.entry.path);
         if (plan.entry.type == ExtractedEntry::Type::File ||
-            plan.entry.type == ExtractedEntry::Type::Hardlink)
-            result.bytes_written += copy_data(r, w.a, archive_path, plan.entry.path, nullptr);
-        if (archive_write_finish_entry(w.a) < ARCHIVE_WARN)
-            write_failed(w.a, archive_path, plan.entry.path);
+            plan.entry.type == ExtractedEntry::Type::Hardlink) {
+            copy_data(r, w.a, archive_path, root, plan.entry, nullptr);
+            result.bytes_written += plan.entry.size;
+        }
+        if (archive_write_finish_entry(w.a) != ARCHIVE_OK)
+            write_failed(w.a, archive_path, root, plan.entry.path);
         result.entries.push_back(std::move(plan.entry));
         if (!xz && options.progress)
             options.progress(static_cast<std::uint64_t>(archive_filter_bytes(r, -1)), total);
     }
-    finish_writer(w.a, archive_path);
+    finish_writer(w.a, archive_path, root);
     if (xz) xz->drain();
+    share_hardlink_records(result.entries);
+    mask_implicit_folders(root, result.entries);
     if (!xz && options.progress) options.progress(total, total);
     verify_symlinks(root, result.entries, archive_path);
     return result;
@@ -528,6 +634,17 @@ ExtractResult extract_zip(const fs::path& archive_path, const fs::path& root,
             total_bytes += plans.back().entry.size;
         }
     }
+    // The central directory tells the unpacked size: refuse before writing what cannot fit.
+    {
+        std::error_code ec;
+        fs::space_info space = fs::space(root, ec);
+        if (!ec && space.available < total_bytes)
+            fail_operation("no space left on device: " + display(archive_path) + " unpacks to " +
+                           megabytes(total_bytes) + ", " + megabytes(space.available) +
+                           " are free in " + disk_folder(root).u8string() +
+                           "; free space (or set CVM_ROOT to another disk) and run the install "
+                           "again");
+    }
     std::vector<std::atomic<bool>> claimed(plans.size());
     for (auto& c : claimed)
         c.store(false);
@@ -556,26 +673,27 @@ ExtractResult extract_zip(const fs::path& archive_path, const fs::path& root,
                                " is damaged: " + error_text(r.a) + "; download it again");
                 if (i >= plans.size())
                     fail_input("archive " + display(archive_path) + " changed while reading");
-                const EntryGuard::Plan& plan = plans[i];
+                EntryGuard::Plan& plan = plans[i];
                 if (plan.skip || claimed[i].exchange(true)) continue;
                 const char* name = archive_entry_pathname(e);
                 if (name == nullptr || normalize_entry_path(name, nullptr) != plan.entry.path)
                     fail_input("archive " + display(archive_path) + " changed while reading");
                 apply_plan(e, plan);
-                if (archive_write_header(w.a, e) < ARCHIVE_WARN)
-                    write_failed(w.a, archive_path, plan.entry.path);
+                if (archive_write_header(w.a, e) != ARCHIVE_OK)
+                    write_failed(w.a, archive_path, root, plan.entry.path);
                 if (plan.entry.type == ExtractedEntry::Type::File) {
-                    std::uint64_t n = copy_data(r.a, w.a, archive_path, plan.entry.path, &abort);
+                    copy_data(r.a, w.a, archive_path, root, plan.entry, &abort);
+                    std::uint64_t n = plan.entry.size;
                     std::uint64_t now = written.fetch_add(n) + n;
                     if (options.progress && total_bytes > 0)
                         options.progress(static_cast<std::uint64_t>(static_cast<double>(now) /
                                                                     total_bytes * file_size),
                                          file_size);
                 }
-                if (archive_write_finish_entry(w.a) < ARCHIVE_WARN)
-                    write_failed(w.a, archive_path, plan.entry.path);
+                if (archive_write_finish_entry(w.a) != ARCHIVE_OK)
+                    write_failed(w.a, archive_path, root, plan.entry.path);
             }
-            finish_writer(w.a, archive_path);
+            finish_writer(w.a, archive_path, root);
         } catch (...) {
             std::lock_guard<std::mutex> lock(error_mutex);
             if (!first_error) first_error = std::current_exception();
@@ -595,6 +713,7 @@ ExtractResult extract_zip(const fs::path& archive_path, const fs::path& root,
     for (auto& plan : plans)
         if (!plan.skip) result.entries.push_back(std::move(plan.entry));
     result.bytes_written = written.load();
+    mask_implicit_folders(root, result.entries);
     if (options.progress) options.progress(file_size, file_size);
     verify_symlinks(root, result.entries, archive_path);
     return result;

@@ -6,7 +6,9 @@
 // no device files, fifos or sockets, no entry listed twice. libarchive's
 // ARCHIVE_EXTRACT_SECURE_* flags are set as well, and after extraction every symlink is
 // resolved on disk to prove it stays inside. On any refusal the extraction stops with an
-// InstallError; the caller removes the staging folder.
+// InstallError; the caller removes the staging folder. Any failed write is fatal and names the
+// system's reason. Modes are masked with the umask and with 022 (nothing lands group- or
+// world-writable). Each file's size and SHA-256 are computed from the bytes as they are written.
 //
 // Speed: .xz is decoded by liblzma on its own thread (several threads for multi-block
 // files, as `xz -T2` writes them) while libarchive writes files; zip entries are written
@@ -39,7 +41,8 @@ struct ExtractedEntry {
     std::string path; // relative, '/'-separated, normalised
     Type type = Type::File;
     std::string link_target; // symlinks and hard links
-    std::uint64_t size = 0;
+    std::uint64_t size = 0;  // files and hard links: the bytes written
+    std::string sha256;      // files and hard links: of the bytes as they were written
 };
 
 struct ExtractResult {

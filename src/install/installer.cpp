@@ -1,5 +1,6 @@
 #include "install/installer.h"
 
+#include "core/installed_files.h"
 #include "install/archive_name.h"
 #include "install/error.h"
 #include "install/extract.h"
@@ -7,6 +8,7 @@
 #include "install/recognize.h"
 #include "install/release_choice.h"
 #include "install/sha256.h"
+#include "platform/interrupt.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
 
@@ -14,6 +16,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <random>
@@ -77,10 +83,17 @@ void merge_into(const fs::path& from, const fs::path& to, std::vector<std::strin
 }
 
 void write_file(const fs::path& p, const std::string& text) {
-    std::ofstream out(p, std::ios::binary);
-    out << text;
-    out.flush();
-    if (!out) fail_operation("cannot write " + p.u8string());
+    std::FILE* f = std::fopen(p.u8string().c_str(), "wb");
+    if (f == nullptr) fail_operation("cannot write " + p.u8string() + ": " + std::strerror(errno));
+    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;
+    int err = errno;
+    if (std::fclose(f) != 0 && ok) {
+        ok = false;
+        err = errno;
+    }
+    if (!ok)
+        fail_operation("cannot write " + p.u8string() + ": " + std::strerror(err) +
+                       (err == ENOSPC ? "; free space and run the install again" : ""));
 }
 
 std::string basename_of_url(const std::string& url) {
@@ -108,11 +121,24 @@ std::string default_mirror() {
     return base;
 }
 
-// A staging folder, locked while this process uses it; removed with everything in it.
+// A staging folder, locked while this process uses it; removed with everything in it, also
+// when the process is interrupted.
 struct Installer::Staged {
     fs::path dir;
     fs::path lock_path;
     platform::FileLock lock;
+    platform::RemoveOnInterrupt interrupt_guard;
+    // What will be root/ in the entry: path -> the record of the bytes written.
+    std::map<std::string, InstalledFile> files;
+
+    explicit Staged(const Store& store) {
+        std::string name = "install-" + std::to_string(platform::process_id()) + "-" + random_name();
+        lock_path = store.locks_dir() / ("staging-" + name + ".lock");
+        lock.acquire(lock_path);
+        dir = store.staging_dir() / name;
+        interrupt_guard.watch(dir);
+        fs::create_directory(dir);
+    }
     ~Staged() {
         std::error_code ec;
         if (!dir.empty()) {
@@ -123,8 +149,41 @@ struct Installer::Staged {
                     fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
             fs::remove_all(dir, ec);
         }
+        interrupt_guard.release();
         lock.release();
         fs::remove(lock_path, ec);
+    }
+
+    // Records what an extraction wrote below `content` (a folder of it, `extracted` its top),
+    // under the path `place` gives (empty: not installed). The first record of a path stays,
+    // as merge_into keeps the first file.
+    void record(const ExtractResult& result, const fs::path& extracted, const fs::path& content,
+                const std::function<std::string(const std::string&)>& place) {
+        std::string prefix = content.lexically_relative(extracted).generic_u8string();
+        if (prefix == ".") prefix.clear();
+        for (const auto& e : result.entries) {
+            if (e.type == ExtractedEntry::Type::Directory) continue;
+            std::string rel = e.path;
+            if (!prefix.empty()) {
+                if (rel.size() <= prefix.size() + 1 || rel.compare(0, prefix.size(), prefix) != 0 ||
+                    rel[prefix.size()] != '/')
+                    continue;
+                rel = rel.substr(prefix.size() + 1);
+            }
+            rel = place ? place(rel) : rel;
+            if (rel.empty()) continue;
+            InstalledFile f;
+            f.path = rel;
+            if (e.type == ExtractedEntry::Type::Symlink) {
+                if (e.link_target.find_first_of("\t\n") != std::string::npos) continue;
+                f.type = InstalledFile::Type::Symlink;
+                f.target = e.link_target;
+            } else {
+                f.size = e.size;
+                f.sha256 = e.sha256;
+            }
+            files.emplace(rel, std::move(f));
+        }
     }
 };
 
@@ -187,20 +246,45 @@ std::unique_ptr<platform::FileLock> lock_version(const Store& store, Kind kind,
 InstallResult Installer::commit(Staged& staged, Entry entry) {
     entry.imported = false;
     fs::path entry_dir = staged.dir / "entry";
+    // The disk must hold what was written: a size that differs now is data the disk lost.
+    std::vector<InstalledFile> files;
+    files.reserve(staged.files.size());
+    for (auto& [path, f] : staged.files)
+        files.push_back(std::move(f));
+    std::vector<FileDamage> damage = check_installed_sizes(entry_dir / "root", files);
+    if (!damage.empty())
+        fail_operation("the disk did not keep what was written: \"" + damage.front().path +
+                       "\" is " + damage.front().what + " (" + std::to_string(damage.size()) +
+                       " file(s)); nothing was installed. Check the disk (free space, dmesg) and "
+                       "run the install again");
+    write_file(entry_dir / installed_files_name(), serialize_installed_files(files));
     write_file(entry_dir / "entry", serialize_entry(entry));
     fs::path target = store_.root() / kind_dir(entry.kind) / fs::u8path(entry.id);
     fs::create_directories(target.parent_path());
     std::error_code ec;
+    fs::path old = staged.dir / "old";
+    bool replacing = false;
     if (fs::exists(fs::symlink_status(target, ec))) {
-        if (fs::exists(target / "entry", ec))
+        if (fs::exists(target / "entry", ec) && !options_.reinstall)
             fail_operation(kind_word(entry.kind) + " " + entry.id +
                            " appeared in the store meanwhile");
-        // A folder without an entry is no install (an interrupted removal): replace it.
-        fs::remove_all(target, ec);
+        // A reinstall moves the old entry aside (removed with the staging folder); a folder
+        // without an entry is no install (an interrupted removal): replace it.
+        if (options_.reinstall) {
+            fs::rename(target, old, ec);
+            if (ec)
+                fail_operation("cannot replace " + target.u8string() + ": " + ec.message());
+            replacing = true;
+        } else {
+            fs::remove_all(target, ec);
+        }
     }
     fs::rename(entry_dir, target, ec);
-    if (ec)
+    if (ec) {
+        std::error_code back;
+        if (replacing) fs::rename(old, target, back);
         fail_operation("cannot move the install into " + target.u8string() + ": " + ec.message());
+    }
     InstallResult result;
     result.kind = entry.kind;
     result.id = entry.id;
@@ -227,13 +311,7 @@ InstallResult Installer::install_file(const fs::path& archive, const std::string
     fs::create_directories(store_.locks_dir());
     clean_staging();
 
-    Staged staged;
-    std::string stage_name =
-        "install-" + std::to_string(platform::process_id()) + "-" + random_name();
-    staged.lock_path = store_.locks_dir() / ("staging-" + stage_name + ".lock");
-    staged.lock.acquire(staged.lock_path);
-    staged.dir = store_.staging_dir() / stage_name;
-    fs::create_directory(staged.dir);
+    Staged staged(store_);
     fs::path x = staged.dir / "x";
     fs::create_directory(x);
 
@@ -255,8 +333,9 @@ InstallResult Installer::install_file(const fs::path& archive, const std::string
             options_.progress->update(bar, done, total);
         };
     }
+    ExtractResult extracted;
     try {
-        extract_archive(archive, x, eo);
+        extracted = extract_archive(archive, x, eo);
     } catch (...) {
         hasher.join();
         if (bar >= 0) options_.progress->finish(bar, false);
@@ -320,12 +399,13 @@ InstallResult Installer::install_file(const fs::path& archive, const std::string
     std::unique_ptr<platform::FileLock> version_lock;
     if (held_lock_ != std::string(kind_dir(e.kind)) + "-" + e.id)
         version_lock = lock_version(store_, e.kind, e.id, options_.progress);
-    if (auto existing = store_.find(e.kind, e.id)) {
+    if (auto existing = options_.reinstall ? std::nullopt : store_.find(e.kind, e.id)) {
         if (options_.progress)
             options_.progress->message(kind_word(e.kind) + " " + e.id + " is already installed");
         return {e.kind, e.id, existing->path, true, existing->components};
     }
     fs::create_directory(staged.dir / "entry");
+    staged.record(extracted, x, r.content_root, nullptr);
     fs::rename(r.content_root, staged.dir / "entry" / "root");
     return commit(staged, e);
 }
@@ -441,7 +521,7 @@ InstallResult Installer::install_toolkit(const std::string& version_text,
     const std::string& host = options_.host_platform;
 
     auto version_lock = lock_version(store_, Kind::Cuda, id, options_.progress);
-    if (auto existing = store_.find(Kind::Cuda, id)) {
+    if (auto existing = options_.reinstall ? std::nullopt : store_.find(Kind::Cuda, id)) {
         if (options_.progress) options_.progress->message("CUDA " + id + " is already installed");
         return {Kind::Cuda, id, existing->path, true, existing->components};
     }
@@ -456,13 +536,8 @@ InstallResult Installer::install_toolkit(const std::string& version_text,
 
     fs::create_directories(store_.staging_dir());
     clean_staging();
-    Staged staged;
-    std::string stage_name =
-        "install-" + std::to_string(platform::process_id()) + "-" + random_name();
-    staged.lock_path = store_.locks_dir() / ("staging-" + stage_name + ".lock");
-    staged.lock.acquire(staged.lock_path);
-    staged.dir = store_.staging_dir() / stage_name;
-    fs::create_directory(staged.dir);
+    fs::create_directories(store_.locks_dir());
+    Staged staged(store_);
     std::vector<ArchiveJob> jobs;
     for (std::size_t i = 0; i < keys.size(); ++i) {
         fs::path dest = staged.dir / "x" / keys[i];
@@ -489,8 +564,9 @@ InstallResult Installer::install_toolkit(const std::string& version_text,
                 options_.progress->update(bar, sum);
             };
     }
+    std::vector<ExtractResult> extracted;
     try {
-        extract_archives(jobs, options_.parallel, eo);
+        extracted = extract_archives(jobs, options_.parallel, eo);
     } catch (...) {
         if (bar >= 0) options_.progress->finish(bar, false);
         throw;
@@ -513,6 +589,11 @@ InstallResult Installer::install_toolkit(const std::string& version_text,
             fail_input(ro.archive_display + " is not the component " + keys[i] +
                        " the manifest names for it");
         // Each component's own top-level files (LICENSE) go to licenses/<component>/.
+        const std::string licenses = "licenses/" + keys[i] + "/";
+        staged.record(extracted[i], jobs[i].destination, r.content_root,
+                      [&licenses](const std::string& rel) {
+                          return rel.find('/') == std::string::npos ? licenses + rel : rel;
+                      });
         for (const auto& f : fs::directory_iterator(r.content_root)) {
             if (f.is_directory() && !f.is_symlink()) continue;
             fs::create_directories(root / "licenses" / keys[i]);
@@ -529,6 +610,16 @@ InstallResult Installer::install_toolkit(const std::string& version_text,
         options_.progress->message("components disagree on " + std::to_string(conflicts.size()) +
                                    " file(s), kept the first: " + conflicts.front());
     write_file(root / "version.json", version_json.dump(3) + "\n");
+    {
+        InstalledFile f;
+        f.path = "version.json";
+        std::string text = version_json.dump(3) + "\n";
+        Sha256 hash;
+        hash.update(text.data(), text.size());
+        f.size = text.size();
+        f.sha256 = hash.hex_digest();
+        staged.files["version.json"] = f;
+    }
     std::error_code ec;
     bool windows = host.rfind("windows", 0) == 0;
     if (fs::is_directory(root / "include")) e.include_dirs.push_back("include");
@@ -536,8 +627,10 @@ InstallResult Installer::install_toolkit(const std::string& version_text,
         if (fs::is_directory(root / "lib" / "x64")) e.lib_dirs.push_back("lib/x64");
     } else if (fs::is_directory(root / "lib")) {
         // Tools and build systems look for lib64 in a toolkit.
-        if (!fs::exists(fs::symlink_status(root / "lib64", ec)))
+        if (!fs::exists(fs::symlink_status(root / "lib64", ec))) {
             fs::create_directory_symlink("lib", root / "lib64", ec);
+            if (!ec) staged.files["lib64"] = {InstalledFile::Type::Symlink, "lib64", 0, "", "lib"};
+        }
         e.lib_dirs.push_back(ec ? "lib" : "lib64");
     }
     if (fs::is_directory(root / "bin")) e.bin_dirs.push_back("bin");
@@ -576,7 +669,7 @@ InstallResult Installer::install_cudnn(const std::string& version_text, const st
     const std::string id = CudnnId{*full, *variant_version}.str();
 
     auto version_lock = lock_version(store_, Kind::Cudnn, id, options_.progress);
-    if (auto existing = store_.find(Kind::Cudnn, id)) {
+    if (auto existing = options_.reinstall ? std::nullopt : store_.find(Kind::Cudnn, id)) {
         if (options_.progress) options_.progress->message("cuDNN " + id + " is already installed");
         return {Kind::Cudnn, id, existing->path, true, {}};
     }

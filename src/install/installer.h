@@ -41,6 +41,9 @@ struct InstallerOptions {
     // Archive file name (as in the download cache) -> the SHA-256 the caller requires
     // (`cvm install --locked`; see Installer::pin_archives).
     std::map<std::string, std::string> pinned_sha256;
+    // Install even when the id is in the store, replacing the entry in one rename at the end
+    // (`cvm install --reinstall ID`); a failure leaves the old one as it was.
+    bool reinstall = false;
 };
 
 struct InstallResult {

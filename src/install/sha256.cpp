@@ -14,10 +14,14 @@
 namespace cvm::install {
 
 std::string sha256_file(const std::filesystem::path& path) {
+    return file_digest(path, Sha256::Algorithm::Sha256);
+}
+
+std::string file_digest(const std::filesystem::path& path, Sha256::Algorithm algorithm) {
     // std::ifstream takes the path as the OS spells it (wide on Windows).
     std::ifstream file(path, std::ios::binary);
     if (!file) fail_operation("cannot read " + path.string() + ": " + std::strerror(errno));
-    Sha256 hash;
+    Sha256 hash(algorithm);
     std::vector<char> buffer(1 << 20);
     for (;;) {
         file.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));

@@ -11,7 +11,9 @@ namespace cvm::install {
 
 class Sha256 {
 public:
-    Sha256();
+    // MD5 only to compare with records that use it (dpkg's md5sums), never to trust a download.
+    enum class Algorithm { Sha256, Md5 };
+    explicit Sha256(Algorithm algorithm = Algorithm::Sha256);
     ~Sha256();
     Sha256(const Sha256&) = delete;
     Sha256& operator=(const Sha256&) = delete;
@@ -29,6 +31,8 @@ private:
 
 // Lower-case hex SHA-256 of a whole file. Throws InstallError naming the file when unreadable.
 std::string sha256_file(const std::filesystem::path& path);
+// The same with another algorithm.
+std::string file_digest(const std::filesystem::path& path, Sha256::Algorithm algorithm);
 
 // Case-insensitive comparison of two hex digests.
 bool sha256_equal(const std::string& a, const std::string& b);

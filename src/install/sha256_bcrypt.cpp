@@ -11,8 +11,13 @@ namespace cvm::install {
 struct Sha256::Impl {
     BCRYPT_ALG_HANDLE algorithm = nullptr;
     BCRYPT_HASH_HANDLE hash = nullptr;
-    Impl() {
-        if (BCryptOpenAlgorithmProvider(&algorithm, BCRYPT_SHA256_ALGORITHM, nullptr, 0) != 0)
+    ULONG length = 32;
+    explicit Impl(Algorithm which) {
+        if (which == Algorithm::Md5) length = 16;
+        if (BCryptOpenAlgorithmProvider(&algorithm,
+                                        which == Algorithm::Md5 ? BCRYPT_MD5_ALGORITHM
+                                                                : BCRYPT_SHA256_ALGORITHM,
+                                        nullptr, 0) != 0)
             fail_operation("sha256: Windows CNG has no SHA-256 provider");
         reset();
     }
@@ -28,7 +33,7 @@ struct Sha256::Impl {
     }
 };
 
-Sha256::Sha256() : impl_(std::make_unique<Impl>()) {}
+Sha256::Sha256(Algorithm algorithm) : impl_(std::make_unique<Impl>(algorithm)) {}
 Sha256::~Sha256() = default;
 Sha256::Sha256(Sha256&&) noexcept = default;
 Sha256& Sha256::operator=(Sha256&&) noexcept = default;
@@ -46,14 +51,15 @@ void Sha256::update(const void* data, std::size_t size) {
 
 std::string Sha256::hex_digest() {
     unsigned char digest[32];
-    if (BCryptFinishHash(impl_->hash, digest, sizeof digest, 0) != 0)
+    const ULONG length = impl_->length;
+    if (BCryptFinishHash(impl_->hash, digest, length, 0) != 0)
         fail_operation("sha256: Windows CNG digest final failed");
     impl_->reset();
     static const char* hex = "0123456789abcdef";
     std::string out;
-    for (unsigned char b : digest) {
-        out.push_back(hex[b >> 4]);
-        out.push_back(hex[b & 15]);
+    for (ULONG i = 0; i < length; ++i) {
+        out.push_back(hex[digest[i] >> 4]);
+        out.push_back(hex[digest[i] & 15]);
     }
     return out;
 }

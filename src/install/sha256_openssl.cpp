@@ -8,15 +8,17 @@ namespace cvm::install {
 
 struct Sha256::Impl {
     EVP_MD_CTX* ctx = nullptr;
-    Impl() {
+    const EVP_MD* md = nullptr;
+    explicit Impl(Algorithm algorithm) {
+        md = algorithm == Algorithm::Md5 ? EVP_md5() : EVP_sha256();
         ctx = EVP_MD_CTX_new();
-        if (ctx == nullptr || EVP_DigestInit_ex(ctx, EVP_sha256(), nullptr) != 1)
+        if (ctx == nullptr || EVP_DigestInit_ex(ctx, md, nullptr) != 1)
             fail_operation("sha256: OpenSSL could not start a digest");
     }
     ~Impl() { EVP_MD_CTX_free(ctx); }
 };
 
-Sha256::Sha256() : impl_(std::make_unique<Impl>()) {}
+Sha256::Sha256(Algorithm algorithm) : impl_(std::make_unique<Impl>(algorithm)) {}
 Sha256::~Sha256() = default;
 Sha256::Sha256(Sha256&&) noexcept = default;
 Sha256& Sha256::operator=(Sha256&&) noexcept = default;
@@ -31,7 +33,7 @@ std::string Sha256::hex_digest() {
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned int length = 0;
     if (EVP_DigestFinal_ex(impl_->ctx, digest, &length) != 1 ||
-        EVP_DigestInit_ex(impl_->ctx, EVP_sha256(), nullptr) != 1)
+        EVP_DigestInit_ex(impl_->ctx, impl_->md, nullptr) != 1)
         fail_operation("sha256: OpenSSL digest final failed");
     static const char* hex = "0123456789abcdef";
     std::string out;

@@ -50,7 +50,7 @@ void remove_registered() {
 const int kSignals[] = {SIGINT, SIGTERM};
 void (*g_previous[2])(int) = {SIG_DFL, SIG_DFL};
 
-extern "C" void on_signal(int sig) {
+void cleanup_signal_handler(int sig) {
     remove_registered();
     for (std::size_t i = 0; i < 2; ++i)
         if (kSignals[i] == sig) std::signal(sig, g_previous[i]);
@@ -59,8 +59,8 @@ extern "C" void on_signal(int sig) {
 
 void install_handlers() {
     for (std::size_t i = 0; i < 2; ++i) {
-        auto old = std::signal(kSignals[i], on_signal);
-        if (old == on_signal) continue;
+        auto old = std::signal(kSignals[i], cleanup_signal_handler);
+        if (old == cleanup_signal_handler) continue;
         if (old == SIG_IGN || old == SIG_ERR) {
             std::signal(kSignals[i], old == SIG_ERR ? SIG_DFL : SIG_IGN);
             continue;
@@ -72,7 +72,7 @@ void install_handlers() {
 const int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 struct sigaction g_previous[3];
 
-extern "C" void on_signal(int sig) {
+void cleanup_signal_handler(int sig) {
     int saved = errno;
     remove_registered();
     // The earlier disposition (default: die of the signal) takes it once this handler returns;
@@ -88,11 +88,11 @@ void install_handlers() {
         struct sigaction now {
         }, old{};
         if (::sigaction(kSignals[i], nullptr, &old) != 0) continue;
-        if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == on_signal) continue;
+        if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == cleanup_signal_handler) continue;
         if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN)
             continue; // nohup and friends: keep ignoring it
         g_previous[i] = old;
-        now.sa_handler = on_signal;
+        now.sa_handler = cleanup_signal_handler;
         sigemptyset(&now.sa_mask);
         now.sa_flags = SA_RESTART;
         ::sigaction(kSignals[i], &now, nullptr);

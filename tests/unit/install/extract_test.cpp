@@ -1,6 +1,9 @@
 #include "archive_builder.h"
 #include "install/error.h"
 #include "install/extract.h"
+#include "install/sha256.h"
+#include "install/owner_records.h"
+#include "install/verify.h"
 #include "test_util.h"
 
 #include <sys/stat.h>
@@ -311,4 +314,43 @@ TEST_CASE("several archives extract at once", "[extract]") {
         fs::create_directories(job.destination);
     }
     CHECK_THROWS_AS(extract_archives(jobs, 2), InstallError);
+}
+
+TEST_CASE("each file's size and SHA-256 are those of the bytes on disk, in every format",
+          "[extract]") {
+    for (auto format : {ArchiveBuilder::Format::TarXz, ArchiveBuilder::Format::TarGz,
+                        ArchiveBuilder::Format::Tar, ArchiveBuilder::Format::Zip}) {
+        TempDir tmp;
+        ArchiveBuilder b;
+        b.file("top/empty", "")
+            .file("top/big", pseudo_random_bytes(3 << 20, 7), 0777)
+            .file("top/small", "abc", 0666)
+            .symlink("top/link", "small");
+        b.write(tmp / "a", format);
+        fs::create_directories(tmp / "out");
+        ExtractResult r = extract_archive(tmp / "a", tmp / "out");
+        int files = 0;
+        for (const auto& e : r.entries) {
+            if (e.type != ExtractedEntry::Type::File) continue;
+            ++files;
+            fs::path p = tmp / "out" / e.path;
+            CHECK(e.size == fs::file_size(p));
+            CHECK(e.sha256 == sha256_file(p));
+            // 0777 and 0666 from the archive: never group- or world-writable in the store.
+            struct stat st {};
+            REQUIRE(::stat(p.c_str(), &st) == 0);
+            CHECK((st.st_mode & 022) == 0);
+        }
+        CHECK(files == 3);
+        CHECK(sha256_file(tmp / "out/top/small") ==
+              "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    }
+}
+
+TEST_CASE("wheel RECORD digests are urlsafe base64 without padding", "[verify]") {
+    // sha256("abc")
+    CHECK(hex_to_urlsafe_base64("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad") ==
+          "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0");
+    CHECK(hex_to_urlsafe_base64("ff") == "_w");
+    CHECK(hex_to_urlsafe_base64("ffff") == "__8");
 }

@@ -1,0 +1,145 @@
+// `cvm verify [ID] [--json]`: are the store's files still what was installed? Thin: the checks
+// are cvm::install::verify_entry / verify_views (src/install/verify.h). Exit 0 intact, 1 damaged.
+//
+// Test hook: CVM_DPKG_INFO (folder read instead of /var/lib/dpkg/info; empty: none).
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "cli/context.h"
+#include "install/verify.h"
+#include "platform/platform.h"
+
+namespace cvm::cli {
+
+namespace {
+
+using install::EntryCheck;
+
+constexpr std::size_t kShown = 10; // problems printed per entry
+
+std::string entry_line(const EntryCheck& c, const Entry& e) {
+    std::string name = std::string(kind_dir(c.kind)) + " " + c.id + ": ";
+    std::string count = std::to_string(c.checked) + " file" + (c.checked == 1 ? "" : "s");
+    if (c.imported) {
+        name += "imported from " + (e.origin.empty() ? e.path : e.origin).u8string() +
+                "; cvm did not write these files and can only compare them with their owner's "
+                "record: ";
+        switch (c.state) {
+        case EntryCheck::State::NoRecord:
+            return name + "none lists them (no wheel RECORD, no dpkg md5sums), nothing compared";
+        case EntryCheck::State::Intact:
+            return name + count + " match " + c.record +
+                   (c.uncovered ? " (" + std::to_string(c.uncovered) + " not listed there)" : "");
+        default:
+            return name + "DAMAGED, " + std::to_string(c.problems.size()) + " of " + count +
+                   " differ from " + (c.record.empty() ? "the import" : c.record);
+        }
+    }
+    switch (c.state) {
+    case EntryCheck::State::Intact:
+        return name + "intact, " + count + " match what was installed";
+    case EntryCheck::State::Unrecorded:
+        return name + "installed by an older cvm that kept no record of its files; run `" +
+               "cvm install --reinstall " + c.id + "` to record them";
+    default:
+        return name + "DAMAGED, " + std::to_string(c.problems.size()) + " of " + count +
+               " differ from what was installed";
+    }
+}
+
+void print_problems(const std::vector<install::VerifyProblem>& problems) {
+    for (std::size_t i = 0; i < problems.size() && i < kShown; ++i)
+        std::printf("  %s: %s\n", problems[i].path.c_str(), problems[i].what.c_str());
+    if (problems.size() > kShown)
+        std::printf("  ... and %s more\n", std::to_string(problems.size() - kShown).c_str());
+}
+
+nlohmann::json problems_json(const std::vector<install::VerifyProblem>& problems) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& p : problems)
+        list.push_back({{"path", p.path}, {"problem", p.what}});
+    return list;
+}
+
+} // namespace
+
+void register_verify(CLI::App& app) {
+    auto* cmd = app.add_subcommand(
+        "verify", "Check that installed files are still what was installed (sizes, SHA-256, "
+                  "links of the merged views); exit 1 when something is damaged");
+    auto id = std::make_shared<std::string>();
+    auto json = std::make_shared<bool>(false);
+    cmd->add_option("id", *id, "a toolkit id (12.4.1) or cuDNN id (9.1.0.70-cuda12); default: all");
+    cmd->add_flag("--json", *json, "print one JSON document on stdout");
+    cmd->callback([id, json] {
+        Store store = open_store();
+        std::vector<Entry> entries;
+        if (!id->empty()) {
+            Kind kind;
+            if (parse_toolkit_id(*id)) kind = Kind::Cuda;
+            else if (parse_cudnn_id(*id)) kind = Kind::Cudnn;
+            else
+                throw UsageError("verify: '" + printable(*id) +
+                                 "' is not a toolkit id (12.4.1) or cuDNN id (9.1.0.70-cuda12); see `cvm list`");
+            auto e = store.find(kind, *id);
+            if (!e) throw Failure(std::string(kind_dir(kind)) + " " + *id + " is not installed; see `cvm list`");
+            entries.push_back(std::move(*e));
+        } else {
+            for (Kind k : {Kind::Cuda, Kind::Cudnn})
+                for (auto& e : store.list(k))
+                    entries.push_back(std::move(e));
+        }
+        fs::path dpkg = fs::u8path(platform::get_env("CVM_DPKG_INFO").value_or("/var/lib/dpkg/info"));
+        bool damaged = false;
+        nlohmann::json entries_json = nlohmann::json::array();
+        for (const auto& e : entries) {
+            EntryCheck c = install::verify_entry(e, dpkg);
+            damaged |= c.state == EntryCheck::State::Damaged;
+            if (*json) {
+                nlohmann::json j = {{"kind", kind_dir(c.kind)},
+                                    {"id", c.id},
+                                    {"source", c.imported ? "imported" : "installed"},
+                                    {"state", install::state_name(c.state)},
+                                    {"record", c.record},
+                                    {"checked", c.checked},
+                                    {"problems", problems_json(c.problems)}};
+                if (c.imported) j["not_listed"] = c.uncovered;
+                if (!c.repair.empty()) j["repair"] = c.repair;
+                entries_json.push_back(j);
+                continue;
+            }
+            std::printf("%s\n", entry_line(c, e).c_str());
+            print_problems(c.problems);
+            if (c.state == EntryCheck::State::Damaged) std::printf("  repair: %s\n", c.repair.c_str());
+        }
+        nlohmann::json views_json = nlohmann::json::array();
+        for (const auto& v : install::verify_views(store, *id)) {
+            damaged |= !v.problems.empty();
+            std::string repair = "remove " + v.path.u8string() + " (cvm makes it again when needed)";
+            if (*json) {
+                nlohmann::json j = {{"name", v.name},
+                                    {"path", v.path.u8string()},
+                                    {"state", v.problems.empty() ? "intact" : "damaged"},
+                                    {"problems", problems_json(v.problems)}};
+                if (!v.problems.empty()) j["repair"] = repair;
+                views_json.push_back(j);
+                continue;
+            }
+            if (v.problems.empty()) {
+                std::printf("view %s: intact\n", v.name.c_str());
+                continue;
+            }
+            std::printf("view %s: DAMAGED, %s link(s) lead nowhere\n", v.name.c_str(),
+                        std::to_string(v.problems.size()).c_str());
+            print_problems(v.problems);
+            std::printf("  repair: %s\n", repair.c_str());
+        }
+        if (*json) print_json({{"intact", !damaged}, {"entries", entries_json}, {"views", views_json}});
+        else if (entries.empty()) note("nothing is installed; nothing to verify");
+        if (damaged) throw ExitCode{1};
+    });
+}
+
+} // namespace cvm::cli

@@ -1,0 +1,32 @@
+#pragma once
+// What the owner of an imported install says its files are: a wheel's *.dist-info/RECORD
+// (sha256 in urlsafe base64, size) and dpkg's /var/lib/dpkg/info/<package>.md5sums. cvm verify
+// compares an import with these, since cvm wrote none of its files.
+#include <filesystem>
+#include <map>
+#include <string>
+
+namespace cvm::install {
+
+// An owner's word on one file.
+struct OwnerRecord {
+    enum class Kind { Wheel, Dpkg } kind = Kind::Wheel;
+    std::string digest; // wheel: urlsafe base64 of the sha256; dpkg: md5 hex
+    std::string size;   // wheel only ("" when not given)
+    std::string owner;  // "nvidia_cudnn_cu12-9.1.0.70.dist-info" or "libcudnn9-cuda-12:amd64"
+    std::string file;   // the record's own path
+};
+
+// Adds the RECORD entries of the site-packages folders that hold `files` (real paths -> shown
+// paths) for those files.
+void read_wheel_records(const std::map<std::filesystem::path, std::string>& files,
+                        std::map<std::filesystem::path, OwnerRecord>& out);
+// Adds the md5sums entries of dpkg's database folder `info` for the files not in `out` yet.
+void read_dpkg_records(const std::map<std::filesystem::path, std::string>& files,
+                       const std::filesystem::path& info,
+                       std::map<std::filesystem::path, OwnerRecord>& out);
+
+// Lower-case hex -> the urlsafe base64 without padding that wheels' RECORD files use.
+std::string hex_to_urlsafe_base64(const std::string& hex);
+
+} // namespace cvm::install

@@ -1,0 +1,53 @@
+#pragma once
+// `cvm verify`: are the store's files still what was installed?
+//
+// An installed entry is compared with its record (<entry dir>/files, core/installed_files.h):
+// every file's size and SHA-256, every link's target. An imported entry's files were not written
+// by cvm; they are compared with their owner's record where one exists (a wheel's
+// *.dist-info/RECORD, dpkg's /var/lib/dpkg/info/<package>.md5sums). A merged view is checked for
+// links that lead nowhere.
+#include "core/store.h"
+
+#include <string>
+#include <vector>
+
+namespace cvm::install {
+
+struct VerifyProblem {
+    std::string path; // relative to the entry's root (installed) or absolute (imported)
+    std::string what; // "missing", "content differs (sha256 ...)", ...
+};
+
+struct EntryCheck {
+    enum class State {
+        Intact,     // matches its record
+        Damaged,    // differs from its record
+        Unrecorded, // installed by a cvm that kept no record: nothing to compare
+        NoRecord,   // imported, and no owner's record covers its files
+    };
+    Kind kind = Kind::Cuda;
+    std::string id;
+    bool imported = false;
+    State state = State::Intact;
+    std::string record;        // what was compared with: a file path, with its kind
+    std::size_t checked = 0;   // files compared
+    std::size_t uncovered = 0; // imported: files no owner's record lists
+    std::vector<VerifyProblem> problems;
+    std::string repair;        // the command that repairs it ("" when intact)
+};
+const char* state_name(EntryCheck::State s); // "intact", "damaged", "unrecorded", "no-record"
+
+struct ViewCheck {
+    std::string name; // "<toolkit id>+<cudnn id>"
+    std::filesystem::path path;
+    std::vector<VerifyProblem> problems; // broken links
+};
+
+// Checks one entry. `dpkg_info` is dpkg's database folder (/var/lib/dpkg/info).
+EntryCheck verify_entry(const Entry& e, const std::filesystem::path& dpkg_info);
+
+// Checks the merged views (only those that use `id`, when not empty).
+std::vector<ViewCheck> verify_views(const Store& store, const std::string& id);
+
+
+} // namespace cvm::install

@@ -1,0 +1,52 @@
+#include <catch2/catch.hpp>
+
+#include "core/installed_files.h"
+#include "test_support.h"
+
+using namespace cvm;
+using cvm::test::TempDir;
+using cvm::test::write_file;
+
+namespace {
+const std::string kSum(64, 'a');
+}
+
+TEST_CASE("the installed-files record reads back what was written", "[installed_files]") {
+    std::vector<InstalledFile> files{{InstalledFile::Type::File, "lib/a b.so", 12, kSum, ""},
+                                     {InstalledFile::Type::Symlink, "lib64", 0, "", "lib"}};
+    auto back = parse_installed_files(serialize_installed_files(files), "files");
+    REQUIRE(back.size() == 2);
+    CHECK(back[0].path == "lib/a b.so");
+    CHECK(back[0].size == 12);
+    CHECK(back[0].sha256 == kSum);
+    CHECK(back[1].type == InstalledFile::Type::Symlink);
+    CHECK(back[1].target == "lib");
+    for (const char* bad : {"", "cvm-files 2\n", "cvm-files 1\nf 1 abc x\n",
+                            "cvm-files 1\nf 99999999999999999999999 " "aaaa x\n",
+                            "cvm-files 1\nl nolink\n", "cvm-files 1\nf 1 " "x ../up\n", "cvm-files 1\nq\n"})
+        CHECK_THROWS_AS(parse_installed_files(bad, "files"), std::runtime_error);
+    CHECK_THROWS_WITH(parse_installed_files("cvm-files 1\nf 1 " + kSum + " ../up\n", "F"),
+                      Catch::Contains("F:2") && Catch::Contains("bad path"));
+}
+
+TEST_CASE("sizes and links are compared with the disk", "[installed_files]") {
+    TempDir tmp;
+    write_file(tmp.path / "lib/a", "12345");
+    write_file(tmp.path / "lib/b", "xyz");
+    fs::create_directory_symlink("lib", tmp.path / "lib64");
+    std::vector<InstalledFile> files{{InstalledFile::Type::File, "lib/a", 5, kSum, ""},
+                                     {InstalledFile::Type::File, "lib/b", 4, kSum, ""},
+                                     {InstalledFile::Type::File, "lib/gone", 1, kSum, ""},
+                                     {InstalledFile::Type::Symlink, "lib64", 0, "", "lib"},
+                                     {InstalledFile::Type::Symlink, "lib/c", 0, "", "a"}};
+    auto damage = check_installed_sizes(tmp.path, files);
+    REQUIRE(damage.size() == 3);
+    CHECK(damage[0].path == "lib/b");
+    CHECK(damage[0].what == "3 bytes, 4 written at install");
+    CHECK(damage[1].what == "missing");
+    CHECK(damage[2].path == "lib/c");
+    fs::remove(tmp.path / "lib64");
+    fs::create_directory_symlink("elsewhere", tmp.path / "lib64");
+    CHECK(check_installed_sizes(tmp.path, files).size() == 4);
+    CHECK_FALSE(read_installed_files(tmp.path));
+}
