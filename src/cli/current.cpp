@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "compat/auto_host_compiler.h"
 
 namespace cvm::cli {
 
@@ -54,6 +55,13 @@ void register_current(CLI::App& app) {
         doc["active"] = r.active();
         doc["toolkit"] = entry_json(store, r.toolkit);
         doc["cudnn"] = r.cudnn ? entry_json(store, *r.cudnn) : nlohmann::json(nullptr);
+        const auto compiler = compat::refresh_host_compiler(store, r.toolkit);
+        if (compiler.choice)
+            doc["host_compiler"] = {{"ccbin", compiler.choice->ccbin},
+                                    {"via", compiler.choice->via_env ? "NVCC_CCBIN" : "-ccbin"},
+                                    {"why", compiler.problem}};
+        else
+            doc["host_compiler"] = nullptr;
         if (*json) {
             print_json(doc);
             return;
@@ -67,6 +75,8 @@ void register_current(CLI::App& app) {
         if (r.cudnn)
             std::printf("  cudnn  %-22s %s%s\n", r.cudnn->id.c_str(), r.cudnn->path.u8string().c_str(),
                         layer_note(*r.cudnn).c_str());
+        std::string line = compat::host_compiler_line(compiler);
+        if (!line.empty()) std::printf("  %s\n", line.c_str());
     });
 }
 

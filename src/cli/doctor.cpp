@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "compat/doctor_checks.h"
 #include "doctor/diagnose.h"
 #include "doctor/report.h"
 #include "platform/platform.h"
@@ -107,6 +108,9 @@ void register_doctor(CLI::App& app) {
         }
 
         DoctorReport report = diagnose(in);
+        if (report.resolved)
+            for (auto& f : compat::host_compiler_findings(store, report.resolved->toolkit, in.env))
+                report.findings.push_back(std::move(f));
         if (*json) {
             print_json(report_json(report));
         } else {

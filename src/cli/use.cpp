@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "compat/auto_host_compiler.h"
 #include "registry/registry.h"
 
 namespace cvm::cli {
@@ -172,6 +173,8 @@ void register_use(CLI::App& app) {
         try {
             Resolved r = resolve(store, s);
             note("selected " + r.active() + " " + where);
+            std::string compiler = compat::host_compiler_line(compat::refresh_host_compiler(store, r.toolkit));
+            if (!compiler.empty()) note(compiler);
             if (!s.cudnn) {
                 if (auto c = installed_cudnn_for(store, r.toolkit.version))
                     note("cuDNN " + c->str() + " is installed for this toolkit but not selected; to use it: " +

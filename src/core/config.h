@@ -8,6 +8,9 @@
 //
 //   # read-only stores searched after CVM_ROOT (after CVM_STORE_PATH and the user's own list)
 //   store_path = ["/nfs/cvm", "~/team-store"]
+//   # "auto" (default): hand nvcc a supported installed host compiler when its own is not;
+//   # "off": never (see src/compat/ccbin.h)
+//   host_compiler = "auto"
 //
 // A value of the wrong kind, a relative path or an unknown key is refused with the file and line
 // (exit code 2): a misspelt key would otherwise be silently ignored.
@@ -27,6 +30,7 @@ public:
 
 struct Config {
     std::vector<fs::path> store_path;
+    std::string host_compiler; // "auto", "off", or "" when the file does not set it
 };
 
 // The files in the order they are read (user's first); a variable set to "" turns one off.
