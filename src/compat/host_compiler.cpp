@@ -64,7 +64,9 @@ FoundCompiler found(const std::string& path, const std::string& origin, platform
     FoundCompiler f;
     f.path = path;
     f.origin = origin;
-    f.exists = !path.empty() && platform::is_executable(fs::u8path(path));
+    // cl.exe is judged by its toolset folder, whatever the machine running cvm thinks of it.
+    f.exists = !path.empty() && (os == platform::Os::Windows ? platform::exists(path)
+                                                             : platform::is_executable(fs::u8path(path)));
     if (f.exists) f.id = identify_compiler(fs::u8path(path), os);
     return f;
 }
@@ -162,8 +164,10 @@ FoundCompiler find_nvcc_host_compiler(const HostCompilerQuery& q) {
 std::vector<FoundCompiler> installed_host_compilers(const HostCompilerQuery& q) {
     std::vector<FoundCompiler> out;
     if (q.os == platform::Os::Windows) {
-        for (const auto& cl : visual_studio_cl_programs(q.visual_studio_roots))
-            out.push_back(found(cl.u8string(), "Visual Studio", q.os));
+        for (const auto& cl : visual_studio_cl_programs(q.visual_studio_roots)) {
+            FoundCompiler f = found(cl.u8string(), "Visual Studio", q.os);
+            if (f.id) out.push_back(std::move(f));
+        }
         return out;
     }
     std::vector<std::string> seen_names;
