@@ -17,7 +17,9 @@ std::vector<doctor::Finding> host_compiler_findings(const Store& store, const En
         return out;
     }
     // The auto choice is made for nvcc's unaided pick (and kept for the shim).
-    HostCompilerStatus unaided = refresh_host_compiler(store, toolkit);
+    const bool auto_mode = host_compiler_mode() != "off";
+    HostCompilerStatus unaided = auto_mode ? refresh_host_compiler(store, toolkit)
+                                           : host_compiler_status(toolkit_query(store, toolkit), &*limits);
     HostCompilerQuery q = toolkit_query(store, toolkit);
     for (const char* var : {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN"})
         for (const auto& [k, v] : env)
@@ -35,7 +37,7 @@ std::vector<doctor::Finding> host_compiler_findings(const Store& store, const En
                            (unaided.choice ? " and cvm hands nvcc " + unaided.choice->ccbin : std::string())});
         return out;
     }
-    if (unaided.choice && host_compiler_mode() != "off") {
+    if (unaided.choice && auto_mode) {
         out.push_back({Severity::note, "host-compiler-auto",
                        now.problem + "; cvm's nvcc shim hands over " + unaided.choice->ccbin +
                            (unaided.choice->via_env ? " (NVCC_CCBIN)" : " (-ccbin)"),
