@@ -1,6 +1,9 @@
 #include "compat/doctor_checks.h"
 
 #include "compat/auto_host_compiler.h"
+#include "compat/cudnn_files.h"
+
+#include <set>
 
 namespace cvm::compat {
 
@@ -49,6 +52,53 @@ std::vector<doctor::Finding> host_compiler_findings(const Store& store, const En
                             "so that cvm hands nvcc " + unaided.choice->ccbin
                           : host_compiler_fix(*limits, os);
     out.push_back({Severity::error, "host-compiler-unsupported", now.problem + "; nvcc will refuse it", fix});
+    return out;
+}
+
+std::vector<doctor::Finding> cudnn_set_findings(std::vector<doctor::LibraryLoad>& libraries) {
+    using doctor::Finding;
+    using doctor::Severity;
+    std::vector<Finding> out;
+    std::set<std::string> scenarios;
+    for (const auto& l : libraries)
+        if (l.family == "cudnn" && l.path && !l.failure) scenarios.insert(l.scenario);
+    std::set<std::string> reported; // the same set seen in both scenarios is reported once
+    for (const auto& scenario : scenarios) {
+        std::vector<doctor::LibraryLoad*> set;
+        std::vector<std::string> paths;
+        for (auto& l : libraries)
+            if (l.family == "cudnn" && l.scenario == scenario && l.path && !l.failure) {
+                set.push_back(&l);
+                paths.push_back(*l.path);
+            }
+        CudnnSetCheck check = check_cudnn_set(paths);
+        for (auto* l : set)
+            for (const auto& f : check.files)
+                if (f.path == *l->path && f.version) l->version = f.version->str() + " (" + f.evidence + ")";
+        if (!check.mixed_versions && !check.mixed_folders) continue;
+        std::string listing = check.listing();
+        if (!reported.insert(listing).second) continue;
+        // The fix names what owns the odd files: their package or wheel, never a system folder.
+        std::string owner_hint;
+        for (const auto& f : check.files)
+            if (f.evidence.rfind("dpkg ", 0) == 0 || f.evidence.rfind("wheel ", 0) == 0) {
+                owner_hint = " (" + f.evidence.substr(0, f.evidence.find(" (")) + " owns " +
+                             std::filesystem::u8path(f.path).filename().u8string() + ")";
+                break;
+            }
+        const std::string where = scenario == "current" ? "a program started in this shell" : "a program run through cvm";
+        if (check.mixed_versions)
+            out.push_back({Severity::error, "cudnn-mixed-versions",
+                           where + " loads cuDNN files of different releases, which fails with "
+                                   "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED: " + listing,
+                           "make every cuDNN file come from one release: remove or upgrade the package or wheel "
+                           "of the odd files" + owner_hint + ", or select a complete cuDNN with `cvm use CUDA+CUDNN`"});
+        else
+            out.push_back({Severity::warning, "cudnn-mixed-folders",
+                           where + " loads cuDNN files from different folders: " + listing,
+                           "keep one complete cuDNN on the library path" + owner_hint +
+                               ", or select one with `cvm use CUDA+CUDNN`"});
+    }
     return out;
 }
 

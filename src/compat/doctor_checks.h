@@ -16,4 +16,10 @@ namespace cvm::compat {
 std::vector<doctor::Finding> host_compiler_findings(const Store& store, const Entry& toolkit,
                                                     const std::map<std::string, std::string>& env);
 
+// The cuDNN files each scenario loads, read for their real version (cudnn_files.h): the
+// libraries' versions are replaced by what the files say, and a set whose files come from
+// different releases or folders is reported, naming each file and version. Codes:
+// cudnn-mixed-versions (error), cudnn-mixed-folders (warning).
+std::vector<doctor::Finding> cudnn_set_findings(std::vector<doctor::LibraryLoad>& libraries);
+
 } // namespace cvm::compat
