@@ -6,7 +6,8 @@
 // /proc/driver/nvidia/version), CVM_NVIDIA_SMI (program run instead of nvidia-smi), CVM_PYTHON
 // (interpreter to inspect; empty: none), CVM_LD_SO_CACHE (cache read instead of
 // /etc/ld.so.cache; empty: none), CVM_LD_DEFAULT_DIRS (':'-separated folders instead of the
-// loader's built-in ones), CVM_WINDOWS_DIR (instead of %SystemRoot%).
+// loader's built-in ones), CVM_WINDOWS_DIR (instead of %SystemRoot%), CVM_DPKG_DIR (instead of
+// /var/lib/dpkg, for the owners of cuDNN files).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>

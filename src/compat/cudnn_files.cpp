@@ -223,7 +223,7 @@ CudnnFileVersion cudnn_file_version(const std::string& path, const CudnnEvidence
     }
     if (auto wheel = wheel_owner(real)) {
         f.version = wheel->second;
-        f.evidence = "wheel " + wheel->first + " (RECORD)";
+        f.evidence = "wheel " + wheel->first;
         return f;
     }
     if (auto deb = dpkg_owner(real, path, roots.dpkg_dir)) {

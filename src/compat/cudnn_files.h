@@ -36,7 +36,7 @@ struct CudnnFileVersion {
     std::string real_path; // links followed
     std::string folder;    // of real_path
     std::optional<Version> version;
-    std::string evidence;  // "symbol cudnn_ops_infer_version", "dpkg libcudnn9-cuda-12", ...
+    std::string evidence;  // "symbol cudnn_ops_infer_version", "dpkg libcudnn9-cuda-12", "wheel nvidia_cudnn_cu12"
 };
 
 struct CudnnEvidenceRoots {

@@ -71,7 +71,9 @@ std::vector<doctor::Finding> cudnn_set_findings(std::vector<doctor::LibraryLoad>
                 set.push_back(&l);
                 paths.push_back(*l.path);
             }
-        CudnnSetCheck check = check_cudnn_set(paths);
+        CudnnEvidenceRoots roots;
+        if (auto dpkg = platform::get_env("CVM_DPKG_DIR")) roots.dpkg_dir = std::filesystem::u8path(*dpkg); // tests
+        CudnnSetCheck check = check_cudnn_set(paths, roots);
         for (auto* l : set)
             for (const auto& f : check.files)
                 if (f.path == *l->path && f.version) l->version = f.version->str() + " (" + f.evidence + ")";
@@ -79,12 +81,19 @@ std::vector<doctor::Finding> cudnn_set_findings(std::vector<doctor::LibraryLoad>
         std::string listing = check.listing();
         if (!reported.insert(listing).second) continue;
         // The fix names what owns the odd files: their package or wheel, never a system folder.
+        // Preferably the owner of a file whose release differs from the main library's.
         std::string owner_hint;
-        for (const auto& f : check.files)
-            if (f.evidence.rfind("dpkg ", 0) == 0 || f.evidence.rfind("wheel ", 0) == 0) {
-                owner_hint = " (" + f.evidence.substr(0, f.evidence.find(" (")) + " owns " +
-                             std::filesystem::u8path(f.path).filename().u8string() + ")";
-                break;
+        const auto& main_file = check.files.front();
+        for (int pass = 0; pass < 2 && owner_hint.empty(); ++pass)
+            for (const auto& f : check.files) {
+                bool owned = f.evidence.rfind("dpkg ", 0) == 0 || f.evidence.rfind("wheel ", 0) == 0;
+                bool odd = f.folder != main_file.folder || (f.version && main_file.version &&
+                                                            f.version->str().rfind(main_file.version->str(), 0) != 0 &&
+                                                            main_file.version->str().rfind(f.version->str(), 0) != 0);
+                if (owned && (pass == 1 || odd)) {
+                    owner_hint = " (" + f.evidence + " owns " + std::filesystem::u8path(f.path).filename().u8string() + ")";
+                    break;
+                }
             }
         const std::string where = scenario == "current" ? "a program started in this shell" : "a program run through cvm";
         if (check.mixed_versions)
