@@ -15,21 +15,8 @@
 #include <vector>
 
 #include "core/spec.h"
-#include "doctor/byte_source.h"
 
 namespace cvm::compat {
-
-// The value of a version symbol: 0x091300 -> 9.19.0 (major, minor, patch one byte each); also
-// the decimal forms 8902 -> 8.9.2 and 91900 -> 9.19.0. nullopt when it is neither.
-std::optional<Version> decode_cudnn_version_value(std::uint32_t value);
-
-struct VersionSymbol {
-    std::string name; // "cudnn_ops_infer_version"
-    Version version;
-};
-// The first cudnn*_version data symbol (4 bytes, defined) of an ELF shared library, read from
-// the bytes its section holds. nullopt when there is none or the file is not ELF.
-std::optional<VersionSymbol> elf_cudnn_version_symbol(const doctor::ByteSource& file);
 
 struct CudnnFileVersion {
     std::string path;      // as given
