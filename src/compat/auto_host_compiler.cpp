@@ -64,7 +64,8 @@ HostCompilerQuery toolkit_query(const Store& store, const Entry& toolkit) {
     // nvcc's unaided pick: PATH without cvm's shims, no user flags.
     std::string path;
     const char sep = platform::path_list_separator();
-    std::string current = platform::get_env("PATH").value_or("");
+    // CVM_COMPILER_PATH (tests) stands for the PATH compilers are looked up on.
+    std::string current = platform::get_env("CVM_COMPILER_PATH").value_or(platform::get_env("PATH").value_or(""));
     size_t pos = 0;
     while (pos <= current.size()) {
         size_t end = current.find(sep, pos);

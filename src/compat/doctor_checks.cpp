@@ -76,7 +76,9 @@ std::vector<doctor::Finding> cudnn_set_findings(std::vector<doctor::LibraryLoad>
         CudnnSetCheck check = check_cudnn_set(paths, roots);
         for (auto* l : set)
             for (const auto& f : check.files)
-                if (f.path == *l->path && f.version) l->version = f.version->str() + " (" + f.evidence + ")";
+                if (f.path == *l->path && f.version) // release numbers only: a wheel's build number is not in the files
+                    l->version = Version{{f.version->major(), f.version->minor(),
+                                          f.version->parts.size() > 2 ? f.version->parts[2] : 0}}.str();
         if (!check.mixed_versions && !check.mixed_folders) continue;
         std::string listing = check.listing();
         if (!reported.insert(listing).second) continue;

@@ -587,7 +587,12 @@ private:
                     ": fine on a build machine, but programs cannot use a GPU here");
             return;
         }
-        if (d.smi_ran && d.gpus.empty())
+        if (d.user_space_only)
+            add(Severity::note, "driver-library-only",
+                "the NVIDIA driver's user-space library is version " + *d.version + " (" + d.source +
+                    ") but no kernel module or nvidia-smi answers: no GPU here, or the driver's kernel "
+                    "module is not loaded");
+        else if (d.smi_ran && d.gpus.empty())
             add(Severity::note, "no-gpu",
                 "driver " + *d.version + " is installed but nvidia-smi lists no GPU");
         if (!in_.resolved || !in_.registry) return;
