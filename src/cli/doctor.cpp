@@ -109,7 +109,7 @@ void register_doctor(CLI::App& app) {
         }
 
         DoctorReport report = diagnose(in);
-        for (auto& f : compat::cudnn_set_findings(report.libraries)) report.findings.push_back(std::move(f));
+        compat::revise_cudnn_sets(report);
         if (report.resolved)
             for (auto& f : compat::host_compiler_findings(store, report.resolved->toolkit, in.env))
                 report.findings.push_back(std::move(f));

@@ -3,6 +3,7 @@
 #include "compat/auto_host_compiler.h"
 #include "compat/cudnn_files.h"
 
+#include <algorithm>
 #include <set>
 
 namespace cvm::compat {
@@ -55,9 +56,10 @@ std::vector<doctor::Finding> host_compiler_findings(const Store& store, const En
     return out;
 }
 
-std::vector<doctor::Finding> cudnn_set_findings(std::vector<doctor::LibraryLoad>& libraries) {
+void revise_cudnn_sets(doctor::DoctorReport& report) {
     using doctor::Finding;
     using doctor::Severity;
+    auto& libraries = report.libraries;
     std::vector<Finding> out;
     std::set<std::string> scenarios;
     for (const auto& l : libraries)
@@ -99,18 +101,27 @@ std::vector<doctor::Finding> cudnn_set_findings(std::vector<doctor::LibraryLoad>
             }
         const std::string where = scenario == "current" ? "a program started in this shell" : "a program run through cvm";
         if (check.mixed_versions)
-            out.push_back({Severity::error, "cudnn-mixed-versions",
+            out.push_back({Severity::error, "sublibraries-mixed",
                            where + " loads cuDNN files of different releases, which fails with "
                                    "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED: " + listing,
                            "make every cuDNN file come from one release: remove or upgrade the package or wheel "
                            "of the odd files" + owner_hint + ", or select a complete cuDNN with `cvm use CUDA+CUDNN`"});
         else
-            out.push_back({Severity::warning, "cudnn-mixed-folders",
-                           where + " loads cuDNN files from different folders: " + listing,
+            out.push_back({Severity::error, "sublibraries-mixed",
+                           where + " loads cuDNN files from different folders, which fails or computes "
+                                   "wrongly when they are not one build: " + listing,
                            "keep one complete cuDNN on the library path" + owner_hint +
                                ", or select one with `cvm use CUDA+CUDNN`"});
     }
-    return out;
+    // The loader's per-file findings of cuDNN give way to the ones above (one per scenario).
+    auto& findings = report.findings;
+    findings.erase(std::remove_if(findings.begin(), findings.end(),
+                                  [](const Finding& f) {
+                                      return f.code == "sublibraries-mixed" &&
+                                             (f.message.rfind("libcudnn", 0) == 0 || f.message.rfind("cudnn", 0) == 0);
+                                  }),
+                   findings.end());
+    for (auto& f : out) findings.push_back(std::move(f));
 }
 
 } // namespace cvm::compat

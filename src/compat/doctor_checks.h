@@ -17,9 +17,10 @@ std::vector<doctor::Finding> host_compiler_findings(const Store& store, const En
                                                     const std::map<std::string, std::string>& env);
 
 // The cuDNN files each scenario loads, read for their real version (cudnn_files.h): the
-// libraries' versions are replaced by what the files say, and a set whose files come from
-// different releases or folders is reported, naming each file and version. Codes:
-// cudnn-mixed-versions (error), cudnn-mixed-folders (warning).
-std::vector<doctor::Finding> cudnn_set_findings(std::vector<doctor::LibraryLoad>& libraries);
+// libraries' versions become what the files say, and the doctor's per-file
+// `sublibraries-mixed` findings of cuDNN become one per scenario naming every file, its release,
+// how that is known and its folder, with the owner of the odd files in the fix. A set of two
+// releases in one folder (which file names cannot show) is found too.
+void revise_cudnn_sets(doctor::DoctorReport& report);
 
 } // namespace cvm::compat

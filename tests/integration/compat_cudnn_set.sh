@@ -40,14 +40,16 @@ export LD_LIBRARY_PATH=$wl
 rc=0; OUT=$("$CVM" doctor --json) || rc=$?
 [[ $rc == 1 ]] || fail "doctor found no problem in a mixed cuDNN (exit $rc)"
 codes=$(finding_codes)
-assert_contains "$codes" "error:cudnn-mixed-versions"
-msg=$(json_get '[f for f in d["findings"] if f["code"] == "cudnn-mixed-versions"][0]["message"]')
+assert_contains "$codes" "error:sublibraries-mixed"
+[[ $(grep -o sublibraries-mixed <<<"$codes" | wc -l) == 1 ]] || fail "one finding per mixed set, got: $codes"
+msg=$(json_get '[f for f in d["findings"] if f["code"] == "sublibraries-mixed"][0]["message"]')
+assert_contains "$msg" "of different releases"
 assert_contains "$msg" "libcudnn.so.9 9.19.0.56 (wheel nvidia_cudnn_cu12) in $wl"
 assert_contains "$msg" "libcudnn_ops.so.9 9.19.0 (symbol cudnn_ops_infer_version) in $wl"
 assert_contains "$msg" "libcudnn_graph.so.9 9.14.0 (symbol cudnn_graph_version) in $sl"
 assert_contains "$msg" "libcudnn_engines_precompiled.so.9 9.14.0.64 (dpkg libcudnn9-cuda-12) in $sl"
 assert_contains "$msg" "libcudnn_engines_runtime_compiled.so.9 9.14.0 (file name) in $sl"
-fix=$(json_get '[f for f in d["findings"] if f["code"] == "cudnn-mixed-versions"][0]["fix"]')
+fix=$(json_get '[f for f in d["findings"] if f["code"] == "sublibraries-mixed"][0]["fix"]')
 assert_contains "$fix" "dpkg libcudnn9-cuda-12 owns libcudnn_heuristic.so.9"
 assert_not_contains "$fix" "ld.so.conf"
 # The libraries' versions are the files' own.
@@ -64,14 +66,14 @@ done
 mkdir -p "$T/system/include"
 printf '#define CUDNN_MAJOR 9\n#define CUDNN_MINOR 19\n#define CUDNN_PATCHLEVEL 0\n' > "$T/system/include/cudnn_version.h"
 OUT=$("$CVM" doctor --json) || true
-codes=$(finding_codes)
-assert_not_contains "$codes" "cudnn-mixed-versions"
-assert_contains "$codes" "warning:cudnn-mixed-folders"
+msg=$(json_get '[f for f in d["findings"] if f["code"] == "sublibraries-mixed"][0]["message"]')
+assert_contains "$msg" "from different folders"
+assert_not_contains "$msg" "of different releases"
 
 # One complete set in one folder: nothing to say.
 unset LD_LIBRARY_PATH
 for f in libcudnn.so.9 libcudnn_ops.so.9 libcudnn_adv.so.9 libcudnn_cnn.so.9; do cp "$wl/$f" "$sl/"; done
 OUT=$("$CVM" doctor --json) || true
 codes=$(finding_codes)
-assert_not_contains "$codes" "cudnn-mixed"
+assert_not_contains "$codes" "sublibraries-mixed"
 echo "compat_cudnn_set: ok"
