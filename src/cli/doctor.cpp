@@ -110,9 +110,12 @@ void register_doctor(CLI::App& app) {
 
         DoctorReport report = diagnose(in);
         compat::revise_cudnn_sets(report);
-        if (report.resolved)
+        if (report.resolved) {
             for (auto& f : compat::host_compiler_findings(store, report.resolved->toolkit, in.env))
                 report.findings.push_back(std::move(f));
+            for (auto& f : compat::gpu_arch_findings(report.resolved->toolkit))
+                report.findings.push_back(std::move(f));
+        }
         if (*json) {
             print_json(report_json(report));
         } else {

@@ -2,6 +2,7 @@
 
 #include "compat/auto_host_compiler.h"
 #include "compat/cudnn_files.h"
+#include "compat/gpu_arch.h"
 
 #include <algorithm>
 #include <set>
@@ -53,6 +54,29 @@ std::vector<doctor::Finding> host_compiler_findings(const Store& store, const En
                             "so that cvm hands nvcc " + unaided.choice->ccbin
                           : host_compiler_fix(*limits, os);
     out.push_back({Severity::error, "host-compiler-unsupported", now.problem + "; nvcc will refuse it", fix});
+    return out;
+}
+
+std::vector<doctor::Finding> gpu_arch_findings(const Entry& toolkit) {
+    std::vector<doctor::Finding> out;
+    auto gpus = detect_gpus();
+    if (gpus.empty()) return out;
+    std::vector<GpuArchRow> table;
+    try {
+        table = load_gpu_arch_table();
+    } catch (const std::exception&) {
+        return out;
+    }
+    const GpuArchRow* row = arch_row(table, toolkit.version);
+    if (!row) return out;
+    for (const auto& gpu : gpus) {
+        ArchJudgement j = judge_arch(*row, gpu, table);
+        if (j.support == ArchSupport::None)
+            out.push_back({doctor::Severity::error, "gpu-arch-unsupported", j.message,
+                           "select a toolkit that builds for it with `cvm use SPEC`"});
+        else if (j.support == ArchSupport::PtxJit)
+            out.push_back({doctor::Severity::note, "gpu-arch-jit", j.message, ""});
+    }
     return out;
 }
 

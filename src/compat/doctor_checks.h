@@ -16,6 +16,11 @@ namespace cvm::compat {
 std::vector<doctor::Finding> host_compiler_findings(const Store& store, const Entry& toolkit,
                                                     const std::map<std::string, std::string>& env);
 
+// The GPUs' compute capabilities (nvidia-smi) against the architectures the toolkit builds for.
+// Codes: gpu-arch-unsupported (error: the toolkit's programs cannot run on a GPU here),
+// gpu-arch-jit (note: only an older PTX, JIT-compiled at start).
+std::vector<doctor::Finding> gpu_arch_findings(const Entry& toolkit);
+
 // The cuDNN files each scenario loads, read for their real version (cudnn_files.h): the
 // libraries' versions become what the files say, and the doctor's per-file
 // `sublibraries-mixed` findings of cuDNN become one per scenario naming every file, its release,
