@@ -55,11 +55,12 @@ void register_current(CLI::App& app) {
         doc["active"] = r.active();
         doc["toolkit"] = entry_json(store, r.toolkit);
         doc["cudnn"] = r.cudnn ? entry_json(store, *r.cudnn) : nlohmann::json(nullptr);
-        const auto compiler = compat::refresh_host_compiler(store, r.toolkit);
-        if (compiler.choice)
-            doc["host_compiler"] = {{"ccbin", compiler.choice->ccbin},
-                                    {"via", compiler.choice->via_env ? "NVCC_CCBIN" : "-ccbin"},
-                                    {"why", compiler.problem}};
+        // The answer kept by `cvm use` / `cvm rehash`: no compiler is run here once it is known.
+        const auto compiler = compat::kept_host_compiler(store, r.toolkit);
+        if (compiler && !compiler->ccbin.empty())
+            doc["host_compiler"] = {{"ccbin", compiler->ccbin},
+                                    {"via", compiler->via_env ? "NVCC_CCBIN" : "-ccbin"},
+                                    {"why", compiler->why}};
         else
             doc["host_compiler"] = nullptr;
         if (*json) {
@@ -75,8 +76,7 @@ void register_current(CLI::App& app) {
         if (r.cudnn)
             std::printf("  cudnn  %-22s %s%s\n", r.cudnn->id.c_str(), r.cudnn->path.u8string().c_str(),
                         layer_note(*r.cudnn).c_str());
-        std::string line = compat::host_compiler_line(compiler);
-        if (!line.empty()) std::printf("  %s\n", line.c_str());
+        if (compiler && !compiler->line.empty()) std::printf("  %s\n", compiler->line.c_str());
     });
 }
 

@@ -114,6 +114,24 @@ std::string host_compiler_line(const HostCompilerStatus& s) {
     return "warning: " + s.problem + "; no installed compiler fits: " + host_compiler_fix(*s.limits, platform::host_os());
 }
 
+std::optional<HostCompilerChoice> kept_host_compiler(const Store& store, const Entry& toolkit) {
+    std::string mode;
+    try {
+        mode = host_compiler_mode();
+    } catch (const std::exception&) {
+        mode = "auto";
+    }
+    if (mode == "off") return std::nullopt;
+    fs::path file = host_compiler_cache_file(store.root(), toolkit.id);
+    if (!file.empty())
+        if (auto text = platform::read_file(file, 1 << 14))
+            if (auto kept = parse_host_compiler_choice(*text)) return kept;
+    HostCompilerStatus s = refresh_host_compiler(store, toolkit);
+    HostCompilerChoice out = s.choice.value_or(HostCompilerChoice{});
+    out.line = host_compiler_line(s);
+    return out;
+}
+
 HostCompilerStatus refresh_host_compiler(const Store& store, const Entry& toolkit) {
     fs::path file = host_compiler_cache_file(store.root(), toolkit.id);
     HostCompilerStatus s;
@@ -131,7 +149,12 @@ HostCompilerStatus refresh_host_compiler(const Store& store, const Entry& toolki
     s = host_compiler_status(toolkit_query(store, toolkit), limits ? &*limits : nullptr);
     // Reading nvcc (megabytes) only when there is something to hand over.
     if (s.choice) s.choice->via_env = nvcc_honours_ccbin_env(toolkit);
-    if (!file.empty()) write_choice(file, s.choice);
+    if (!file.empty()) {
+        HostCompilerChoice kept = s.choice.value_or(HostCompilerChoice{});
+        kept.line = host_compiler_line(s);
+        write_choice(file, kept);
+    }
+    if (s.choice) s.choice->line = host_compiler_line(s);
     return s;
 }
 

@@ -24,6 +24,11 @@ std::optional<HostCompilerLimits> toolkit_limits(const Entry& toolkit);
 // still says what it found.
 HostCompilerStatus refresh_host_compiler(const Store& store, const Entry& toolkit);
 
+// What `cvm current` shows: the kept answer of `cvm use` / `cvm rehash` (worked out and kept
+// now when there is none), so that it runs no compiler once the answer is known. nullopt when
+// the mode is off.
+std::optional<HostCompilerChoice> kept_host_compiler(const Store& store, const Entry& toolkit);
+
 // One line for `cvm current` / `cvm use`: what auto hands over and why, or that nothing installed
 // fits with what to install; "" when nvcc's own compiler fits or nothing is known.
 std::string host_compiler_line(const HostCompilerStatus& status);

@@ -12,12 +12,15 @@ fs::path host_compiler_cache_file(const fs::path& root, const std::string& id) {
 }
 
 std::string format_host_compiler_choice(const HostCompilerChoice& c) {
-    return "ccbin " + c.ccbin + "\nvia " + (c.via_env ? "env" : "arg") + "\nwhy " + c.why + "\n";
+    std::string out = c.ccbin.empty() ? "via none\n" : "ccbin " + c.ccbin + "\nvia " + (c.via_env ? "env" : "arg") + "\n";
+    if (!c.why.empty()) out += "why " + c.why + "\n";
+    if (!c.line.empty()) out += "line " + c.line + "\n";
+    return out;
 }
 
 std::optional<HostCompilerChoice> parse_host_compiler_choice(std::string_view text) {
     HostCompilerChoice c;
-    bool via = false;
+    bool via = false, none = false;
     while (!text.empty()) {
         size_t end = text.find('\n');
         std::string_view line = text.substr(0, end);
@@ -28,13 +31,15 @@ std::optional<HostCompilerChoice> parse_host_compiler_choice(std::string_view te
         std::string_view key = line.substr(0, space), value = line.substr(space + 1);
         if (key == "ccbin") c.ccbin = value;
         else if (key == "why") c.why = value;
+        else if (key == "line") c.line = value;
         else if (key == "via") {
-            if (value != "env" && value != "arg") return std::nullopt;
+            if (value != "env" && value != "arg" && value != "none") return std::nullopt;
             c.via_env = value == "env";
             via = true;
+            none = value == "none";
         }
     }
-    if (c.ccbin.empty() || !via) return std::nullopt;
+    if (!via || none != c.ccbin.empty()) return std::nullopt;
     return c;
 }
 
@@ -98,7 +103,7 @@ void apply_host_compiler(const fs::path& root, const std::string& toolkit_id, co
     auto text = platform::read_file(file, 1 << 14);
     if (!text) return;
     auto choice = parse_host_compiler_choice(*text);
-    if (!choice || !platform::exists(choice->ccbin)) return;
+    if (!choice || choice->ccbin.empty() || !platform::exists(choice->ccbin)) return;
     if (user_chose_host_compiler(args, platform::get_env("NVCC_PREPEND_FLAGS"),
                                  platform::get_env("NVCC_APPEND_FLAGS"), platform::get_env("NVCC_CCBIN")))
         return;

@@ -6,7 +6,9 @@
 //   ccbin /usr/bin/clang++-14
 //   via arg            (or: via env, for an nvcc that reads NVCC_CCBIN)
 //   why gcc 12.2.0 (/usr/bin/gcc) is newer than CUDA 11.8 supports (gcc up to 11, clang 3.3 to 14)
+//   line host compiler: /usr/bin/clang++-14 is handed to nvcc (-ccbin, CUDAHOSTCXX): ...
 //
+// ("via none" and no ccbin: worked out, nothing to hand over.)
 // The shim reads it, runs no compiler and parses no TOML.
 #include <filesystem>
 #include <optional>
@@ -17,15 +19,17 @@
 namespace cvm::compat {
 
 struct HostCompilerChoice {
-    std::string ccbin;    // the compiler handed to nvcc
+    std::string ccbin;    // the compiler handed to nvcc; "" when there is nothing to hand over
     bool via_env = false; // through NVCC_CCBIN (the nvcc reads it) rather than -ccbin
     std::string why;      // one line
+    std::string line;     // what `cvm current` prints ("" when nvcc's own compiler fits)
 };
 
 // The cache file of a toolkit; empty when the id cannot be a file name.
 std::filesystem::path host_compiler_cache_file(const std::filesystem::path& root, const std::string& toolkit_id);
 std::string format_host_compiler_choice(const HostCompilerChoice& c);
-// nullopt when the text is not such a file.
+// nullopt when the text is not such a file; a choice with an empty ccbin when it records that
+// there is nothing to hand over.
 std::optional<HostCompilerChoice> parse_host_compiler_choice(std::string_view text);
 
 // The value of -ccbin / --compiler-bindir (any of `-ccbin X`, `-ccbin=X`, `--compiler-bindir X`,

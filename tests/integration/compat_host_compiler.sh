@@ -57,8 +57,8 @@ expect_rc 0 env NVCC_PREPEND_FLAGS="-O2 -ccbin clang++-19" nvcc -c x.cu
 assert_contains "$OUT" "args=-c x.cu"
 expect_rc 0 env CVM_HOST_COMPILER=off nvcc -c x.cu
 assert_contains "$OUT" "args=-c x.cu"
-# `cvm current` says so, once; --json names it.
-expect_rc 0 "$CVM" current
+# `cvm current` says so, once, from what `cvm use` kept (it runs no compiler); --json names it.
+expect_rc 0 env PATH=/nowhere "$CVM" current
 assert_contains "$OUT" "host compiler: $cc/g++-11 is handed to nvcc"
 expect_rc 0 "$CVM" current --json
 assert_contains "$OUT" "\"ccbin\": \"$cc/g++-11\""

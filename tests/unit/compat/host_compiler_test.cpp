@@ -214,16 +214,24 @@ TEST_CASE("-ccbin on the command line and in NVCC_*_FLAGS is the user's choice")
 }
 
 TEST_CASE("the shim's cache file round-trips and refuses other text") {
-    HostCompilerChoice c{"/usr/bin/clang++-14", false, "gcc 12.2.0 is newer than CUDA 11.8 supports"};
+    HostCompilerChoice c{"/usr/bin/clang++-14", false, "gcc 12.2.0 is newer than CUDA 11.8 supports", "host compiler: ..."};
     auto back = parse_host_compiler_choice(format_host_compiler_choice(c));
     REQUIRE(back);
     CHECK(back->ccbin == c.ccbin);
     CHECK(back->via_env == false);
     CHECK(back->why == c.why);
+    CHECK(back->line == c.line);
     c.via_env = true;
     CHECK(parse_host_compiler_choice(format_host_compiler_choice(c))->via_env);
     CHECK_FALSE(parse_host_compiler_choice("ccbin /x\nvia maybe\n"));
     CHECK_FALSE(parse_host_compiler_choice("garbage"));
+    CHECK_FALSE(parse_host_compiler_choice("via arg\n"));            // a choice without its compiler
+    CHECK_FALSE(parse_host_compiler_choice("ccbin /x\nvia none\n")); // "none" with a compiler
+    HostCompilerChoice none{"", false, "", "warning: no installed compiler fits"};
+    auto kept = parse_host_compiler_choice(format_host_compiler_choice(none));
+    REQUIRE(kept);
+    CHECK(kept->ccbin.empty());
+    CHECK(kept->line == none.line);
     CHECK(host_compiler_cache_file("/r", "11.8.0") == fs::path("/r/cache/host-compiler/11.8.0"));
     CHECK(host_compiler_cache_file("/r", "../x").empty());
     CHECK(host_compiler_cache_file("/r", "..").empty());
