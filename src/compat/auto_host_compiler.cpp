@@ -1,5 +1,6 @@
 #include "compat/auto_host_compiler.h"
 
+#include <fstream>
 #include <system_error>
 
 #include "registry/registry.h"
@@ -30,12 +31,10 @@ void write_choice(const fs::path& file, const std::optional<HostCompilerChoice>&
     fs::path tmp = file;
     tmp += ".tmp" + std::to_string(platform::process_id());
     {
-        FILE* f = std::fopen(tmp.u8string().c_str(), "wb");
-        if (!f) return;
-        std::string text = format_host_compiler_choice(*choice);
-        bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-        ok = std::fclose(f) == 0 && ok;
-        if (!ok) {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << format_host_compiler_choice(*choice);
+        out.close();
+        if (!out) { // a full disk or a failed write leaves the old answer, never half of one
             fs::remove(tmp, ec);
             return;
         }
