@@ -198,11 +198,19 @@ std::vector<FoundCompiler> installed_host_compilers(const HostCompilerQuery& q) 
             if (f.id) out.push_back(std::move(f));
         }
     }
-    std::stable_sort(out.begin(), out.end(), [](const FoundCompiler& a, const FoundCompiler& b) {
-        if (a.id->kind != b.id->kind) return a.id->kind < b.id->kind; // gcc before clang
-        return a.id->version > b.id->version;
+    // gcc before clang, newest first; keyed up front (every entry here is identified).
+    std::vector<std::pair<std::pair<int, Version>, size_t>> order;
+    for (size_t i = 0; i < out.size(); ++i)
+        order.push_back({{static_cast<int>(out[i].id ? out[i].id->kind : CompilerKind::Msvc),
+                          out[i].id ? out[i].id->version : Version{}},
+                         i});
+    std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+        if (a.first.first != b.first.first) return a.first.first < b.first.first;
+        return a.first.second > b.first.second;
     });
-    return out;
+    std::vector<FoundCompiler> sorted;
+    for (const auto& o : order) sorted.push_back(std::move(out[o.second]));
+    return sorted;
 }
 
 HostCompilerStatus host_compiler_status(const HostCompilerQuery& q, const HostCompilerLimits* limits) {
