@@ -1,6 +1,8 @@
 #include "compat/cudnn_files.h"
 
 #include "compat/elf_version_symbol.h"
+#include "doctor/cuda_libraries.h"
+#include "doctor/file_system_view.h"
 
 #include <algorithm>
 #include <cstring>
@@ -135,6 +137,11 @@ CudnnFileVersion cudnn_file_version(const std::string& path, const CudnnEvidence
     if (auto deb = dpkg_owner(real, path, roots.dpkg_dir)) {
         f.version = deb->second;
         f.evidence = "dpkg " + deb->first;
+        return f;
+    }
+    if (auto dll = doctor::dll_file_version(f.real_path, doctor::RealFileSystem())) {
+        f.version = Version{{dll->parts[0], dll->parts[1], dll->parts[2], dll->parts[3]}};
+        f.evidence = "DLL version";
         return f;
     }
     if (auto v = version_from_so_name(real.filename().u8string())) {

@@ -102,9 +102,14 @@ void revise_cudnn_sets(doctor::DoctorReport& report) {
         CudnnSetCheck check = check_cudnn_set(paths, roots);
         for (auto* l : set)
             for (const auto& f : check.files)
-                if (f.path == *l->path && f.version) // release numbers only: a wheel's build number is not in the files
-                    l->version = Version{{f.version->major(), f.version->minor(),
-                                          f.version->parts.size() > 2 ? f.version->parts[2] : 0}}.str();
+                if (f.path == *l->path && f.version) {
+                    // Release numbers only (a wheel's build number is not in the files), unless
+                    // what the loader read already says more of the same release (a DLL's 8.1.0.77).
+                    Version mine{{f.version->major(), f.version->minor(),
+                                  f.version->parts.size() > 2 ? f.version->parts[2] : 0}};
+                    auto had = l->version ? parse_version(*l->version, 1, 4) : std::nullopt;
+                    if (!(had && had->parts.size() > 3 && had->has_prefix(mine))) l->version = mine.str();
+                }
         if (!check.mixed_versions && !check.mixed_folders) continue;
         std::string listing = check.listing();
         if (!reported.insert(listing).second) continue;
