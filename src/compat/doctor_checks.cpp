@@ -34,6 +34,13 @@ std::vector<doctor::Finding> host_compiler_findings(const Store& store, const En
     const bool user_choice = now.nvcc_default.origin != unaided.nvcc_default.origin;
     if (now.problem.empty()) return out;
     const platform::Os os = platform::host_os();
+    // No compiler at all is a machine that runs programs, not one that builds them.
+    if (!user_choice && now.nvcc_default.path.empty() && !unaided.choice) {
+        out.push_back({Severity::note, "host-compiler-missing",
+                       now.problem + ": fine for running programs, but nvcc cannot build here",
+                       host_compiler_fix(*limits, os)});
+        return out;
+    }
     if (user_choice) {
         out.push_back({Severity::error, "host-compiler-unsupported",
                        now.problem + "; nvcc will refuse it",

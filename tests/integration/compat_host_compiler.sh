@@ -106,6 +106,11 @@ assert_contains "$ERR" "no installed compiler fits: install a supported compiler
 expect_rc 0 nvcc -c x.cu
 assert_contains "$OUT" "args=-c x.cu"
 
+# No compiler at all: a machine that runs programs; doctor notes it and stays healthy about it.
+CVM_COMPILER_PATH=/nowhere "$CVM" doctor --json > "$T/none.json" 2>/dev/null || true
+assert_contains "$(cat "$T/none.json")" '"code": "host-compiler-missing"'
+assert_not_contains "$(cat "$T/none.json")" 'host-compiler-unsupported'
+
 # The real thing: Debian's CUDA 11.8 refuses its gcc 12; through the shim it compiles with clang 14.
 deb=/usr/lib/nvidia-cuda-toolkit
 if [[ -x $deb/bin/nvcc && -x /usr/bin/clang++-14 ]] && ! /usr/bin/g++-11 --version >/dev/null 2>&1; then
