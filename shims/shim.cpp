@@ -11,6 +11,7 @@
 #include <system_error>
 #include <vector>
 
+#include "compat/ccbin.h"
 #include "core/config.h"
 #include "core/environment.h"
 #include "core/selection.h"
@@ -134,6 +135,7 @@ int main(int argc, char** argv) {
                                            platform::get_env("LD_LIBRARY_PATH"),
                                            foreign_dirs_of(store), platform::host_os());
         for (const auto& c : changes) platform::set_env(c.name, c.value);
+        compat::apply_host_compiler(root, r.toolkit.id, base, args);
         args[0] = real.u8string();
         platform::exec_replace(real, args);
     } catch (const SelectionError& e) {

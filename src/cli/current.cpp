@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "compat/auto_host_compiler.h"
 
 namespace cvm::cli {
 
@@ -54,6 +55,14 @@ void register_current(CLI::App& app) {
         doc["active"] = r.active();
         doc["toolkit"] = entry_json(store, r.toolkit);
         doc["cudnn"] = r.cudnn ? entry_json(store, *r.cudnn) : nlohmann::json(nullptr);
+        // The answer kept by `cvm use` / `cvm rehash`: no compiler is run here once it is known.
+        const auto compiler = compat::kept_host_compiler(store, r.toolkit);
+        if (compiler && !compiler->ccbin.empty())
+            doc["host_compiler"] = {{"ccbin", compiler->ccbin},
+                                    {"via", compiler->via_env ? "NVCC_CCBIN" : "-ccbin"},
+                                    {"why", compiler->why}};
+        else
+            doc["host_compiler"] = nullptr;
         if (*json) {
             print_json(doc);
             return;
@@ -67,6 +76,7 @@ void register_current(CLI::App& app) {
         if (r.cudnn)
             std::printf("  cudnn  %-22s %s%s\n", r.cudnn->id.c_str(), r.cudnn->path.u8string().c_str(),
                         layer_note(*r.cudnn).c_str());
+        if (compiler && !compiler->line.empty()) std::printf("  %s\n", compiler->line.c_str());
     });
 }
 

@@ -6,7 +6,8 @@
 // /proc/driver/nvidia/version), CVM_NVIDIA_SMI (program run instead of nvidia-smi), CVM_PYTHON
 // (interpreter to inspect; empty: none), CVM_LD_SO_CACHE (cache read instead of
 // /etc/ld.so.cache; empty: none), CVM_LD_DEFAULT_DIRS (':'-separated folders instead of the
-// loader's built-in ones), CVM_WINDOWS_DIR (instead of %SystemRoot%).
+// loader's built-in ones), CVM_WINDOWS_DIR (instead of %SystemRoot%), CVM_DPKG_DIR (instead of
+// /var/lib/dpkg, for the owners of cuDNN files).
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "core/installed_files.h"
+#include "compat/doctor_checks.h"
 #include "doctor/diagnose.h"
 #include "doctor/report.h"
 #include "platform/platform.h"
@@ -133,6 +135,13 @@ void register_doctor(CLI::App& app) {
 
         DoctorReport report = diagnose(in);
         add_damaged_installs(store, report);
+        compat::revise_cudnn_sets(report);
+        if (report.resolved) {
+            for (auto& f : compat::host_compiler_findings(store, report.resolved->toolkit, in.env))
+                report.findings.push_back(std::move(f));
+            for (auto& f : compat::gpu_arch_findings(report.resolved->toolkit))
+                report.findings.push_back(std::move(f));
+        }
         if (*json) {
             print_json(report_json(report));
         } else {

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "compat/auto_host_compiler.h"
 #include "core/projects.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
@@ -231,6 +232,8 @@ void register_use(CLI::App& app) {
             Resolved r = resolve(store, s);
             doc["active"] = r.active();
             note("selected " + r.active() + " " + where);
+            std::string compiler = compat::host_compiler_line(compat::refresh_host_compiler(store, r.toolkit));
+            if (!compiler.empty()) note(compiler);
             auto c = s.cudnn ? std::nullopt : installed_cudnn_for(store, r.toolkit.version);
             if (c)
                 hint("cuDNN " + c->str() + " is installed for this toolkit but not selected; to use it: " +

@@ -54,9 +54,16 @@ Config parse_config(const std::string& text, const std::string& origin) {
             }
             continue;
         }
+        if (key.str() == "host_compiler") {
+            const auto* s = node.as_string();
+            if (!s || (s->get() != "auto" && s->get() != "off"))
+                throw fail(node.source(), "host_compiler must be \"auto\" or \"off\"");
+            config.host_compiler = s->get();
+            continue;
+        }
         if (key.str() != "store_path")
             throw fail(key.source(), "unknown setting '" + std::string(key.str()) +
-                                         "'; the ones cvm knows are store_path, trusted_owners and [download]");
+                                         "'; the ones cvm knows are store_path, trusted_owners, host_compiler and [download]");
         const toml::array* list = node.as_array();
         if (!list)
             throw fail(node.source(), "store_path must be a list of folders, like store_path = [\"/nfs/cvm\"]");

@@ -11,6 +11,9 @@
 //   # machine's file only: owners besides the user and root whose stores and files cvm trusts
 //   # (user names from /etc/passwd, or uids); see trust.h
 //   trusted_owners = ["cudaadmin", 1234]
+//   # "auto" (default): hand nvcc a supported installed host compiler when its own is not;
+//   # "off": never (see src/compat/ccbin.h)
+//   host_compiler = "auto"
 //
 //   # limits for downloads (download_settings.h)
 //   [download]
@@ -41,6 +44,7 @@ struct Config {
     std::vector<fs::path> store_path;
     DownloadSettings download; // [download]
     std::vector<std::string> trusted_owners; // names or decimal uids, as written
+    std::string host_compiler; // "auto", "off", or "" when the file does not set it
 };
 
 // The files in the order they are read (user's first); a variable set to "" turns one off. The

@@ -336,6 +336,14 @@ private:
     std::string remove_hint(const LibraryLoad& l, bool through_cvm) const {
         const std::string dir = path_dirname(*l.path);
         const std::string activate = through_cvm ? "" : ", or " + shell_hint(in_.os);
+        // A system folder stays where it is (removing it breaks the machine): the package that
+        // put the file there is what goes.
+        if (is_system_folder(dir, in_.os) || (in_.os == Os::Linux && l.mechanism == "default folder")) {
+            if (in_.os == Os::Windows)
+                return "uninstall the program that put " + *l.path + " there (Settings > Apps)" + activate;
+            return "remove or replace the package that installed " + *l.path + " (`dpkg -S " + *l.path +
+                   "` names it; `rpm -qf` on RPM systems), never " + dir + " itself" + activate;
+        }
         if (l.mechanism == "LD_LIBRARY_PATH" || l.mechanism == "PATH")
             return "remove " + dir + " from " + l.mechanism + activate;
         if (l.mechanism == "ld.so.cache")
@@ -587,7 +595,12 @@ private:
                     ": fine on a build machine, but programs cannot use a GPU here");
             return;
         }
-        if (d.smi_ran && d.gpus.empty())
+        if (d.user_space_only)
+            add(Severity::note, "driver-library-only",
+                "the NVIDIA driver's user-space library is version " + *d.version + " (" + d.source +
+                    ") but no kernel module or nvidia-smi answers: no GPU here, or the driver's kernel "
+                    "module is not loaded");
+        else if (d.smi_ran && d.gpus.empty())
             add(Severity::note, "no-gpu",
                 "driver " + *d.version + " is installed but nvidia-smi lists no GPU");
         if (!in_.resolved || !in_.registry) return;

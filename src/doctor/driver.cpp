@@ -1,5 +1,9 @@
 #include "driver.h"
 
+#include "cuda_libraries.h"
+#include "elf_reader.h"
+#include "file_system_view.h"
+
 #include "core/detect.h"
 #include "platform/platform.h"
 
@@ -79,6 +83,17 @@ DriverProbe default_driver_probe() {
         p.proc_version_file = *file;
     else if (platform::host_os() == platform::Os::Windows)
         p.proc_version_file.clear();
+    if (auto libs = platform::get_env("CVM_LIBCUDA")) {
+        for (const auto& item : split_search_path(*libs, platform::host_os() == platform::Os::Windows))
+            if (!item.empty()) p.user_space_libraries.push_back(item);
+    } else if (platform::host_os() == platform::Os::Windows) {
+        auto root = platform::get_env("SystemRoot").value_or("C:\\Windows");
+        p.user_space_libraries = {root + "\\System32\\nvcuda.dll"};
+    } else {
+        p.user_space_libraries = {"/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib64/libcuda.so.1",
+                                  "/usr/lib/aarch64-linux-gnu/libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1",
+                                  "/usr/lib/libcuda.so.1"};
+    }
     if (auto smi = platform::get_env("CVM_NVIDIA_SMI")) {
         p.nvidia_smi = *smi;
     } else {
@@ -122,7 +137,34 @@ DriverInfo detect_driver(const DriverProbe& probe) {
             }
         }
     }
+    if (!info.version) {
+        for (const auto& lib : probe.user_space_libraries) {
+            if (!platform::exists(lib)) continue;
+            std::optional<std::string> v;
+            std::string real = lib;
+            if (auto dll = dll_file_version(lib, RealFileSystem())) {
+                v = driver_version_from_nvcuda(dll->parts[2], dll->parts[3]);
+            } else if (auto so = linux_library_version(lib, RealFileSystem())) {
+                real = so->real_path;
+                if (is_driver_version(so->version)) v = so->version;
+            }
+            if (!v) continue;
+            info.version = *v;
+            info.source = real + " (the driver's user-space library; no kernel module answered)";
+            info.user_space_only = true;
+            break;
+        }
+    }
     return info;
+}
+
+std::optional<std::string> driver_version_from_nvcuda(unsigned third, unsigned fourth) {
+    if (fourth > 9999) return std::nullopt;
+    unsigned number = (third % 10) * 10000 + fourth; // 15.3623 -> 53623
+    if (number < 10000) return std::nullopt;
+    std::string minor = std::to_string(number % 100);
+    if (minor.size() < 2) minor = "0" + minor;
+    return std::to_string(number / 100) + "." + minor;
 }
 
 } // namespace cvm::doctor

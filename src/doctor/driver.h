@@ -15,6 +15,7 @@ struct DriverInfo {
     std::string source;                 // the file or program it came from
     std::vector<std::string> gpus;      // GPU names (nvidia-smi); empty when none or unknown
     bool smi_ran = false;               // nvidia-smi answered (so an empty `gpus` means none)
+    bool user_space_only = false;       // the version came from libcuda.so.1 / nvcuda.dll alone
     std::vector<std::string> notes;     // what could not be read, for the report
 };
 
@@ -32,7 +33,15 @@ std::vector<SmiGpu> gpus_from_smi(std::string_view text);
 struct DriverProbe {
     std::string proc_version_file = "/proc/driver/nvidia/version"; // empty: do not read
     std::string nvidia_smi;                                        // empty: do not run
+    // The driver's user-space library, read when neither answers (libcuda.so.1's real file name
+    // libcuda.so.535.261.03; nvcuda.dll's file version 31.0.15.3623 = 536.23). CVM_LIBCUDA (a
+    // list, ':' or ';' separated; empty: none) replaces the default places in tests.
+    std::vector<std::string> user_space_libraries;
 };
+
+// The driver version of nvcuda.dll's file version: 31.0.15.3623 -> "536.23" (the last five
+// digits of the last two numbers). nullopt when it does not fit.
+std::optional<std::string> driver_version_from_nvcuda(unsigned third, unsigned fourth);
 // The probe of this process: CVM_PROC_DRIVER_VERSION and CVM_NVIDIA_SMI when set, else the
 // default file (Linux) and `nvidia-smi` found on PATH.
 DriverProbe default_driver_probe();

@@ -102,9 +102,11 @@ std::optional<std::string> build_info_value(std::string_view text, std::string_v
         const std::string pattern = std::string(quote) + std::string(key) + quote;
         auto at = text.find(pattern);
         if (at == std::string_view::npos) continue;
-        auto colon = text.find(':', at + pattern.size());
-        if (colon == std::string_view::npos || colon > at + pattern.size() + 4) continue;
-        if (auto v = quoted_at(text, colon + 1)) return v;
+        // {'cuda_version': '11.2'} (a dict) or, as real wheels write it since 2.4,
+        // OrderedDict([('cuda_version', '11.2'), ...]) (pairs).
+        auto sep = text.find_first_of(":,", at + pattern.size());
+        if (sep == std::string_view::npos || sep > at + pattern.size() + 4) continue;
+        if (auto v = quoted_at(text, sep + 1)) return v;
     }
     // TensorFlow before 2.4: module-level names cuda_version_number / cudnn_version_number.
     return python_string_assignment(text, std::string(key) + "_number");

@@ -1,5 +1,9 @@
 #include "probe.h"
 
+#ifndef _WIN32
+#include "compat/elf_version_symbol.h"
+#endif
+
 #include "api.h"
 #include "names.h"
 #include "os.h"
@@ -154,6 +158,7 @@ private:
     void run_checks();
     void run_benchmarks();
     void inspect_modules();
+    void check_sublibrary_versions();
     void check_selected(const char* what, const std::vector<std::string>& expected,
                         bool (*is_kind)(const std::string&));
 
@@ -774,12 +779,47 @@ void Prober::inspect_modules() {
         report_.cudnn_folders.push_back(folder);
         described.push_back(folder + " (" + join(files, ", ") + ")");
     }
+    check_sublibrary_versions();
     if (cudnn_folders.size() > 1)
         report_.add_problem(problem::kMixedCudnnFolders,
                             "cuDNN's libraries come from " + std::to_string(cudnn_folders.size()) +
                                 " folders: " + join(described, "; ") +
                                 ". A sub-library found first on the search path is mixed with "
                                 "another installation's; remove it from LD_LIBRARY_PATH/PATH");
+}
+
+// Every loaded cuDNN file's own release: the main library's from cudnnGetVersion, each
+// sub-library's from the version symbol it exports. Files of two releases fail with
+// CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED or worse.
+void Prober::check_sublibrary_versions() {
+#ifndef _WIN32
+    std::vector<std::string> listed;
+    std::string first;
+    bool mixed = false;
+    auto note = [&](const std::string& file, const std::string& version, const std::string& how) {
+        listed.push_back(file + " " + version + " (" + how + ")");
+        if (first.empty()) first = version;
+        else if (version != first) mixed = true;
+    };
+    if (report_.cudnn_version > 0) {
+        if (auto v = compat::decode_cudnn_version_number(static_cast<std::uint32_t>(report_.cudnn_version)))
+            note(report_.cudnn.path.empty() ? report_.cudnn.name : report_.cudnn.path,
+                 std::to_string((*v)[0]) + "." + std::to_string((*v)[1]) + "." + std::to_string((*v)[2]),
+                 "cudnnGetVersion");
+    }
+    for (const auto& module : report_.cuda_modules) {
+        if (!os::is_cudnn_module_name(module.path) && !os::is_cudnn_module_name(module.real_path)) continue;
+        if (module.real_path == report_.cudnn.path) continue;
+        if (auto sym = compat::read_cudnn_version_symbol_file(module.real_path))
+            note(module.real_path, sym->text(), sym->name);
+    }
+    if (mixed)
+        report_.add_problem(problem::kSublibraryMismatch,
+                            "cuDNN's libraries are of different releases: " + join(listed, "; ") +
+                                ". Make every cuDNN file come from one release: remove or upgrade the "
+                                "package or wheel of the odd files (`cvm doctor` names their owners), "
+                                "or select one complete cuDNN with `cvm use CUDA+CUDNN`");
+#endif
 }
 
 void Prober::check_selected(const char* what, const std::vector<std::string>& expected,

@@ -21,6 +21,7 @@ constexpr const char* kCudaError = "cuda_error";
 constexpr const char* kCudnnError = "cudnn_error";
 constexpr const char* kWrongResult = "wrong_result";
 constexpr const char* kMixedCudnnFolders = "mixed_cudnn_folders";
+constexpr const char* kSublibraryMismatch = "sublibrary_mismatch";
 constexpr const char* kNotSelected = "not_selected";
 constexpr const char* kUsage = "usage";
 } // namespace problem

@@ -36,6 +36,15 @@ printf '#!/bin/sh\necho "NVIDIA-SMI has failed because it could not communicate 
 expect_rc 0 env PATH="$BASE_PATH" "$CVM" exec -- "$CVM" doctor --json
 assert_contains "$(finding_codes)" "note:no-driver"
 assert_eq "$(json_get 'd["healthy"]')" "True"
+# Only the driver's user-space library (a machine without a GPU, or the module not loaded): its
+# version is read from libcuda.so.1's real file, and "no driver" is not said.
+mkdir -p "$TEST_TMP/libcuda"
+: > "$TEST_TMP/libcuda/libcuda.so.535.261.03"
+ln -s libcuda.so.535.261.03 "$TEST_TMP/libcuda/libcuda.so.1"
+CVM_LIBCUDA="$TEST_TMP/libcuda/libcuda.so.1" expect_rc 0 env PATH="$BASE_PATH" "$CVM" exec -- "$CVM" doctor --json
+assert_contains "$(finding_codes)" "note:driver-library-only"
+assert_not_contains "$(finding_codes)" "no-driver"
+assert_eq "$(json_get 'd["driver"]["version"]')" "535.261.03"
 fake_driver 525.60.13
 
 # 2. Two toolkits' bin folders on PATH and CUDA_PATH naming the other one.

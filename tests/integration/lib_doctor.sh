@@ -61,6 +61,12 @@ export CVM_LD_DEFAULT_DIRS="$TEST_TMP/system/lib"
 mkdir -p "$TEST_TMP/system/lib"
 export CVM_PROC_DRIVER_VERSION="$TEST_TMP/proc-driver-version"
 export CVM_NVIDIA_SMI="$TEST_TMP/nvidia-smi"
+export CVM_LIBCUDA=""   # the machine's own libcuda.so.1 is not read
+# The host compiler nvcc would use: a gcc every toolkit of the tests supports, not the machine's.
+mkdir -p "$TEST_TMP/host-cc"
+printf '#!/bin/sh\necho "gcc (GCC) 7.5.0"\necho "Copyright (C) 2017 Free Software Foundation, Inc."\n' > "$TEST_TMP/host-cc/gcc"
+chmod +x "$TEST_TMP/host-cc/gcc"
+export CVM_COMPILER_PATH="$TEST_TMP/host-cc"
 export CVM_PYTHON=""
 unset LD_LIBRARY_PATH || true
 

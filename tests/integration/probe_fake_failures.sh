@@ -69,6 +69,21 @@ probe_jq "$TMP/mixed.json" 'any(.problems[]; .kind == "mixed_cudnn_folders" and 
 probe_jq "$TMP/mixed.json" 'all(.convolutions[]; .ran and .matched)' \
     "mixed: the convolutions themselves should pass"
 
+# A stray sub-library of another release (9.14 beside the 9.19 front library): the probe reads
+# its version symbol and names both files and versions.
+mkdir -p "$TMP/stray914"
+probe_compile "$TMP/stray914/libcudnn_cnn.so.9" libcudnn_cnn.so.9 fake_cudnn.c -DFAKE_MAJOR=9 \
+    -DFAKE_CUDART_VERSION=13000 -DFAKE_WITH_CNN -DFAKE_VERSION_SYMBOL=cudnn_cnn_infer_version -DFAKE_VERSION_VALUE=0x090e00
+LD_LIBRARY_PATH="$TMP/stray914:$TMP/good" probe_run "$TMP/sub.json" --json
+probe_expect_rc 1 "a sub-library of another release" "$TMP/sub.json"
+probe_jq "$TMP/sub.json" "any(.problems[]; .kind == \"sublibrary_mismatch\" and (.message | contains(\"$TMP/good/libcudnn.so.9 9.19.0 (cudnnGetVersion)\")) and (.message | contains(\"$TMP/stray914/libcudnn_cnn.so.9 9.14.0 (cudnn_cnn_infer_version)\")))" \
+    "sub-library of another release: not named"
+# The same file with the front library's release is no mismatch.
+probe_compile "$TMP/stray914/libcudnn_cnn.so.9" libcudnn_cnn.so.9 fake_cudnn.c -DFAKE_MAJOR=9 \
+    -DFAKE_CUDART_VERSION=13000 -DFAKE_WITH_CNN -DFAKE_VERSION_SYMBOL=cudnn_cnn_infer_version -DFAKE_VERSION_VALUE=0x091300
+LD_LIBRARY_PATH="$TMP/stray914:$TMP/good" probe_run "$TMP/sub2.json" --json
+probe_jq "$TMP/sub2.json" 'all(.problems[]; .kind != "sublibrary_mismatch")' "same release: flagged as a mismatch"
+
 # Libraries from outside the selection's folders (cvm probe passes them).
 ln -s "$TMP/good" "$TMP/good-link"
 probe_run "$TMP/selected.json" --json --expect-cudnn-dir "$TMP/good-link" --expect-cudart-dir "$TMP/good"

@@ -319,6 +319,11 @@ int cudnnFindConvolutionForwardAlgorithm(Handle* handle, const TensorDesc* x, co
 }
 #endif
 
+/* The read-only version datum real sub-libraries export (cudnn_ops_infer_version = 0x091300). */
+#ifdef FAKE_VERSION_SYMBOL
+const unsigned FAKE_VERSION_SYMBOL = FAKE_VERSION_VALUE;
+#endif
+
 /* ---------------- front: forwards to the sub-libraries, loaded on first use ---------------- */
 #ifdef FAKE_FRONT
 #include <dlfcn.h>

@@ -1,0 +1,118 @@
+#include "compat/ccbin.h"
+
+#include "platform/platform.h"
+
+namespace cvm::compat {
+
+namespace fs = std::filesystem;
+
+fs::path host_compiler_cache_file(const fs::path& root, const std::string& id) {
+    if (id.empty() || id == "." || id == ".." || id.find_first_of("/\\:") != std::string::npos) return {};
+    return root / "cache" / "host-compiler" / fs::u8path(id);
+}
+
+std::string format_host_compiler_choice(const HostCompilerChoice& c) {
+    std::string out = c.ccbin.empty() ? "via none\n" : "ccbin " + c.ccbin + "\nvia " + (c.via_env ? "env" : "arg") + "\n";
+    if (!c.why.empty()) out += "why " + c.why + "\n";
+    if (!c.line.empty()) out += "line " + c.line + "\n";
+    return out;
+}
+
+std::optional<HostCompilerChoice> parse_host_compiler_choice(std::string_view text) {
+    HostCompilerChoice c;
+    bool via = false, none = false;
+    while (!text.empty()) {
+        size_t end = text.find('\n');
+        std::string_view line = text.substr(0, end);
+        text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        size_t space = line.find(' ');
+        if (space == std::string_view::npos) continue;
+        std::string_view key = line.substr(0, space), value = line.substr(space + 1);
+        if (key == "ccbin") c.ccbin = value;
+        else if (key == "why") c.why = value;
+        else if (key == "line") c.line = value;
+        else if (key == "via") {
+            if (value != "env" && value != "arg" && value != "none") return std::nullopt;
+            c.via_env = value == "env";
+            via = true;
+            none = value == "none";
+        }
+    }
+    if (!via || none != c.ccbin.empty()) return std::nullopt;
+    return c;
+}
+
+std::optional<std::string> ccbin_in_args(const std::vector<std::string>& args) {
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        for (const char* name : {"-ccbin", "--compiler-bindir"}) {
+            std::string n = name;
+            if (a == n) return i + 1 < args.size() ? args[i + 1] : std::string();
+            if (a.size() > n.size() && a.compare(0, n.size(), n) == 0 && a[n.size()] == '=')
+                return a.substr(n.size() + 1);
+        }
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string> split_flag_words(std::string_view text) {
+    std::vector<std::string> out;
+    std::string word;
+    bool in_word = false;
+    char quote = 0;
+    for (char c : text) {
+        if (quote) {
+            if (c == quote) quote = 0;
+            else word += c;
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+            in_word = true;
+        } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            if (in_word) out.push_back(word);
+            word.clear();
+            in_word = false;
+        } else {
+            word += c;
+            in_word = true;
+        }
+    }
+    if (in_word) out.push_back(word);
+    return out;
+}
+
+bool user_chose_host_compiler(const std::vector<std::string>& args,
+                              const std::optional<std::string>& prepend,
+                              const std::optional<std::string>& append,
+                              const std::optional<std::string>& nvcc_ccbin) {
+    if (nvcc_ccbin && !nvcc_ccbin->empty()) return true;
+    if (args.size() > 1 && ccbin_in_args(std::vector<std::string>(args.begin() + 1, args.end())))
+        return true;
+    for (const auto* flags : {&prepend, &append})
+        if (*flags && ccbin_in_args(split_flag_words(**flags))) return true;
+    return false;
+}
+
+void apply_host_compiler(const fs::path& root, const std::string& toolkit_id, const std::string& tool_base,
+                         std::vector<std::string>& args) {
+    if (tool_base != "nvcc") return;
+    auto mode = platform::get_env("CVM_HOST_COMPILER");
+    if (mode && *mode == "off") return;
+    fs::path file = host_compiler_cache_file(root, toolkit_id);
+    if (file.empty()) return;
+    auto text = platform::read_file(file, 1 << 14);
+    if (!text) return;
+    auto choice = parse_host_compiler_choice(*text);
+    if (!choice || choice->ccbin.empty() || !platform::exists(choice->ccbin)) return;
+    if (user_chose_host_compiler(args, platform::get_env("NVCC_PREPEND_FLAGS"),
+                                 platform::get_env("NVCC_APPEND_FLAGS"), platform::get_env("NVCC_CCBIN")))
+        return;
+    if (!platform::get_env("CUDAHOSTCXX")) platform::set_env("CUDAHOSTCXX", choice->ccbin);
+    if (choice->via_env) {
+        platform::set_env("NVCC_CCBIN", choice->ccbin);
+    } else {
+        args.insert(args.begin() + (args.empty() ? 0 : 1), {"-ccbin", choice->ccbin});
+    }
+}
+
+} // namespace cvm::compat

@@ -1,0 +1,163 @@
+#include "compat/doctor_checks.h"
+
+#include "compat/auto_host_compiler.h"
+#include "compat/cudnn_files.h"
+#include "compat/gpu_arch.h"
+
+#include <algorithm>
+#include <set>
+
+namespace cvm::compat {
+
+std::vector<doctor::Finding> host_compiler_findings(const Store& store, const Entry& toolkit,
+                                                    const std::map<std::string, std::string>& env) {
+    using doctor::Finding;
+    using doctor::Severity;
+    std::vector<Finding> out;
+    auto limits = toolkit_limits(toolkit);
+    if (!limits) {
+        out.push_back({Severity::note, "host-compiler-unknown",
+                       "cvm does not know which host compilers CUDA " + toolkit.version.str() + " supports",
+                       ""});
+        return out;
+    }
+    // The auto choice is made for nvcc's unaided pick (and kept for the shim).
+    const bool auto_mode = host_compiler_mode() != "off";
+    HostCompilerStatus unaided = auto_mode ? refresh_host_compiler(store, toolkit)
+                                           : host_compiler_status(toolkit_query(store, toolkit), &*limits);
+    HostCompilerQuery q = toolkit_query(store, toolkit);
+    for (const char* var : {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "NVCC_CCBIN"})
+        for (const auto& [k, v] : env)
+            if (platform::env_name_equal(k, var)) q.env[var] = v;
+    if (q.env.count("NVCC_CCBIN")) q.nvcc_reads_ccbin_env = nvcc_honours_ccbin_env(toolkit);
+    HostCompilerStatus now = host_compiler_status(q, &*limits);
+    const bool user_choice = now.nvcc_default.origin != unaided.nvcc_default.origin;
+    if (now.problem.empty()) return out;
+    const platform::Os os = platform::host_os();
+    // No compiler at all is a machine that runs programs, not one that builds them.
+    if (!user_choice && now.nvcc_default.path.empty() && !unaided.choice) {
+        out.push_back({Severity::note, "host-compiler-missing",
+                       now.problem + ": fine for running programs, but nvcc cannot build here",
+                       host_compiler_fix(*limits, os)});
+        return out;
+    }
+    if (user_choice) {
+        out.push_back({Severity::error, "host-compiler-unsupported",
+                       now.problem + "; nvcc will refuse it",
+                       "name a supported compiler in " + now.nvcc_default.origin + " (" +
+                           limits->describe(os == platform::Os::Windows) + "), or remove it there" +
+                           (unaided.choice ? " and cvm hands nvcc " + unaided.choice->ccbin : std::string())});
+        return out;
+    }
+    if (unaided.choice && auto_mode) {
+        out.push_back({Severity::note, "host-compiler-auto",
+                       now.problem + "; cvm's nvcc shim hands over " + unaided.choice->ccbin +
+                           (unaided.choice->via_env ? " (NVCC_CCBIN)" : " (-ccbin)"),
+                       ""});
+        return out;
+    }
+    std::string fix = unaided.choice
+                          ? "set host_compiler = \"auto\" in cvm's config.toml (or unset CVM_HOST_COMPILER) "
+                            "so that cvm hands nvcc " + unaided.choice->ccbin
+                          : host_compiler_fix(*limits, os);
+    out.push_back({Severity::error, "host-compiler-unsupported", now.problem + "; nvcc will refuse it", fix});
+    return out;
+}
+
+std::vector<doctor::Finding> gpu_arch_findings(const Entry& toolkit) {
+    std::vector<doctor::Finding> out;
+    auto gpus = detect_gpus();
+    if (gpus.empty()) return out;
+    std::vector<GpuArchRow> table;
+    try {
+        table = load_gpu_arch_table();
+    } catch (const std::exception&) {
+        return out;
+    }
+    const GpuArchRow* row = arch_row(table, toolkit.version);
+    if (!row) return out;
+    for (const auto& gpu : gpus) {
+        ArchJudgement j = judge_arch(*row, gpu, table);
+        if (j.support == ArchSupport::None)
+            out.push_back({doctor::Severity::error, "gpu-arch-unsupported", j.message,
+                           "select a toolkit that builds for it with `cvm use SPEC`"});
+        else if (j.support == ArchSupport::PtxJit)
+            out.push_back({doctor::Severity::note, "gpu-arch-jit", j.message, ""});
+    }
+    return out;
+}
+
+void revise_cudnn_sets(doctor::DoctorReport& report) {
+    using doctor::Finding;
+    using doctor::Severity;
+    auto& libraries = report.libraries;
+    std::vector<Finding> out;
+    std::set<std::string> scenarios;
+    for (const auto& l : libraries)
+        if (l.family == "cudnn" && l.path && !l.failure) scenarios.insert(l.scenario);
+    std::set<std::string> reported; // the same set seen in both scenarios is reported once
+    for (const auto& scenario : scenarios) {
+        std::vector<doctor::LibraryLoad*> set;
+        std::vector<std::string> paths;
+        for (auto& l : libraries)
+            if (l.family == "cudnn" && l.scenario == scenario && l.path && !l.failure) {
+                set.push_back(&l);
+                paths.push_back(*l.path);
+            }
+        CudnnEvidenceRoots roots;
+        if (auto dpkg = platform::get_env("CVM_DPKG_DIR")) roots.dpkg_dir = std::filesystem::u8path(*dpkg); // tests
+        CudnnSetCheck check = check_cudnn_set(paths, roots);
+        for (auto* l : set)
+            for (const auto& f : check.files)
+                if (f.path == *l->path && f.version) {
+                    // Release numbers only (a wheel's build number is not in the files), unless
+                    // what the loader read already says more of the same release (a DLL's 8.1.0.77).
+                    Version mine{{f.version->major(), f.version->minor(),
+                                  f.version->parts.size() > 2 ? f.version->parts[2] : 0}};
+                    auto had = l->version ? parse_version(*l->version, 1, 4) : std::nullopt;
+                    if (!(had && had->parts.size() > 3 && had->has_prefix(mine))) l->version = mine.str();
+                }
+        if (!check.mixed_versions && !check.mixed_folders) continue;
+        std::string listing = check.listing();
+        if (!reported.insert(listing).second) continue;
+        // The fix names what owns the odd files: their package or wheel, never a system folder.
+        // Preferably the owner of a file whose release differs from the main library's.
+        std::string owner_hint;
+        const auto& main_file = check.files.front();
+        for (int pass = 0; pass < 2 && owner_hint.empty(); ++pass)
+            for (const auto& f : check.files) {
+                bool owned = f.evidence.rfind("dpkg ", 0) == 0 || f.evidence.rfind("wheel ", 0) == 0;
+                bool odd = f.folder != main_file.folder || (f.version && main_file.version &&
+                                                            f.version->str().rfind(main_file.version->str(), 0) != 0 &&
+                                                            main_file.version->str().rfind(f.version->str(), 0) != 0);
+                if (owned && (pass == 1 || odd)) {
+                    owner_hint = " (" + f.evidence + " owns " + std::filesystem::u8path(f.path).filename().u8string() + ")";
+                    break;
+                }
+            }
+        const std::string where = scenario == "current" ? "a program started in this shell" : "a program run through cvm";
+        if (check.mixed_versions)
+            out.push_back({Severity::error, "sublibraries-mixed",
+                           where + " loads cuDNN files of different releases, which fails with "
+                                   "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED: " + listing,
+                           "make every cuDNN file come from one release: remove or upgrade the package or wheel "
+                           "of the odd files" + owner_hint + ", or select a complete cuDNN with `cvm use CUDA+CUDNN`"});
+        else
+            out.push_back({Severity::error, "sublibraries-mixed",
+                           where + " loads cuDNN files from different folders, which fails or computes "
+                                   "wrongly when they are not one build: " + listing,
+                           "keep one complete cuDNN on the library path" + owner_hint +
+                               ", or select one with `cvm use CUDA+CUDNN`"});
+    }
+    // The loader's per-file findings of cuDNN give way to the ones above (one per scenario).
+    auto& findings = report.findings;
+    findings.erase(std::remove_if(findings.begin(), findings.end(),
+                                  [](const Finding& f) {
+                                      return f.code == "sublibraries-mixed" &&
+                                             (f.message.rfind("libcudnn", 0) == 0 || f.message.rfind("cudnn", 0) == 0);
+                                  }),
+                   findings.end());
+    for (auto& f : out) findings.push_back(std::move(f));
+}
+
+} // namespace cvm::compat
