@@ -107,7 +107,9 @@ int main(int argc, char** argv) {
             fail(127, std::string(e.what()) + " (selected by " + sel.origin_text() + ")");
         }
         auto self = platform::file_id(platform::self_path_for_identity());
-        Layout layout = layout_of(r, {}, platform::host_os());
+        // The view's name is known before it exists (ensure_view below makes it once the
+        // program is found), so the layout is computed once.
+        Layout layout = layout_of(r, view_path(store, r), platform::host_os());
         fs::path real;
         for (const auto& dir : layout.bin_dirs) {
             fs::path candidate = dir / fs::u8path(tool);
@@ -129,8 +131,7 @@ int main(int argc, char** argv) {
                              sel.origin_text() + ") nor on PATH outside cvm's shims; run `cvm which " +
                              base + "` or select another toolkit with `cvm use SPEC`");
         }
-        fs::path view = ensure_view(store, r);
-        if (!view.empty()) layout = layout_of(r, view, platform::host_os());
+        ensure_view(store, r);
         auto changes = compute_environment(layout, platform::get_env("PATH"),
                                            platform::get_env("LD_LIBRARY_PATH"),
                                            foreign_dirs_of(store), platform::host_os());
