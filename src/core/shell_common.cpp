@@ -198,6 +198,11 @@ const EnvChange* find_change(const std::vector<EnvChange>& changes, const std::s
     return nullptr;
 }
 
+std::string init_header(bool hook) {
+    return std::string("# cvm: the shims first on PATH (once), the cvm function") +
+           (hook ? " and the\n# prompt hook that applies the selection of the folder.\n" : ".\n");
+}
+
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
     for (size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size())
         s.replace(pos, from.size(), to);

@@ -27,6 +27,8 @@ std::string quote_cmd(std::string_view v);
 std::string normalized_dir(std::string s, platform::Os os);
 const EnvChange* find_change(const std::vector<EnvChange>& changes, const std::string& name);
 std::string replace_all(std::string s, const std::string& from, const std::string& to);
+// The comment lines that open what `cvm init` prints (the same in every shell's syntax: `#`).
+std::string init_header(bool hook);
 
 // ---- each shell: activation (`cvm env`), restore (`cvm deactivate`), a standalone script, plain
 // assignments (the prompt hook's output) and the rc-file code (`cvm init`).

@@ -170,9 +170,7 @@ std::string fish_assign(const std::vector<EnvChange>& changes) {
 }
 
 std::string fish_init(const InitOptions& o) {
-    std::string out =
-        "# cvm: the shims first on PATH (once), the cvm function";
-    out += o.hook ? " and the\n# prompt hook that applies the selection of the folder.\n" : ".\n";
+    std::string out = init_header(o.hook);
     out += fish_path_first(o.shims_dir);
     std::string functions = R"FISH(function cvm --description 'CUDA version manager'
     switch "$argv[1]"

@@ -188,9 +188,7 @@ std::string pwsh_assign(const std::vector<EnvChange>& changes) {
 }
 
 std::string pwsh_init(const InitOptions& o) {
-    std::string out =
-        "# cvm: the shims first on PATH (once), the cvm function";
-    out += o.hook ? " and the\n# prompt hook that applies the selection of the folder.\n" : ".\n";
+    std::string out = init_header(o.hook);
     out += pwsh_path_first(o.shims_dir, o.os);
     std::string exe =
         o.exe.empty()

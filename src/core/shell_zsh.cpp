@@ -8,9 +8,7 @@ namespace cvm::shell_detail {
 using platform::Os;
 
 std::string zsh_init(const InitOptions& o) {
-    std::string out =
-        "# cvm: the shims first on PATH (once), the cvm function";
-    out += o.hook ? " and the\n# prompt hook that applies the selection of the folder.\n" : ".\n";
+    std::string out = init_header(o.hook);
     out += posix_path_first(o.shims_dir);
     std::string functions = posix_cvm_function("zsh", o.hook);
     if (o.hook) {
