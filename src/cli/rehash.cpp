@@ -36,7 +36,7 @@ void register_rehash(CLI::App& app) {
             on_path |= !dir.empty() && fs::equivalent(fs::u8path(dir), store.shims_dir(), eq);
         }
         if (!on_path)
-            hint("eval \"$(cvm init bash)\"", "puts the shims on PATH (zsh, fish, pwsh: cvm init SHELL)");
+            hint("eval \"$(cvm init bash)\"", "puts the shims on PATH; zsh, fish, pwsh: cvm init SHELL");
     });
 }
 
