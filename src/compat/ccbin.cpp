@@ -1,5 +1,8 @@
 #include "compat/ccbin.h"
 
+#include <cstdio>
+
+#include "core/trust.h"
 #include "platform/platform.h"
 
 namespace cvm::compat {
@@ -100,9 +103,16 @@ void apply_host_compiler(const fs::path& root, const std::string& toolkit_id, co
     if (mode && *mode == "off") return;
     fs::path file = host_compiler_cache_file(root, toolkit_id);
     if (file.empty()) return;
-    auto text = platform::read_file(file, 1 << 14);
-    if (!text) return;
-    auto choice = parse_host_compiler_choice(*text);
+    // The file names a compiler that nvcc will run: only one the store's owner (or root, or a
+    // trusted owner) wrote counts, as for every other file the shim reads.
+    auto read = platform::read_file_checked(file.u8string(), 1 << 14);
+    if (!read.text) return;
+    if (doubt_of(read.meta) != Doubt::None) {
+        std::fprintf(stderr, "cvm: warning: %s\n",
+                     distrust_message("the host compiler choice", file, read.meta, doubt_of(read.meta)).c_str());
+        return;
+    }
+    auto choice = parse_host_compiler_choice(*read.text);
     if (!choice || choice->ccbin.empty() || !platform::exists(choice->ccbin)) return;
     if (user_chose_host_compiler(args, platform::get_env("NVCC_PREPEND_FLAGS"),
                                  platform::get_env("NVCC_APPEND_FLAGS"), platform::get_env("NVCC_CCBIN")))

@@ -4,6 +4,7 @@
 #include <toml++/toml.h>
 
 #include "core/toml_input.h"
+#include "doctor/driver.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
 
@@ -65,16 +66,10 @@ std::vector<GpuArchRow> parse_gpu_arch_table(std::string_view text, const std::s
 }
 
 std::vector<GpuArchRow> load_gpu_arch_table() {
-    try {
-        fs::path file = registry::locate_registry_dir() / "gpu_archs.toml";
-        if (auto text = platform::read_file(file)) return parse_gpu_arch_table(*text, file.u8string());
-    } catch (const RegistryError&) {
-        if (registry::embedded_gpu_archs_toml_size == 0) throw;
-    }
-    if (registry::embedded_gpu_archs_toml_size == 0) throw RegistryError("no gpu_archs.toml in the registry; reinstall cvm");
-    return parse_gpu_arch_table(std::string(reinterpret_cast<const char*>(registry::embedded_gpu_archs_toml),
-                                             registry::embedded_gpu_archs_toml_size),
-                                 "<embedded>/gpu_archs.toml");
+    auto [text, origin] = registry::registry_table_text(
+        "gpu_archs.toml", {reinterpret_cast<const char*>(registry::embedded_gpu_archs_toml),
+                           registry::embedded_gpu_archs_toml_size});
+    return parse_gpu_arch_table(text, origin);
 }
 
 const GpuArchRow* arch_row(const std::vector<GpuArchRow>& table, const Version& cuda) {
@@ -85,21 +80,9 @@ const GpuArchRow* arch_row(const std::vector<GpuArchRow>& table, const Version& 
 
 std::vector<Gpu> gpus_from_smi_compute_cap(std::string_view text) {
     std::vector<Gpu> out;
-    while (!text.empty()) {
-        size_t eol = text.find('\n');
-        std::string_view line = text.substr(0, eol);
-        text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
-        size_t comma = line.rfind(',');
-        if (comma == std::string_view::npos) continue;
-        std::string_view name = line.substr(0, comma), cap = line.substr(comma + 1);
-        auto trim = [](std::string_view s) {
-            while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-            while (!s.empty() && (s.back() == ' ' || s.back() == '\r' || s.back() == '\t')) s.remove_suffix(1);
-            return s;
-        };
-        name = trim(name);
-        auto v = parse_version(trim(cap), 2, 2);
-        if (name.empty() || !v || v->major() == 0 || v->major() > 99 || v->minor() > 9) continue;
+    for (const auto& [name, cap] : doctor::smi_name_value_rows(text)) {
+        auto v = parse_version(cap, 2, 2);
+        if (!v || v->major() == 0 || v->major() > 99 || v->minor() > 9) continue;
         out.push_back({std::string(name), v->major() * 10 + v->minor()});
     }
     return out;

@@ -135,21 +135,10 @@ HostCompilerTable parse_host_compiler_table(std::string_view text, const std::st
 }
 
 HostCompilerTable load_host_compiler_table() {
-    std::optional<fs::path> dir;
-    try {
-        dir = registry::locate_registry_dir();
-    } catch (const RegistryError&) {
-        if (registry::embedded_host_compilers_toml_size == 0) throw;
-    }
-    if (dir) {
-        fs::path file = *dir / "host_compilers.toml";
-        if (auto text = platform::read_file(file)) return parse_host_compiler_table(*text, file.u8string());
-    }
-    if (registry::embedded_host_compilers_toml_size == 0)
-        throw RegistryError("no host_compilers.toml in the registry; reinstall cvm");
-    std::string text(reinterpret_cast<const char*>(registry::embedded_host_compilers_toml),
-                     registry::embedded_host_compilers_toml_size);
-    return parse_host_compiler_table(text, "<embedded>/host_compilers.toml");
+    auto [text, origin] = registry::registry_table_text(
+        "host_compilers.toml", {reinterpret_cast<const char*>(registry::embedded_host_compilers_toml),
+                                registry::embedded_host_compilers_toml_size});
+    return parse_host_compiler_table(text, origin);
 }
 
 const HostCompilerLimits* limits_for(const HostCompilerTable& table, const Version& cuda) {

@@ -61,8 +61,8 @@ std::optional<std::string> driver_version_from_proc(std::string_view text) {
     return std::nullopt;
 }
 
-std::vector<SmiGpu> gpus_from_smi(std::string_view text) {
-    std::vector<SmiGpu> out;
+std::vector<std::pair<std::string_view, std::string_view>> smi_name_value_rows(std::string_view text) {
+    std::vector<std::pair<std::string_view, std::string_view>> out;
     while (!text.empty()) {
         auto eol = text.find('\n');
         std::string_view line = text.substr(0, eol);
@@ -70,10 +70,15 @@ std::vector<SmiGpu> gpus_from_smi(std::string_view text) {
         auto comma = line.rfind(',');
         if (comma == std::string_view::npos) continue;
         auto name = trim(line.substr(0, comma));
-        auto driver = trim(line.substr(comma + 1));
-        if (name.empty() || !is_driver_version(driver)) continue;
-        out.push_back({std::string(name), std::string(driver)});
+        if (!name.empty()) out.emplace_back(name, trim(line.substr(comma + 1)));
     }
+    return out;
+}
+
+std::vector<SmiGpu> gpus_from_smi(std::string_view text) {
+    std::vector<SmiGpu> out;
+    for (const auto& [name, driver] : smi_name_value_rows(text))
+        if (is_driver_version(driver)) out.push_back({std::string(name), std::string(driver)});
     return out;
 }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cvm::doctor {
@@ -21,6 +22,10 @@ struct DriverInfo {
 
 // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu ..." gives "580.159.04".
 std::optional<std::string> driver_version_from_proc(std::string_view text);
+
+// The rows of `nvidia-smi --query-gpu=name,FIELD --format=csv,noheader` as (name, FIELD), both
+// trimmed: the name may hold commas, so FIELD is what follows the last one. Empty names are left out.
+std::vector<std::pair<std::string_view, std::string_view>> smi_name_value_rows(std::string_view text);
 
 struct SmiGpu {
     std::string name;

@@ -74,6 +74,19 @@ fs::path locate_registry_dir() {
                         "); reinstall cvm or set CVM_REGISTRY_DIR to its registry folder");
 }
 
+std::pair<std::string, std::string> registry_table_text(const std::string& name, std::string_view embedded) {
+    try {
+        fs::path file = locate_registry_dir() / fs::u8path(name);
+        if (auto text = platform::read_file(file)) return {*text, file.u8string()};
+    } catch (const RegistryError&) {
+        if (embedded.empty()) throw;
+    }
+    if (embedded.empty())
+        throw RegistryError("no " + name + " in the registry; reinstall cvm or set CVM_REGISTRY_DIR to a "
+                            "registry folder holding it");
+    return {std::string(embedded), "<embedded>/" + name};
+}
+
 bool has_embedded_registry() {
     return embedded_cuda_toml_size > 0;
 }

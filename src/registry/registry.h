@@ -150,6 +150,11 @@ std::filesystem::path source_tree_registry_dir();
 // listing the places tried when none holds a registry.
 std::filesystem::path locate_registry_dir();
 
+// A table beside cuda.toml in the registry folder (`name`, e.g. "gpu_archs.toml"), else the copy
+// compiled in (`embedded`; empty when there is none): its text and where it came from, for
+// messages ("<embedded>/NAME" for the compiled-in copy).
+std::pair<std::string, std::string> registry_table_text(const std::string& name, std::string_view embedded);
+
 // load_registry(locate_registry_dir()), falling back to the embedded copy when no directory
 // holds a registry and one was compiled in.
 Registry load_default_registry();

@@ -57,6 +57,14 @@ expect_rc 0 env NVCC_PREPEND_FLAGS="-O2 -ccbin clang++-19" nvcc -c x.cu
 assert_contains "$OUT" "args=-c x.cu"
 expect_rc 0 env CVM_HOST_COMPILER=off nvcc -c x.cu
 assert_contains "$OUT" "args=-c x.cu"
+# A choice file another user could have written names nothing the shim runs: nvcc gets no -ccbin.
+choice="$CVM_ROOT/cache/host-compiler/11.8.0"
+[[ -f $choice ]] || fail "no cached host compiler choice at $choice"
+chmod o+w "$choice"
+expect_rc 0 nvcc -c x.cu
+assert_contains "$OUT" "args=-c x.cu"
+assert_contains "$ERR" "$choice"
+chmod o-w "$choice"
 # `cvm current` says so, once, from what `cvm use` kept (it runs no compiler); --json names it.
 expect_rc 0 env PATH=/nowhere "$CVM" current
 assert_contains "$OUT" "host compiler: $cc/g++-11 is handed to nvcc"
