@@ -6,6 +6,17 @@ CVM="$CVM_BIN/cvm"
 TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/cvm-it.XXXXXX")
 cleanup_test_tmp() { chmod -R u+w "$TEST_TMP" 2>/dev/null || true; rm -rf "$TEST_TMP"; }
 trap cleanup_test_tmp EXIT
+# stop_tmux_server SOCKET: ends a test's tmux server and waits until the shells in its panes have
+# exited (one still running its prompt hook would write into the folder being removed).
+stop_tmux_server() {
+    local pids pid i
+    pids=$(tmux -S "$1" list-panes -a -F '#{pane_pid}' 2> /dev/null) || pids=
+    tmux -S "$1" kill-server 2> /dev/null || true
+    for pid in $pids; do
+        for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2> /dev/null || break; sleep 0.05; done
+        kill -KILL "$pid" 2> /dev/null || true
+    done
+}
 export CVM_ROOT="$TEST_TMP/root"
 unset CVM_VERSION CVM_STORE_PATH CUDA_PATH CUDA_HOME CUDNN_PATH CVM_ACTIVE || true
 # Config files of this test only (absent unless a test writes them), never the machine's.

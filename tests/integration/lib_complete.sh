@@ -9,7 +9,7 @@ command -v "$COMPLETE_SHELL" > /dev/null 2>&1 || skip "$COMPLETE_SHELL is not in
 
 TMUX_SOCKET="$TEST_TMP/tmux.sock" # removed with the test folder
 unset TMUX
-stop_tmux() { tmux -S "$TMUX_SOCKET" kill-server 2>/dev/null || true; cleanup_test_tmp; }
+stop_tmux() { stop_tmux_server "$TMUX_SOCKET"; cleanup_test_tmp; }
 trap stop_tmux EXIT
 export HOME="$TEST_TMP/home"
 mkdir -p "$HOME"

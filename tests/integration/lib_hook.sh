@@ -59,7 +59,7 @@ OUTD="$TEST_TMP/out"
 mkdir -p "$OUTD" "$TEST_TMP/mybin"
 
 SOCK="$TEST_TMP/tmux.sock"
-stop_tmux() { tmux -S "$SOCK" kill-server 2> /dev/null || true; cleanup_test_tmp; }
+stop_tmux() { stop_tmux_server "$SOCK"; cleanup_test_tmp; }
 trap stop_tmux EXIT
 
 # start_shell COMMAND...: the shell in a detached tmux session, in a clean environment.
