@@ -70,7 +70,9 @@ int main(int argc, char** argv) {
         fail(2, "cvm-shim runs through the links in the shims folder; run `cvm rehash` and put "
                 "`cvm init` in your shell's rc file");
     // Two copies of the launcher on PATH (one copied, not linked) would run each other forever.
-    int depth = shim_depth(platform::get_env(kShimDepthVariable), platform::process_id());
+    // (No getpid() unless a marker is there to compare with: most runs have none.)
+    auto marker = platform::get_env(kShimDepthVariable);
+    int depth = marker ? shim_depth(marker, platform::process_id()) : 0;
     if (depth >= kMaxShimDepth)
         fail(127, base + ": " + std::to_string(depth) +
                       " cvm shims ran each other through PATH; remove the extra copy of cvm-shim "
