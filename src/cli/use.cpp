@@ -164,11 +164,12 @@ void register_use(CLI::App& app) {
     cmd->add_option("spec", *spec, "e.g. 11.2, 12.4.1+9, 11.2+8.1.0.77, system");
     cmd->add_option("--for", *for_what,
                     "pick CUDA[+CUDNN] for a framework: tensorflow==2.10, torch==2.5, or . (those of the active "
-                    "Python), and say why");
+                    "Python), and say why")
+        ->type_name("FRAMEWORK");
     cmd->add_flag("--global,-g", *global, "the global default ($CVM_ROOT/version) instead of ./.cudaversion");
     cmd->add_flag("--force", *force, "write SPEC even when no known release satisfies it");
     cmd->add_flag("--unset", *unset, "remove ./.cudaversion (with --global, the global default)");
-    cmd->add_flag("--install", *install, "install what SPEC names that is missing, then select it");
+    cmd->add_flag("--install", *install, "install what SPEC (or the choice of --for) names that is missing, then select it");
     cmd->add_flag("--json", *json, "print one JSON document");
     cmd->callback([spec, global, force, unset, install, json, for_what] {
         if (!for_what->empty()) {
