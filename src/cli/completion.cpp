@@ -85,6 +85,7 @@ ValueKind value_kind(const OptionModel& o) {
     if (any({"what"})) return ValueKind::InstallWhat;
     if (any({"cuda"})) return ValueKind::CudaVersion;
     if (any({"command"})) return ValueKind::CommandName;
+    if (any({"for"})) return ValueKind::Framework;
     return ValueKind::None;
 }
 

@@ -43,6 +43,7 @@ enum class ValueKind {
     InstallWhat, // cuda, cudnn, known releases, archives
     CudaVersion, // CUDA versions known to the registry
     CommandName, // cvm's own commands
+    Framework,   // `use --for`: ., torch==VERSION, tensorflow==VERSION of the registry
 };
 ValueKind value_kind(const OptionModel& option);
 

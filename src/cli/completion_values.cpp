@@ -146,6 +146,18 @@ void add_cuda_versions(Completion& out, const std::string& prefix) {
     }
 }
 
+void add_frameworks(Completion& out, const std::string& prefix) {
+    add(out, ".", "the frameworks of the active Python", prefix);
+    auto reg = known_releases();
+    if (!reg) return;
+    for (auto it = reg->frameworks.rbegin(); it != reg->frameworks.rend(); ++it) {
+        std::string name = it->name == "pytorch" ? "torch" : it->name;
+        std::string cudas;
+        for (const auto& b : it->builds) cudas += (cudas.empty() ? "" : ", ") + b.cuda.str();
+        add(out, name + "==" + it->version.str(), "CUDA " + cudas, prefix);
+    }
+}
+
 void add_shells(Completion& out, const std::string& described, const std::string& prefix) {
     const std::vector<std::string> all{"bash", "zsh", "fish", "pwsh", "powershell", "cmd"};
     auto named = [&described](const std::string& s) {
@@ -199,6 +211,9 @@ Completion dynamic_values(ValueKind kind, const std::vector<std::string>& given,
         break;
     case ValueKind::CudaVersion:
         add_cuda_versions(out, prefix);
+        break;
+    case ValueKind::Framework:
+        add_frameworks(out, prefix);
         break;
     case ValueKind::Shell:
     case ValueKind::Choices:

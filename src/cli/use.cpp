@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/use_for.h"
 #include "compat/auto_host_compiler.h"
 #include "core/projects.h"
 #include "platform/platform.h"
@@ -159,13 +160,24 @@ void register_use(CLI::App& app) {
     auto unset = std::make_shared<bool>(false);
     auto install = std::make_shared<bool>(false);
     auto json = std::make_shared<bool>(false);
+    auto for_what = std::make_shared<std::string>();
     cmd->add_option("spec", *spec, "e.g. 11.2, 12.4.1+9, 11.2+8.1.0.77, system");
+    cmd->add_option("--for", *for_what,
+                    "pick CUDA[+CUDNN] for a framework: tensorflow==2.10, torch==2.5, or . (those of the active "
+                    "Python), and say why")
+        ->type_name("FRAMEWORK");
     cmd->add_flag("--global,-g", *global, "the global default ($CVM_ROOT/version) instead of ./.cudaversion");
     cmd->add_flag("--force", *force, "write SPEC even when no known release satisfies it");
     cmd->add_flag("--unset", *unset, "remove ./.cudaversion (with --global, the global default)");
-    cmd->add_flag("--install", *install, "install what SPEC names that is missing, then select it");
+    cmd->add_flag("--install", *install, "install what SPEC (or the choice of --for) names that is missing, then select it");
     cmd->add_flag("--json", *json, "print one JSON document");
-    cmd->callback([spec, global, force, unset, install, json] {
+    cmd->callback([spec, global, force, unset, install, json, for_what] {
+        if (!for_what->empty()) {
+            if (!spec->empty() || *unset || *force)
+                throw UsageError("use: --for picks the SPEC itself; run `cvm use --for " + printable(*for_what) +
+                                 "` without a SPEC, --unset or --force");
+            return use_for({*for_what, *global, *install, *json});
+        }
         if (*unset && !spec->empty())
             throw UsageError("use: --unset takes no SPEC (got " + printable(*spec) + "); run `cvm use --unset`");
         if (*force && spec->empty()) throw UsageError("use: --force needs a SPEC; run `cvm use --force SPEC`");

@@ -1,0 +1,18 @@
+#pragma once
+// `cvm use --for FRAMEWORK`: gathers the machine's facts (driver, GPUs, host compilers, what
+// the store holds, the frameworks of the active Python for `--for .`), asks the solver
+// (src/compat/solver.h) and writes its choice as `cvm use` writes a SPEC.
+#include <string>
+
+namespace cvm::cli {
+
+struct UseForRequest {
+    std::string target; // "tensorflow==2.10", "torch==2.5", "."
+    bool global = false;
+    bool install = false;
+    bool json = false;
+};
+
+void use_for(const UseForRequest& request);
+
+} // namespace cvm::cli

@@ -1,0 +1,97 @@
+#pragma once
+// `cvm use --for FRAMEWORK`: the CUDA toolkit, and the cuDNN where one is wanted, that suit
+// PyTorch or TensorFlow on a machine. Pure: the machine comes in as a description (MachineFacts)
+// and the knowledge as the registry's tables, so that a table test needs no real machine. The
+// CLI (src/cli/use_for.cpp) gathers the facts and writes the choice.
+//
+// The constraints, in the order they are applied: the framework (the CUDA, and for TensorFlow
+// the cuDNN, it was built and tested with), the platform (TensorFlow's native Windows GPU
+// builds end with 2.10), the driver (the toolkit's minimum; the minor-version compatibility
+// floor is the hard limit), the GPUs (a toolkit that cannot build for one is out; one that only
+// JIT-compiles an older PTX is taken last), an installed host compiler nvcc accepts, and the
+// cuDNN. What is installed comes first, then the newest release.
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "compat/compiler_id.h"
+#include "compat/gpu_arch.h"
+#include "compat/host_compiler_limits.h"
+#include "core/spec.h"
+#include "registry/registry.h"
+
+namespace cvm::compat {
+
+// One framework to suit: from the command line (`tensorflow==2.10`) or found installed in a
+// Python environment (then `built_cuda` is what its files say it was built with).
+struct FrameworkWant {
+    std::string name;  // "pytorch" or "tensorflow"
+    Version version;   // "2.10", "2.5.1"; may be empty for an installed one whose files do not say
+    std::string label; // how the user named or has it: "tensorflow==2.10", "torch 2.5.1+cu124"
+    bool installed = false;
+    std::optional<Version> built_cuda;  // torch.version.cuda / build_info's cuda_version, or a
+                                        // "+cu124" in the version asked for; installed and
+                                        // nullopt: a CPU build
+    std::optional<Version> built_cudnn; // build_info's cudnn_version (TensorFlow)
+    std::string own_cudnn; // PyTorch: its own cuDNN ("torch/lib", "nvidia-cudnn-cu12 9.1.0.70")
+};
+
+// Bad input (an unknown framework or version): the message is one line with a did-you-mean
+// where one is close. The CLI turns it into exit code 2.
+class FrameworkInputError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Parses `NAME[==VERSION]` ("tensorflow==2.10", "torch==2.5.1+cu124", "pytorch") against the
+// registry. Without a version, the newest release the registry knows. Throws FrameworkInputError.
+FrameworkWant parse_framework_want(const registry::Registry& reg, const std::string& text);
+
+struct MachineFacts {
+    registry::Platform platform = registry::Platform::Linux;
+    std::optional<registry::DriverVersion> driver; // nullopt: no NVIDIA driver (CI, build node)
+    std::vector<Gpu> gpus;                          // empty: none seen
+    std::vector<CompilerId> compilers;              // installed host compilers; empty: none
+    std::vector<Version> toolkits;                  // installed toolkits (three numbers)
+    std::vector<CudnnId> cudnn;                     // installed cuDNN builds
+    // The limits an installed toolkit's own host_config.h states, by its version ("11.8.0");
+    // others take the registry's row.
+    std::map<std::string, HostCompilerLimits> toolkit_limits;
+};
+
+struct Knowledge {
+    const registry::Registry* reg = nullptr;       // required
+    const HostCompilerTable* compilers = nullptr; // optional: no host compiler check without it
+    const std::vector<GpuArchRow>* archs = nullptr; // optional: no GPU check without it
+};
+
+enum class Constraint { Framework, Platform, Driver, Gpu, HostCompiler, Cudnn };
+const char* constraint_name(Constraint c); // "framework", "platform", "driver", "gpu", "host_compiler", "cudnn"
+const char* constraint_words(Constraint c); // for people: "framework", ..., "GPU", "host compiler", "cuDNN"
+
+struct Reason {
+    Constraint constraint;
+    std::string text; // one line
+};
+
+struct Pick {
+    Version toolkit; // 11.2.2
+    bool toolkit_installed = false;
+    std::optional<CudnnId> cudnn; // the build; nullopt when none is paired (PyTorch)
+    bool cudnn_installed = false;
+    std::vector<Reason> reasons; // one line per choice, in constraint order
+    Spec spec() const;           // 11.2.2 or 11.2.2+8.1.1.33
+};
+
+struct SolveResult {
+    std::optional<Pick> pick;
+    Constraint ruled_out_by = Constraint::Framework; // when there is no pick
+    std::string why;                                 // one line, when there is no pick
+    std::vector<std::string> notes;                  // constraints skipped, and warnings
+};
+
+SolveResult solve(const std::vector<FrameworkWant>& wants, const MachineFacts& machine, const Knowledge& know);
+
+} // namespace cvm::compat
