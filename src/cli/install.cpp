@@ -9,6 +9,7 @@
 #include "core/shims.h"
 #include "install/error.h"
 #include "install/installer.h"
+#include "install/installer_package.h"
 #include "install/progress.h"
 #include "install/sha256.h"
 #include "registry/registry.h"
@@ -30,7 +31,7 @@ struct InstallArgs {
 };
 
 bool looks_like_archive_name(const std::string& s) {
-    for (const char* ext : {".zip", ".whl", ".tgz", ".tar.xz", ".tar.gz", ".tar", ".xz"})
+    for (const char* ext : {".zip", ".whl", ".tgz", ".tar.xz", ".tar.gz", ".tar", ".xz", ".run", ".exe"})
         if (s.size() > std::strlen(ext) &&
             s.compare(s.size() - std::strlen(ext), std::strlen(ext), ext) == 0)
             return true;
@@ -147,7 +148,8 @@ std::vector<install::InstallResult> run_install(const InstallArgs& a, install::I
     const auto& w = a.what;
     auto only = [&](bool components_ok, bool cuda_ok) {
         if (!components_ok && !a.components.empty())
-            throw UsageError("install: --components only applies to `cvm install cuda VERSION`");
+            throw UsageError("install: --components only applies to `cvm install cuda VERSION` and to "
+                             "NVIDIA's installers (cuda_*_linux.run, cuda_*_win10.exe)");
         if (!cuda_ok && !a.cuda.empty())
             throw UsageError("install: --cuda only applies to `cvm install cudnn VERSION`");
     };
@@ -194,10 +196,16 @@ std::vector<install::InstallResult> run_install(const InstallArgs& a, install::I
         if (w.size() != 1)
             throw UsageError("install: one FILE, URL or SPEC at a time (got " +
                              std::to_string(w.size()) + ")");
-        only(false, false);
         const std::string& x = w[0];
         std::error_code ec;
-        if (x.find("://") != std::string::npos) {
+        // An NVIDIA installer takes --components as `cuda VERSION` does.
+        bool installer_file =
+            fs::is_regular_file(fs::u8path(x), ec) && install::detect_installer(fs::u8path(x));
+        only(installer_file, false);
+        if (installer_file) {
+            results.push_back(
+                installer.install_installer(fs::u8path(x), split_component_list(a.components)));
+        } else if (x.find("://") != std::string::npos) {
             results.push_back(installer.install_url(x, a.sha256));
         } else if (fs::is_regular_file(fs::u8path(x), ec)) {
             results.push_back(installer.install_file(fs::u8path(x)));
@@ -218,7 +226,7 @@ void register_install(CLI::App& app) {
                                               "`cuda VERSION`, `cudnn VERSION --cuda N`, or SPEC");
     auto a = std::make_shared<InstallArgs>();
     cmd->add_option("what", a->what,
-                    "nothing: what the selection here names (.cudaversion); an archive (.tar.xz, .tgz, .zip, .whl) or its URL; `cuda 12.4.1`; `cudnn "
+                    "nothing: what the selection here names (.cudaversion); an archive (.tar.xz, .tgz, .zip, .whl) or its URL; an NVIDIA installer (.run, .exe); `cuda 12.4.1`; `cudnn "
                     "9.1.0 --cuda 12`; or a spec like 12.4+9");
     cmd->add_option("--components", a->components,
                     "toolkit components, comma-separated (default: compiler, runtime, headers, "

@@ -584,6 +584,11 @@ ExtractResult extract_stream(archive* r, const fs::path& archive_path, const fs:
         if (rc < ARCHIVE_WARN)
             damaged(result.entries.empty() ? std::string()
                                            : " after \"" + result.entries.back().path + "\"");
+        if (options.select) {
+            const char* raw = archive_entry_pathname(e);
+            std::string path = normalize_entry_path(raw != nullptr ? raw : "", nullptr);
+            if (!path.empty() && path != "." && !options.select(path)) continue;
+        }
         EntryGuard::Plan plan = guard.check(e);
         if (plan.skip) continue;
         apply_plan(e, plan);
@@ -885,6 +890,95 @@ ExtractResult extract_archive(const fs::path& archive_path, const fs::path& dest
         return extract_stream(r.a, archive_path, root, format, nullptr, options);
     }
     }
+}
+
+namespace {
+
+// libarchive reads the slice through these callbacks: positions are relative to its start, so
+// the archive's own offsets (7-Zip's header position) come out right.
+class SliceSource {
+public:
+    SliceSource(const fs::path& file, const EmbeddedArchive& slice)
+        : path_(file), base_(slice.offset), length_(slice.length), buffer_(kReadBlock) {
+        in_.open(file, std::ios::binary);
+        if (!in_) fail_operation("cannot read " + file.string() + ": " + std::strerror(errno));
+    }
+    int open(archive* a) {
+        return archive_read_open2(a, this, nullptr, &SliceSource::read, &SliceSource::skip,
+                                  nullptr);
+    }
+    static la_ssize_t read(archive* a, void* self, const void** buffer) {
+        auto* s = static_cast<SliceSource*>(self);
+        std::uint64_t left = s->length_ - std::min(s->position_, s->length_);
+        std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(left, s->buffer_.size()));
+        *buffer = s->buffer_.data();
+        if (want == 0) return 0;
+        s->in_.clear();
+        s->in_.seekg(static_cast<std::streamoff>(s->base_ + s->position_));
+        s->in_.read(s->buffer_.data(), static_cast<std::streamsize>(want));
+        auto got = static_cast<std::size_t>(std::max<std::streamsize>(s->in_.gcount(), 0));
+        if (got == 0) {
+            archive_set_error(a, EIO, "cannot read %s", s->path_.filename().string().c_str());
+            return -1;
+        }
+        s->position_ += got;
+        return static_cast<la_ssize_t>(got);
+    }
+    static la_int64_t skip(archive*, void* self, la_int64_t request) {
+        auto* s = static_cast<SliceSource*>(self);
+        std::uint64_t left = s->length_ - std::min(s->position_, s->length_);
+        std::uint64_t n = std::min<std::uint64_t>(static_cast<std::uint64_t>(std::max<la_int64_t>(request, 0)), left);
+        s->position_ += n;
+        return static_cast<la_int64_t>(n);
+    }
+    static la_int64_t seek(archive*, void* self, la_int64_t offset, int whence) {
+        auto* s = static_cast<SliceSource*>(self);
+        la_int64_t from = whence == SEEK_SET   ? 0
+                          : whence == SEEK_CUR ? static_cast<la_int64_t>(s->position_)
+                                               : static_cast<la_int64_t>(s->length_);
+        la_int64_t to = from + offset;
+        if (to < 0) return ARCHIVE_FATAL;
+        s->position_ = static_cast<std::uint64_t>(to);
+        return to;
+    }
+
+private:
+    fs::path path_;
+    std::uint64_t base_;
+    std::uint64_t length_;
+    std::uint64_t position_ = 0;
+    std::ifstream in_;
+    std::vector<char> buffer_;
+};
+
+} // namespace
+
+ExtractResult extract_embedded_archive(const fs::path& file, const EmbeddedArchive& slice,
+                                       const fs::path& destination, const ExtractOptions& options) {
+    std::error_code ec;
+    if (!fs::is_directory(destination, ec))
+        fail_operation("extraction folder " + destination.string() + " does not exist");
+    if (fs::directory_iterator(destination, ec) != fs::directory_iterator())
+        fail_operation("extraction folder " + destination.string() + " is not empty");
+    fs::path root = fs::canonical(destination, ec);
+    if (ec) fail_operation("cannot resolve " + destination.string() + ": " + ec.message());
+    SliceSource source(file, slice);
+    ReadHandle r;
+    ArchiveFormat format = ArchiveFormat::Tar;
+    if (slice.format == EmbeddedArchive::Format::SevenZip) {
+        // 7-Zip keeps its index at the end: it must seek.
+        archive_read_support_format_7zip(r.a);
+        archive_read_set_seek_callback(r.a, &SliceSource::seek);
+    } else {
+        archive_read_support_filter_all(r.a);
+        archive_read_support_format_tar(r.a);
+        archive_read_support_format_gnutar(r.a);
+    }
+    if (source.open(r.a) != ARCHIVE_OK)
+        fail_input(display(file) + ": its archive at offset " + std::to_string(slice.offset) +
+                   " cannot be read (" + error_text(r.a) + "); the file is damaged or truncated: "
+                   "download it again");
+    return extract_stream(r.a, file, root, format, nullptr, options);
 }
 
 std::vector<ExtractResult> extract_archives(const std::vector<ArchiveJob>& jobs, unsigned parallel,

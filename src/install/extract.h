@@ -34,6 +34,10 @@ struct ExtractOptions {
     // Called now and then from the extracting thread(s) with the bytes of the archive file
     // consumed so far and the file's size. Must be thread-safe.
     std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+    // When set, only entries whose normalised path it accepts are written; the others are
+    // skipped unwritten (an installer's driver and samples). A path that breaks the entry rules
+    // is refused whether selected or not.
+    std::function<bool(const std::string& path)> select;
 };
 
 struct ExtractedEntry {
@@ -57,6 +61,21 @@ struct ExtractResult {
 ExtractResult extract_archive(const std::filesystem::path& archive,
                               const std::filesystem::path& destination,
                               const ExtractOptions& options = {});
+
+// An archive stored inside another file (an installer's payload behind its script or stub).
+struct EmbeddedArchive {
+    enum class Format { CompressedTar, SevenZip };
+    Format format = Format::CompressedTar;
+    std::uint64_t offset = 0; // where the archive starts in the file
+    std::uint64_t length = 0; // its bytes from there
+};
+
+// Extracts the archive `slice` of `file` into `destination` (an existing empty folder), with
+// the checks extract_archive makes. Throws InstallError as extract_archive does.
+ExtractResult extract_embedded_archive(const std::filesystem::path& file,
+                                       const EmbeddedArchive& slice,
+                                       const std::filesystem::path& destination,
+                                       const ExtractOptions& options = {});
 
 // Entry-path rules, exposed for tests and fuzzing: returns the normalised relative path
 // ('/'-separated, no "." components) or an empty string with `why` set when refused.

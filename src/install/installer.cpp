@@ -4,6 +4,7 @@
 #include "install/archive_name.h"
 #include "install/error.h"
 #include "install/extract.h"
+#include "install/installer_package.h"
 #include "install/progress.h"
 #include "install/recognize.h"
 #include "install/release_choice.h"
@@ -301,6 +302,7 @@ InstallResult Installer::install_file(const fs::path& archive, const std::string
     if (!fs::is_regular_file(archive, ec))
         fail_input(archive.u8string() +
                    " is not a file; give an archive (.tar.xz, .tgz, .zip, .whl) or a URL");
+    if (detect_installer(archive)) return install_installer(archive, {}, origin);
     const std::string display = archive.filename().u8string();
     auto name = parse_archive_name(display);
     const std::string& host = options_.host_platform;
@@ -410,6 +412,92 @@ InstallResult Installer::install_file(const fs::path& archive, const std::string
     return commit(staged, e);
 }
 
+InstallResult Installer::install_installer(const fs::path& file,
+                                           const std::vector<std::string>& components,
+                                           const std::string& origin) {
+    std::error_code ec;
+    const std::string display = file.filename().u8string();
+    auto family = fs::is_regular_file(file, ec) ? detect_installer(file) : std::nullopt;
+    if (!family)
+        fail_input(file.u8string() + " is not an NVIDIA installer (a cuda_*_linux.run runfile or a "
+                                     "cuda_*_win10.exe local installer)");
+    const std::string& host = options_.host_platform;
+    check_installer_name(file, *family, host);
+    // What the name promises is looked up before the long read.
+    auto name = parse_installer_name(display);
+    if (name && !options_.reinstall)
+        if (auto id = parse_toolkit_id(name->version))
+            if (auto existing = store_.find(Kind::Cuda, id->str())) {
+                if (options_.progress)
+                    options_.progress->message("CUDA " + id->str() + " is already installed");
+                return {Kind::Cuda, id->str(), existing->path, true, existing->components};
+            }
+    fs::create_directories(store_.staging_dir());
+    fs::create_directories(store_.locks_dir());
+    clean_staging();
+    Staged staged(store_);
+    fs::path work = staged.dir / "x";
+    fs::path root = staged.dir / "entry" / "root";
+    fs::create_directories(work);
+    fs::create_directories(root);
+
+    std::string digest, digest_error;
+    std::thread hasher([&] {
+        try {
+            digest = sha256_file(file);
+        } catch (const std::exception& e) {
+            digest_error = e.what();
+        }
+    });
+    UnpackOptions uo;
+    uo.host_platform = host;
+    uo.components = components;
+    uo.extract.threads = options_.parallel;
+    int bar = -1;
+    if (options_.progress) {
+        bar = options_.progress->start("extracting", display, fs::file_size(file, ec));
+        uo.extract.progress = [this, bar](std::uint64_t done, std::uint64_t total) {
+            options_.progress->update(bar, done, total);
+        };
+    }
+    UnpackedToolkit t;
+    try {
+        t = unpack_installer(file, *family, work, root, uo);
+    } catch (...) {
+        hasher.join();
+        if (bar >= 0) options_.progress->finish(bar, false);
+        throw;
+    }
+    hasher.join();
+    if (bar >= 0) options_.progress->finish(bar, true);
+    if (!digest_error.empty()) fail_operation(digest_error);
+    if (!t.conflicts.empty() && options_.progress)
+        options_.progress->message("components disagree on " + std::to_string(t.conflicts.size()) +
+                                   " file(s), kept the first: " + t.conflicts.front());
+
+    Entry e;
+    e.kind = Kind::Cuda;
+    e.version = *parse_toolkit_id(t.version);
+    e.id = e.version.str();
+    auto version_lock = lock_version(store_, Kind::Cuda, e.id, options_.progress);
+    if (auto existing = options_.reinstall ? std::nullopt : store_.find(Kind::Cuda, e.id)) {
+        if (options_.progress) options_.progress->message("CUDA " + e.id + " is already installed");
+        return {Kind::Cuda, e.id, existing->path, true, existing->components};
+    }
+    for (auto& f : t.files)
+        staged.files.emplace(f.path, std::move(f));
+    nlohmann::json version_json = nlohmann::json::object();
+    version_json["cuda"] = {{"name", "CUDA SDK"}, {"version", e.id}};
+    for (const auto& [key, nv] : t.component_versions)
+        version_json[key] = {{"name", nv.first}, {"version", nv.second}};
+    finish_toolkit_root(staged, root, host, version_json, e);
+    e.components = t.components;
+    e.platform = host;
+    e.note = "installed from the installer " + display;
+    e.archives.push_back({display, origin.empty() ? fs::absolute(file).u8string() : origin, digest});
+    return commit(staged, e);
+}
+
 InstallResult Installer::install_url(const std::string& url, const std::string& sha256) {
     fs::path local = file_url_path(url);
     if (!local.empty()) {
@@ -508,6 +596,38 @@ std::vector<fs::path> Installer::fetch_archives(const std::string& product,
                            "; the mirror's file is damaged or not the one the manifest names");
     download_all(requests, options_.download);
     return paths;
+}
+
+
+// The toolkit's own version.json, the lib64 link tools look for, and the entry's folders: the
+// same for a toolkit from manifests and one from an installer.
+void Installer::finish_toolkit_root(Staged& staged, const fs::path& root, const std::string& host,
+                                    const nlohmann::json& version_json, Entry& e) {
+    write_file(root / "version.json", version_json.dump(3) + "\n");
+    {
+        InstalledFile f;
+        f.path = "version.json";
+        std::string text = version_json.dump(3) + "\n";
+        Sha256 hash;
+        hash.update(text.data(), text.size());
+        f.size = text.size();
+        f.sha256 = hash.hex_digest();
+        staged.files["version.json"] = f;
+    }
+    std::error_code ec;
+    bool windows = host.rfind("windows", 0) == 0;
+    if (fs::is_directory(root / "include")) e.include_dirs.push_back("include");
+    if (windows) {
+        if (fs::is_directory(root / "lib" / "x64")) e.lib_dirs.push_back("lib/x64");
+    } else if (fs::is_directory(root / "lib")) {
+        // Tools and build systems look for lib64 in a toolkit.
+        if (!fs::exists(fs::symlink_status(root / "lib64", ec))) {
+            fs::create_directory_symlink("lib", root / "lib64", ec);
+            if (!ec) staged.files["lib64"] = {InstalledFile::Type::Symlink, "lib64", 0, "", "lib"};
+        }
+        e.lib_dirs.push_back(ec ? "lib" : "lib64");
+    }
+    if (fs::is_directory(root / "bin")) e.bin_dirs.push_back("bin");
 }
 
 InstallResult Installer::install_toolkit(const std::string& version_text,
@@ -609,31 +729,7 @@ InstallResult Installer::install_toolkit(const std::string& version_text,
     if (!conflicts.empty() && options_.progress)
         options_.progress->message("components disagree on " + std::to_string(conflicts.size()) +
                                    " file(s), kept the first: " + conflicts.front());
-    write_file(root / "version.json", version_json.dump(3) + "\n");
-    {
-        InstalledFile f;
-        f.path = "version.json";
-        std::string text = version_json.dump(3) + "\n";
-        Sha256 hash;
-        hash.update(text.data(), text.size());
-        f.size = text.size();
-        f.sha256 = hash.hex_digest();
-        staged.files["version.json"] = f;
-    }
-    std::error_code ec;
-    bool windows = host.rfind("windows", 0) == 0;
-    if (fs::is_directory(root / "include")) e.include_dirs.push_back("include");
-    if (windows) {
-        if (fs::is_directory(root / "lib" / "x64")) e.lib_dirs.push_back("lib/x64");
-    } else if (fs::is_directory(root / "lib")) {
-        // Tools and build systems look for lib64 in a toolkit.
-        if (!fs::exists(fs::symlink_status(root / "lib64", ec))) {
-            fs::create_directory_symlink("lib", root / "lib64", ec);
-            if (!ec) staged.files["lib64"] = {InstalledFile::Type::Symlink, "lib64", 0, "", "lib"};
-        }
-        e.lib_dirs.push_back(ec ? "lib" : "lib64");
-    }
-    if (fs::is_directory(root / "bin")) e.bin_dirs.push_back("bin");
+    finish_toolkit_root(staged, root, host, version_json, e);
     e.kind = Kind::Cuda;
     e.id = id;
     e.version = choice.version;

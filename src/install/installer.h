@@ -11,6 +11,8 @@
 #include "install/download.h"
 #include "install/manifest.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -63,6 +65,12 @@ public:
     // A local archive of any family. `origin` is recorded in the entry (URL or path).
     InstallResult install_file(const std::filesystem::path& archive,
                                const std::string& origin = "");
+    // A toolkit from an NVIDIA installer already downloaded: the Linux runfile or the Windows
+    // local installer (installer_package.h); `components` as for install_toolkit. install_file
+    // comes here for installers.
+    InstallResult install_installer(const std::filesystem::path& installer,
+                                    const std::vector<std::string>& components,
+                                    const std::string& origin = "");
     // An archive at a URL (https://, http:// on loopback, file://), through the download cache.
     // `sha256`, when given, is checked before anything is extracted.
     InstallResult install_url(const std::string& url, const std::string& sha256 = "");
@@ -85,6 +93,9 @@ public:
 private:
     struct Staged;
     InstallResult commit(Staged& staged, Entry entry);
+    void finish_toolkit_root(Staged& staged, const std::filesystem::path& root,
+                             const std::string& host, const nlohmann::json& version_json,
+                             Entry& e);
     std::string manifest_url(const std::string& product, const std::string& manifest) const;
     std::string archive_url(const std::string& product, const std::string& relative) const;
     // Fetches (or, for file:// mirrors, locates and verifies) archives; returns local paths.
