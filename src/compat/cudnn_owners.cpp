@@ -32,9 +32,14 @@ bool is_cudnn_name(const std::string& name) {
 }
 
 std::optional<std::string> digest_of(const fs::path& file, Sha256::Algorithm algorithm) {
-    // Each file is hashed once a run: the same library is asked about in two scenarios.
-    static std::map<std::pair<std::string, int>, std::optional<std::string>> cache;
-    auto key = std::make_pair(file.u8string(), static_cast<int>(algorithm));
+    // Each file is hashed once a run (the same library is asked about in two scenarios), unless
+    // its size or time changed.
+    static std::map<std::string, std::optional<std::string>> cache;
+    std::error_code ec;
+    auto size = fs::file_size(file, ec);
+    auto time = ec ? fs::file_time_type() : fs::last_write_time(file, ec);
+    const std::string key = file.u8string() + '\n' + std::to_string(static_cast<int>(algorithm)) + '\n' +
+                            std::to_string(size) + '\n' + std::to_string(time.time_since_epoch().count());
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
     std::optional<std::string> digest;
