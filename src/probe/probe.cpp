@@ -810,6 +810,7 @@ void Prober::check_sublibrary_versions() {
 #ifndef _WIN32
     struct File {
         std::string path, version, how;
+        std::string load_error; // a sub-library that was not loaded and cannot be: why
     };
     std::vector<File> files;
     auto name_of = [](const std::string& path) { return path.substr(path.find_last_of('/') + 1); };
@@ -823,7 +824,11 @@ void Prober::check_sublibrary_versions() {
     };
     auto add = [&](const std::string& path, bool loaded) {
         if (listed(path)) return;
-        File f{path, "", ""};
+        File f{path, "", "", ""};
+        // After a sub-library status, one that was not loaded is loaded here to hear why it
+        // failed (an undefined symbol of another release's library says which files disagree).
+        if (!loaded && !sublibrary_statuses_.empty() && !os::open_library(path, f.load_error))
+            f.load_error = f.load_error.empty() ? "it cannot be loaded" : f.load_error;
         size_t (*get_version)(void) = nullptr;
         void* own = loaded ? os::module_own_symbol(path, "cudnnGetVersion") : nullptr;
         if (own) std::memcpy(&get_version, &own, sizeof own);
@@ -886,8 +891,9 @@ void Prober::check_sublibrary_versions() {
     std::vector<std::string> listing, odd;
     bool mixed = false;
     for (const auto& f : files) {
-        listing.push_back(f.path + " " + (f.version.empty() ? "version unknown" : f.version + " (" + f.how + ")"));
-        if (!f.version.empty() && f.version != release) {
+        listing.push_back(f.path + " " + (f.version.empty() ? "version unknown" : f.version + " (" + f.how + ")") +
+                          (f.load_error.empty() ? "" : ", fails to load: " + f.load_error));
+        if (!f.load_error.empty() || (!f.version.empty() && f.version != release)) {
             mixed = true;
             odd.push_back(name_of(f.path));
         }

@@ -15,6 +15,10 @@ probe_build_fakes "$TMP/mix" 9
 rm "$TMP/mix/libcudnn_engines_precompiled.so.9"
 probe_compile "$TMP/mix/libcudnn_engines_precompiled.so.9.14.0" libcudnn_engines_precompiled.so.9 fake_cudnn.c -DFAKE_MAJOR=9
 ln -s libcudnn_engines_precompiled.so.9.14.0 "$TMP/mix/libcudnn_engines_precompiled.so.9"
+# And one that needs what only another release's graph library has: it cannot be loaded.
+echo 'extern int cudnn_graph_914_only(void); int engines_914(void) { return cudnn_graph_914_only(); }' > "$TMP/e.c"
+"${CC:-cc}" -shared -fPIC -o "$TMP/mix/libcudnn_engines_runtime_compiled.so.9" "$TMP/e.c" \
+    -Wl,-soname,libcudnn_engines_runtime_compiled.so.9 || probe_fail "cannot build the engines library"
 export LD_LIBRARY_PATH="$TMP/mix"
 FAKE_CUDNN_FAIL=cudnnCreate:1008 probe_run "$TMP/create.json" --json
 probe_expect_rc 1 "sub-library status" "$TMP/create.json"
@@ -26,13 +30,17 @@ for want in "cudnnCreate failed with CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED (100
     "$TMP/mix/libcudnn.so.9 9.19.0 (cudnnGetVersion)" \
     "$TMP/mix/libcudnn_engines_precompiled.so.9.14.0 9.14.0 (file name)" \
     "$TMP/mix/libcudnn_heuristic.so.9 version unknown" \
-    "replace libcudnn_engines_precompiled.so.9.14.0 with cuDNN 9.19.0's" \
+    "$TMP/mix/libcudnn_engines_runtime_compiled.so.9 version unknown, fails to load: " \
+    "undefined symbol: cudnn_graph_914_only" \
+    "replace libcudnn_engines_precompiled.so.9.14.0, libcudnn_engines_runtime_compiled.so.9 with cuDNN 9.19.0's" \
     "cvm use CUDA+CUDNN"; do
     [[ $msg == *"$want"* ]] || probe_fail "sub-library status: '$want' missing from: $msg"
 done
 # The same status with one release everywhere still names the failure and the files.
-rm "$TMP/mix/libcudnn_engines_precompiled.so.9"
-probe_compile "$TMP/mix/libcudnn_engines_precompiled.so.9" libcudnn_engines_precompiled.so.9 fake_cudnn.c -DFAKE_MAJOR=9
+rm "$TMP/mix/libcudnn_engines_precompiled.so.9" "$TMP/mix/libcudnn_engines_runtime_compiled.so.9"
+for sub in engines_precompiled engines_runtime_compiled; do
+    probe_compile "$TMP/mix/libcudnn_$sub.so.9" "libcudnn_$sub.so.9" fake_cudnn.c -DFAKE_MAJOR=9
+done
 FAKE_CUDNN_FAIL=cudnnCreate:1002 probe_run "$TMP/create2.json" --json
 probe_jq "$TMP/create2.json" 'any(.problems[]; .kind == "sublibrary_mismatch" and (.message | test("SUBLIBRARY_VERSION_MISMATCH \\(1002\\)")) and (.message | test("reinstall the package or wheel")))' \
     "sub-library status, one release: not named"
