@@ -114,9 +114,16 @@ std::string CudnnSetCheck::listing() const {
 }
 
 std::string CudnnSetCheck::fix() const {
-    std::vector<std::string> steps;
-    auto add = [&](const std::string& step) {
-        if (std::find(steps.begin(), steps.end(), step) == steps.end()) steps.push_back(step);
+    // One step per owner and action, naming its files: "BEFORE name1, name2 AFTER".
+    struct Step {
+        std::string before, after;
+        std::vector<std::string> names;
+    };
+    std::vector<Step> steps;
+    auto add = [&](const std::string& before, const std::string& name, const std::string& after) {
+        for (auto& s : steps)
+            if (s.before == before && s.after == after) return s.names.push_back(name);
+        steps.push_back({before, after, {name}});
     };
     const std::string want = release ? "cuDNN " + release->str() : std::string("one release");
     const CudnnFileVersion* main_file = nullptr;
@@ -135,31 +142,33 @@ std::string CudnnSetCheck::fix() const {
         const bool elsewhere = main_file && f.folder != main_file->folder;
         if (f.replaced) {
             // The owner's own file was overwritten: put it back.
-            add("`" + f.replaced->reinstall() + "` restores " + name);
+            add("`" + f.replaced->reinstall() + "` restores ", name, "");
             continue;
         }
         if (!odd && !(mixed_folders && !mixed_versions && elsewhere)) continue;
-        if (f.owner && f.owner->copy) {
-            add("replace the copies of " + f.owner->who() + " " +
-                f.owner->version_text + "'s files in " + f.folder + " (" + name + ") with " + want + "'s" + source);
-        } else if (f.owner && f.owner->kind == FileOwner::Kind::Dpkg) {
-            add("upgrade the package " + f.owner->name + " (" + f.owner->version_text + ", " + name + ") to " + want +
-                " or remove it (`apt-get remove " + f.owner->name + "`)");
-        } else if (f.owner && f.owner->kind == FileOwner::Kind::Wheel) {
-            std::string dist = f.owner->name;
-            for (auto& ch : dist)
-                if (ch == '_') ch = '-';
-            add("install the wheel " + dist + " of " + want + " or remove it (`pip uninstall " + dist + "`; " +
-                f.owner->version_text + " holds " + name + ")");
-        } else if (f.owner) {
-            add("select the cvm entry of " + want + " instead of " + f.owner->name + " (" + name + ")");
-        } else {
-            add("replace " + name + " in " + f.folder + " with " + want + "'s" + source);
-        }
+        if (f.owner && f.owner->copy)
+            add("replace the copies of " + f.owner->who() + " " + f.owner->version_text + "'s files in " + f.folder +
+                    " (",
+                name, ") with " + want + "'s" + source);
+        else if (f.owner && f.owner->kind == FileOwner::Kind::Dpkg)
+            add("upgrade the package " + f.owner->name + " (" + f.owner->version_text + ": ", name,
+                ") to " + want + " or remove it (`apt-get remove " + f.owner->name + "`)");
+        else if (f.owner && f.owner->kind == FileOwner::Kind::Wheel)
+            add("install the wheel " + f.owner->installable_name() + " of " + want + " or remove it (`pip uninstall " +
+                    f.owner->installable_name() + "`; " + f.owner->version_text + " holds ",
+                name, ")");
+        else if (f.owner)
+            add("select the cvm entry of " + want + " instead of " + f.owner->name + " (", name, ")");
+        else
+            add("replace ", name, " in " + f.folder + " with " + want + "'s" + source);
     }
     std::string text;
-    for (const auto& s : steps)
-        text += (text.empty() ? "" : "; ") + s;
+    for (const auto& s : steps) {
+        text += (text.empty() ? "" : "; ") + s.before;
+        for (size_t i = 0; i < s.names.size(); ++i)
+            text += (i ? ", " : "") + s.names[i];
+        text += s.after;
+    }
     return text + (text.empty() ? "select" : ", or select") + " one complete cuDNN with `cvm use CUDA+CUDNN`";
 }
 

@@ -232,18 +232,22 @@ std::string FileOwner::who() const {
     return kind == Kind::Wheel ? "wheel " + name : kind == Kind::Dpkg ? "dpkg " + name : "cvm " + name;
 }
 
+std::string FileOwner::installable_name() const {
+    std::string out = name;
+    if (kind == Kind::Wheel)
+        for (auto& ch : out)
+            if (ch == '_') ch = '-';
+    return out;
+}
+
 std::string FileOwner::describe() const {
     return copy ? who() + ", a copy of " + owned_path : who();
 }
 
 std::string FileOwner::reinstall() const {
     switch (kind) {
-    case Kind::Wheel: {
-        std::string dist = name;
-        for (auto& ch : dist)
-            if (ch == '_') ch = '-';
-        return "pip install --force-reinstall --no-deps " + dist + "==" + version_text;
-    }
+    case Kind::Wheel:
+        return "pip install --force-reinstall --no-deps " + installable_name() + "==" + version_text;
     case Kind::Dpkg:
         return "apt-get install --reinstall " + name;
     case Kind::Cvm:

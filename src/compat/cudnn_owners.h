@@ -24,6 +24,8 @@ struct FileOwner {
 
     // "wheel nvidia_cudnn_cu12", "dpkg libcudnn9-cuda-12", "cvm 9.19.0.56-cuda13".
     std::string who() const;
+    // The name its installer takes: a wheel's distribution with '-' ("nvidia-cudnn-cu12").
+    std::string installable_name() const;
     // who(), with ", a copy of PATH" for a copy.
     std::string describe() const;
     // What puts the owner's files back: "pip install --force-reinstall --no-deps

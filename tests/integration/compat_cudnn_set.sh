@@ -41,7 +41,7 @@ assert_contains "$msg" "libcudnn_graph.so.9 9.14.0 (symbol cudnn_graph_version) 
 assert_contains "$msg" "libcudnn_engines_precompiled.so.9 9.14.0.64 (dpkg libcudnn9-cuda-12) in $sl"
 assert_contains "$msg" "libcudnn_engines_runtime_compiled.so.9 9.14.0 (file name) in $sl"
 fix=$(json_get '[f for f in d["findings"] if f["code"] == "sublibraries-mixed"][0]["fix"]')
-assert_contains "$fix" "upgrade the package libcudnn9-cuda-12 (9.14.0.64-1, libcudnn_heuristic.so.9) to cuDNN 9.19.0 or remove it (\`apt-get remove libcudnn9-cuda-12\`)"
+assert_contains "$fix" "upgrade the package libcudnn9-cuda-12 (9.14.0.64-1: libcudnn_heuristic.so.9, libcudnn_engines_precompiled.so.9) to cuDNN 9.19.0 or remove it (\`apt-get remove libcudnn9-cuda-12\`)"
 assert_not_contains "$fix" "ld.so.conf"
 # The libraries' versions are the files' own.
 ops=$(json_get '[l["version"] for l in d["libraries"] if l["name"] == "libcudnn_ops.so.9" and l["scenario"] == "current"][0]')
