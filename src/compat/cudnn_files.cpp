@@ -5,6 +5,7 @@
 #include "doctor/file_system_view.h"
 
 #include <algorithm>
+#include <map>
 #include <cstring>
 #include <system_error>
 
@@ -21,78 +22,6 @@ std::optional<Version> version_from_so_name(const std::string& name) {
     if (at == std::string::npos) return std::nullopt;
     auto v = parse_version(name.substr(at + 4), 3, 4);
     return v;
-}
-
-// A wheel's RECORD naming the file: site-packages/<dist>-<version>.dist-info/RECORD holds
-// "nvidia/cudnn/lib/libcudnn_ops.so.9,sha256=...,size".
-std::optional<std::pair<std::string, Version>> wheel_owner(const fs::path& real) {
-    for (fs::path dir = real.parent_path(); dir.has_relative_path(); dir = dir.parent_path()) {
-        std::string name = dir.filename().u8string();
-        if (name != "site-packages" && name != "dist-packages") continue;
-        std::string relative = real.lexically_relative(dir).generic_u8string();
-        for (const auto& entry : platform::folder_names(dir.u8string())) {
-            const std::string suffix = ".dist-info";
-            if (entry.size() <= suffix.size() || entry.compare(entry.size() - suffix.size(), suffix.size(), suffix) != 0)
-                continue;
-            if (entry.find("cudnn") == std::string::npos && entry.find("torch") == std::string::npos &&
-                entry.find("tensorflow") == std::string::npos)
-                continue;
-            auto record = platform::read_file(dir / entry / "RECORD", std::size_t(16) << 20);
-            if (!record || record->find(relative + ",") == std::string::npos) continue;
-            std::string stem = entry.substr(0, entry.size() - suffix.size());
-            size_t dash = stem.rfind('-');
-            if (dash == std::string::npos) continue;
-            std::string vtext = stem.substr(dash + 1);
-            // "2.5.1+cu121": the public part only.
-            vtext = vtext.substr(0, vtext.find_first_of("+-"));
-            if (auto v = parse_version(vtext, 2, 4)) return std::pair{stem.substr(0, dash), *v};
-        }
-        break;
-    }
-    return std::nullopt;
-}
-
-// dpkg's package owning the file (info/<pkg>[:arch].list) and its version from status.
-std::optional<std::pair<std::string, Version>> dpkg_owner(const fs::path& real, const std::string& given,
-                                                          const fs::path& dpkg_dir) {
-    std::string want_real = real.u8string(), want_given = given;
-    auto lines_hold = [&](const std::string& text) {
-        auto holds = [&](const std::string& p) {
-            size_t at = text.find(p);
-            while (at != std::string::npos) {
-                bool start = at == 0 || text[at - 1] == '\n';
-                bool end = at + p.size() == text.size() || text[at + p.size()] == '\n';
-                if (start && end) return true;
-                at = text.find(p, at + 1);
-            }
-            return false;
-        };
-        return holds(want_real) || holds(want_given);
-    };
-    fs::path info = dpkg_dir / "info";
-    for (const auto& entry : platform::folder_names(info.u8string())) {
-        if (entry.size() < 5 || entry.compare(entry.size() - 5, 5, ".list") != 0) continue;
-        if (entry.find("cudnn") == std::string::npos) continue;
-        auto text = platform::read_file(info / entry, std::size_t(8) << 20);
-        if (!text || !lines_hold(*text)) continue;
-        std::string package = entry.substr(0, entry.size() - 5);
-        package = package.substr(0, package.find(':'));
-        auto status = platform::read_file(dpkg_dir / "status", std::size_t(64) << 20);
-        if (!status) return std::nullopt;
-        size_t at = status->find("Package: " + package + "\n");
-        if (at == std::string::npos) return std::nullopt;
-        size_t end = status->find("\n\n", at);
-        std::string stanza = status->substr(at, end == std::string::npos ? std::string::npos : end - at);
-        size_t vat = stanza.find("\nVersion: ");
-        if (vat == std::string::npos) return std::nullopt;
-        std::string vtext = stanza.substr(vat + 10, stanza.find('\n', vat + 10) - vat - 10);
-        // "9.14.0.64-1": the upstream part.
-        vtext = vtext.substr(vtext.find(':') == std::string::npos ? 0 : vtext.find(':') + 1);
-        vtext = vtext.substr(0, vtext.find_first_of("-~+"));
-        if (auto v = parse_version(vtext, 2, 4)) return std::pair{package, *v};
-        return std::nullopt;
-    }
-    return std::nullopt;
 }
 
 std::optional<Version> header_beside(const fs::path& folder) {
@@ -114,9 +43,19 @@ std::optional<Version> header_beside(const fs::path& folder) {
     return std::nullopt;
 }
 
+
+Version release_part(const Version& v) {
+    return Version{{v.major(), v.minor(), v.parts.size() > 2 ? v.parts[2] : 0}};
+}
+
 } // namespace
 
-CudnnFileVersion cudnn_file_version(const std::string& path, const CudnnEvidenceRoots& roots) {
+bool CudnnFileVersion::is_main() const {
+    std::string name = fs::u8path(path).filename().u8string();
+    return name.rfind("libcudnn.so", 0) == 0 || name.rfind("cudnn64_", 0) == 0;
+}
+
+CudnnFileVersion cudnn_file_version(const std::string& path, const CudnnEvidenceRoots& roots, bool with_owner) {
     CudnnFileVersion f;
     f.path = path;
     std::error_code ec;
@@ -124,19 +63,22 @@ CudnnFileVersion cudnn_file_version(const std::string& path, const CudnnEvidence
     if (ec) real = fs::u8path(path);
     f.real_path = real.u8string();
     f.folder = real.parent_path().u8string();
+    auto find_owner = [&] {
+        OwnerLookup found = owner_of(real, path, roots);
+        f.owner = found.owner;
+        f.replaced = found.replaced;
+        if (!f.owner) f.owner = copied_from(real, roots);
+    };
     if (auto sym = read_cudnn_version_symbol_file(f.real_path)) {
         f.version = Version{{sym->version[0], sym->version[1], sym->version[2]}};
         f.evidence = "symbol " + sym->name;
+        if (with_owner) find_owner();
         return f;
     }
-    if (auto wheel = wheel_owner(real)) {
-        f.version = wheel->second;
-        f.evidence = "wheel " + wheel->first;
-        return f;
-    }
-    if (auto deb = dpkg_owner(real, path, roots.dpkg_dir)) {
-        f.version = deb->second;
-        f.evidence = "dpkg " + deb->first;
+    find_owner();
+    if (f.owner && f.owner->version) {
+        f.version = f.owner->version;
+        f.evidence = f.owner->describe();
         return f;
     }
     if (auto dll = doctor::dll_file_version(f.real_path, doctor::RealFileSystem())) {
@@ -149,6 +91,8 @@ CudnnFileVersion cudnn_file_version(const std::string& path, const CudnnEvidence
         f.evidence = "file name";
         return f;
     }
+    // A file its owner did not install says nothing of its folder's release.
+    if (f.replaced) return f;
     if (auto v = header_beside(real.parent_path())) {
         f.version = *v;
         f.evidence = "cudnn_version.h of its folder";
@@ -161,10 +105,71 @@ std::string CudnnSetCheck::listing() const {
     for (const auto& f : files) {
         if (!out.empty()) out += "; ";
         out += fs::u8path(f.path).filename().u8string() + " " +
-               (f.version ? f.version->str() + " (" + f.evidence + ")" : std::string("version unknown")) + " in " +
-               f.folder;
+               (f.version ? f.version->str() + " (" + f.evidence + ")" : std::string("version unknown"));
+        if (f.replaced)
+            out += ", not the file " + f.replaced->describe() + " " + f.replaced->version_text + " installed";
+        out += " in " + f.folder;
     }
     return out;
+}
+
+std::string CudnnSetCheck::fix() const {
+    // One step per owner and action, naming its files: "BEFORE name1, name2 AFTER".
+    struct Step {
+        std::string before, after;
+        std::vector<std::string> names;
+    };
+    std::vector<Step> steps;
+    auto add = [&](const std::string& before, const std::string& name, const std::string& after) {
+        for (auto& s : steps)
+            if (s.before == before && s.after == after) return s.names.push_back(name);
+        steps.push_back({before, after, {name}});
+    };
+    const std::string want = release ? "cuDNN " + release->str() : std::string("one release");
+    const CudnnFileVersion* main_file = nullptr;
+    for (const auto& f : files)
+        if (f.is_main() && !main_file) main_file = &f;
+    if (!main_file && !files.empty()) main_file = &files.front();
+    // Where the set's release can be had again: the owner of the main library.
+    std::string source;
+    if (main_file && main_file->owner && main_file->version && release &&
+        release_part(*main_file->version) == *release)
+        source = " from " + fs::u8path(main_file->owner->owned_path).parent_path().u8string() + " (" +
+                 main_file->owner->who() + ")";
+    for (const auto& f : files) {
+        const std::string name = fs::u8path(f.path).filename().u8string();
+        const bool odd = f.version && release && release_part(*f.version) != *release;
+        const bool elsewhere = main_file && f.folder != main_file->folder;
+        if (f.replaced) {
+            // The owner's own file was overwritten: put it back.
+            add("`" + f.replaced->reinstall() + "` restores ", name, "");
+            continue;
+        }
+        if (!odd && !(mixed_folders && !mixed_versions && elsewhere)) continue;
+        if (f.owner && f.owner->copy)
+            add("replace the copies of " + f.owner->who() + " " + f.owner->version_text + "'s files in " + f.folder +
+                    " (",
+                name, ") with " + want + "'s" + source);
+        else if (f.owner && f.owner->kind == FileOwner::Kind::Dpkg)
+            add("upgrade the package " + f.owner->name + " (" + f.owner->version_text + ": ", name,
+                ") to " + want + " or remove it (`apt-get remove " + f.owner->name + "`)");
+        else if (f.owner && f.owner->kind == FileOwner::Kind::Wheel)
+            add("install the wheel " + f.owner->installable_name() + " of " + want + " or remove it (`pip uninstall " +
+                    f.owner->installable_name() + "`; " + f.owner->version_text + " holds ",
+                name, ")");
+        else if (f.owner)
+            add("select the cvm entry of " + want + " instead of " + f.owner->name + " (", name, ")");
+        else
+            add("replace ", name, " in " + f.folder + " with " + want + "'s" + source);
+    }
+    std::string text;
+    for (const auto& s : steps) {
+        text += (text.empty() ? "" : "; ") + s.before;
+        for (size_t i = 0; i < s.names.size(); ++i)
+            text += (i ? ", " : "") + s.names[i];
+        text += s.after;
+    }
+    return text + (text.empty() ? "select" : ", or select") + " one complete cuDNN with `cvm use CUDA+CUDNN`";
 }
 
 CudnnSetCheck check_cudnn_set(const std::vector<std::string>& paths, const CudnnEvidenceRoots& roots) {
@@ -172,14 +177,29 @@ CudnnSetCheck check_cudnn_set(const std::vector<std::string>& paths, const Cudnn
     for (const auto& p : paths)
         if (platform::exists(p)) c.files.push_back(cudnn_file_version(p, roots));
     // Compared by major.minor.patch: a wheel's 4th number (build) is not in the symbols.
+    std::map<std::string, int> votes;
     std::optional<Version> first;
     for (const auto& f : c.files) {
         if (f.folder != c.files.front().folder) c.mixed_folders = true;
+        if (f.replaced) c.altered = true;
         if (!f.version) continue;
-        Version three{{f.version->major(), f.version->minor(), f.version->parts.size() > 2 ? f.version->parts[2] : 0}};
+        Version three = release_part(*f.version);
+        if (f.is_main() && !c.release) c.release = three;
+        ++votes[three.str()];
         if (!first) first = three;
         else if (three != *first) c.mixed_versions = true;
     }
+    if (!c.release && !votes.empty()) {
+        auto best = std::max_element(votes.begin(), votes.end(),
+                                     [](const auto& a, const auto& b) { return a.second < b.second; });
+        c.release = parse_version(best->first, 3, 3);
+    }
+    // The odd files' owners are named in the fix, even those whose version symbol answered.
+    if (c.problem())
+        for (auto& f : c.files)
+            if (!f.owner && !f.replaced && f.evidence.rfind("symbol ", 0) == 0 && c.release && f.version &&
+                release_part(*f.version) != *c.release)
+                f = cudnn_file_version(f.path, roots, true);
     return c;
 }
 

@@ -104,8 +104,7 @@ void revise_cudnn_sets(doctor::DoctorReport& report) {
                 set.push_back(&l);
                 paths.push_back(*l.path);
             }
-        CudnnEvidenceRoots roots;
-        if (auto dpkg = platform::get_env("CVM_DPKG_DIR")) roots.dpkg_dir = std::filesystem::u8path(*dpkg); // tests
+        static const CudnnEvidenceRoots roots = machine_owner_roots();
         CudnnSetCheck check = check_cudnn_set(paths, roots);
         for (auto* l : set)
             for (const auto& f : check.files)
@@ -117,37 +116,18 @@ void revise_cudnn_sets(doctor::DoctorReport& report) {
                     auto had = l->version ? parse_version(*l->version, 1, 4) : std::nullopt;
                     if (!(had && had->parts.size() > 3 && had->has_prefix(mine))) l->version = mine.str();
                 }
-        if (!check.mixed_versions && !check.mixed_folders) continue;
+        if (!check.problem()) continue;
         std::string listing = check.listing();
         if (!reported.insert(listing).second) continue;
-        // The fix names what owns the odd files: their package or wheel, never a system folder.
-        // Preferably the owner of a file whose release differs from the main library's.
-        std::string owner_hint;
-        const auto& main_file = check.files.front();
-        for (int pass = 0; pass < 2 && owner_hint.empty(); ++pass)
-            for (const auto& f : check.files) {
-                bool owned = f.evidence.rfind("dpkg ", 0) == 0 || f.evidence.rfind("wheel ", 0) == 0;
-                bool odd = f.folder != main_file.folder || (f.version && main_file.version &&
-                                                            f.version->str().rfind(main_file.version->str(), 0) != 0 &&
-                                                            main_file.version->str().rfind(f.version->str(), 0) != 0);
-                if (owned && (pass == 1 || odd)) {
-                    owner_hint = " (" + f.evidence + " owns " + std::filesystem::u8path(f.path).filename().u8string() + ")";
-                    break;
-                }
-            }
         const std::string where = scenario == "current" ? "a program started in this shell" : "a program run through cvm";
-        if (check.mixed_versions)
-            out.push_back({Severity::error, "sublibraries-mixed",
-                           where + " loads cuDNN files of different releases, which fails with "
-                                   "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED: " + listing,
-                           "make every cuDNN file come from one release: remove or upgrade the package or wheel "
-                           "of the odd files" + owner_hint + ", or select a complete cuDNN with `cvm use CUDA+CUDNN`"});
-        else
-            out.push_back({Severity::error, "sublibraries-mixed",
-                           where + " loads cuDNN files from different folders, which fails or computes "
-                                   "wrongly when they are not one build: " + listing,
-                           "keep one complete cuDNN on the library path" + owner_hint +
-                               ", or select one with `cvm use CUDA+CUDNN`"});
+        std::string what = check.mixed_versions ? "of different releases, which fails with "
+                                                  "CUDNN_STATUS_SUBLIBRARY_LOADING_FAILED"
+                           : check.altered ? "that are not the files their package or wheel installed, which fails "
+                                             "or computes wrongly"
+                                           : "from different folders, which fails or computes wrongly when they are "
+                                             "not one build";
+        out.push_back({Severity::error, "sublibraries-mixed", where + " loads cuDNN files " + what + ": " + listing,
+                       check.fix()});
     }
     // The loader's per-file findings of cuDNN give way to the ones above (one per scenario).
     auto& findings = report.findings;

@@ -56,6 +56,16 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 } // namespace
 
+std::vector<WheelRecordLine> parse_wheel_record(const std::string& text) {
+    std::vector<WheelRecordLine> out;
+    for (const auto& line : lines_of(text)) {
+        auto f = csv_fields(line);
+        if (f.size() < 2 || f[1].rfind("sha256=", 0) != 0) continue;
+        out.push_back({f[0], f[1].substr(7), f.size() > 2 ? f[2] : ""});
+    }
+    return out;
+}
+
 // Wheels' RECORD files of the site-packages folders that hold `files`.
 void read_wheel_records(const std::map<fs::path, std::string>& files,
                         std::map<fs::path, OwnerRecord>& out) {
@@ -76,13 +86,10 @@ void read_wheel_records(const std::map<fs::path, std::string>& files,
             fs::path record = it->path() / "RECORD";
             auto text = platform::read_file(record, kRecordLimit);
             if (!text) continue;
-            for (const auto& line : lines_of(*text)) {
-                auto f = csv_fields(line);
-                if (f.size() < 2 || f[1].rfind("sha256=", 0) != 0) continue;
-                fs::path abs = (site / fs::u8path(f[0])).lexically_normal();
+            for (const auto& line : parse_wheel_record(*text)) {
+                fs::path abs = (site / fs::u8path(line.path)).lexically_normal();
                 if (!files.count(abs)) continue;
-                out[abs] = {OwnerRecord::Kind::Wheel, f[1].substr(7), f.size() > 2 ? f[2] : "",
-                            name, record.u8string()};
+                out[abs] = {OwnerRecord::Kind::Wheel, line.digest, line.size, name, record.u8string()};
             }
         }
     }

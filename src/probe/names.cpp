@@ -2,6 +2,11 @@
 
 namespace cvm::probe {
 
+bool is_sublibrary_status(int status, int cudnn_major) {
+    if (cudnn_major >= 9 || (cudnn_major < 0 && status >= 1000)) return status == 1002 || status == 1008;
+    return cudnn_major == 8 && status == 14;
+}
+
 std::string cudnn_status_fallback_name(int status) {
     switch (status) {
     case 0:

@@ -20,6 +20,10 @@ void* find_symbol(LibraryHandle library, const char* symbol);
 // The path the loader used for an opened library, resolved to a real path where possible.
 std::string library_path(LibraryHandle library, const char* any_symbol);
 
+// `symbol` as the already loaded module `real_path` itself defines it (not a library it
+// depends on); null when that module is not loaded or lacks it. Never loads anything.
+void* module_own_symbol(const std::string& real_path, const char* symbol);
+
 struct LoadedModule {
     std::string path;      // as the loader names it
     std::string real_path; // symbolic links resolved

@@ -60,6 +60,17 @@ std::string library_path(LibraryHandle library, const char* any_symbol) {
     return {};
 }
 
+void* module_own_symbol(const std::string& real_path, const char* symbol) {
+    void* handle = dlopen(real_path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle) return nullptr;
+    void* address = dlsym(handle, symbol);
+    Dl_info info{};
+    bool own = address && dladdr(address, &info) && info.dli_fname &&
+               resolve_real_path(info.dli_fname) == real_path;
+    dlclose(handle);
+    return own ? address : nullptr;
+}
+
 std::vector<LoadedModule> loaded_modules() {
     std::vector<LoadedModule> modules;
     dl_iterate_phdr(

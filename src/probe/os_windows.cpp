@@ -88,6 +88,12 @@ std::string library_path(LibraryHandle library, const char*) {
     return resolve_real_path(module_file_name(static_cast<HMODULE>(library)));
 }
 
+void* module_own_symbol(const std::string&, const char*) {
+    // The sub-library check runs on Linux only: cuDNN's DLLs carry a version resource, which
+    // `cvm doctor` reads.
+    return nullptr;
+}
+
 std::vector<LoadedModule> loaded_modules() {
     std::vector<LoadedModule> modules;
     std::vector<HMODULE> handles(1024);

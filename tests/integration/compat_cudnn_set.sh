@@ -5,13 +5,6 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_doctor.sh"
 T=$TEST_TMP
-# vso DIR FILE [SYMBOL VALUE]: a shared object (SONAME FILE) exporting `const unsigned SYMBOL = VALUE`.
-vso() {
-    mkdir -p "$1" "$T/src"
-    local c="$T/src/$2.c"
-    if [[ -n ${3:-} ]]; then echo "const unsigned $3 = $4;" > "$c"; else echo 'int cvm_plain(void) { return 0; }' > "$c"; fi
-    "$CC_BIN" -shared -fPIC -o "$1/$2" "$c" -Wl,-soname,"$2" || fail "cannot build $2"
-}
 # The wheel's folder: 9.19 main library and the sub-libraries that carry their version.
 W=$T/venv/lib/python3.11/site-packages
 wl=$W/nvidia/cudnn/lib
@@ -19,10 +12,8 @@ vso "$wl" libcudnn.so.9
 vso "$wl" libcudnn_ops.so.9 cudnn_ops_infer_version 0x091300
 vso "$wl" libcudnn_adv.so.9 cudnn_adv_infer_version 0x091300
 vso "$wl" libcudnn_cnn.so.9
-mkdir -p "$W/nvidia_cudnn_cu12-9.19.0.56.dist-info"
-for f in libcudnn.so.9 libcudnn_ops.so.9 libcudnn_adv.so.9 libcudnn_cnn.so.9; do
-    echo "nvidia/cudnn/lib/$f,sha256=x,1"
-done > "$W/nvidia_cudnn_cu12-9.19.0.56.dist-info/RECORD"
+wheel_record "$W" nvidia_cudnn_cu12-9.19.0.56 nvidia/cudnn/lib/libcudnn.so.9 nvidia/cudnn/lib/libcudnn_ops.so.9 \
+    nvidia/cudnn/lib/libcudnn_adv.so.9 nvidia/cudnn/lib/libcudnn_cnn.so.9
 # The system's 9.14 (NVIDIA's packages): the rest of the set.
 sl=$TEST_TMP/system/lib
 vso "$sl" libcudnn_graph.so.9 cudnn_graph_version 0x090e00
@@ -50,7 +41,7 @@ assert_contains "$msg" "libcudnn_graph.so.9 9.14.0 (symbol cudnn_graph_version) 
 assert_contains "$msg" "libcudnn_engines_precompiled.so.9 9.14.0.64 (dpkg libcudnn9-cuda-12) in $sl"
 assert_contains "$msg" "libcudnn_engines_runtime_compiled.so.9 9.14.0 (file name) in $sl"
 fix=$(json_get '[f for f in d["findings"] if f["code"] == "sublibraries-mixed"][0]["fix"]')
-assert_contains "$fix" "dpkg libcudnn9-cuda-12 owns libcudnn_heuristic.so.9"
+assert_contains "$fix" "upgrade the package libcudnn9-cuda-12 (9.14.0.64-1: libcudnn_heuristic.so.9, libcudnn_engines_precompiled.so.9) to cuDNN 9.19.0 or remove it (\`apt-get remove libcudnn9-cuda-12\`)"
 assert_not_contains "$fix" "ld.so.conf"
 # The libraries' versions are the files' own.
 ops=$(json_get '[l["version"] for l in d["libraries"] if l["name"] == "libcudnn_ops.so.9" and l["scenario"] == "current"][0]')

@@ -21,6 +21,32 @@ so() {
     ln -sf "$3" "$1/$2"
 }
 
+# vso DIR FILE [SYMBOL VALUE]: a shared object (SONAME FILE) exporting `const unsigned SYMBOL =
+# VALUE` (the version datum of cuDNN's sub-libraries), or nothing of the kind.
+vso() {
+    mkdir -p "$1" "$TEST_TMP/vso"
+    local c="$TEST_TMP/vso/$2.c"
+    if [[ -n ${3:-} ]]; then echo "const unsigned $3 = $4;" > "$c"; else echo 'int cvm_plain(void) { return 0; }' > "$c"; fi
+    "$CC_BIN" -shared -fPIC -o "$1/$2" "$c" -Wl,-soname,"$2" || fail "cannot build $2"
+}
+
+# wheel_record SITE DIST-VERSION FILE...: SITE/DIST-VERSION.dist-info/RECORD listing each FILE
+# (relative to SITE) with its sha256 in urlsafe base64 and its size, as pip writes it.
+wheel_record() {
+    local site=$1 dist=$2
+    shift 2
+    mkdir -p "$site/$dist.dist-info"
+    python3 - "$site" "$@" > "$site/$dist.dist-info/RECORD" <<'PY' || fail "cannot write RECORD"
+import base64, hashlib, os, sys
+site = sys.argv[1]
+for rel in sys.argv[2:]:
+    data = open(os.path.join(site, rel), "rb").read()
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    print(f"{rel},sha256={digest},{len(data)}")
+PY
+    echo "$dist.dist-info/RECORD,," >> "$site/$dist.dist-info/RECORD"
+}
+
 # doctor_toolkit DIR VERSION CUDART_FILE_VERSION: a toolkit with nvcc, cuda.h, version.json and
 # libcudart / libcublas of the right names (CUDA 11.x naming: libcudart.so.11.0, libcublas.so.11).
 doctor_toolkit() {
