@@ -203,6 +203,9 @@ std::vector<install::InstallResult> run_install(const InstallArgs& a, install::I
             results.push_back(installer.install_file(fs::u8path(x)));
         } else if (looks_like_archive_name(x)) {
             throw UsageError("install: " + printable(x) + " does not exist");
+        } else if (auto id = parse_cudnn_id(x)) {
+            // A cuDNN id as `cvm list` prints it: 8.1.0.77-cuda11.2
+            results.push_back(installer.install_cudnn(id->version.str(), id->cuda.str()));
         } else {
             results = installer.install_spec(spec_argument(x));
             if (results.empty()) note(printable(x) + " is already installed");
