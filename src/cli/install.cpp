@@ -71,6 +71,11 @@ install::InstallResult reinstall(install::Installer& installer, const Store& sto
                          "reinstall them with their owner (pip, apt) and run `cvm import --detect`");
     if (e->note.rfind("recognised from", 0) == 0 && e->archives.size() == 1 && !e->archives[0].url.empty()) {
         const ArchiveRecord& from = e->archives[0];
+        // A legacy cuDNN from NVIDIA's public folder: again from there, held to its sums.
+        if (kind == Kind::Cudnn && from.url.find("/redist/cudnn/") != std::string::npos) {
+            auto c = parse_cudnn_id(id);
+            return installer.install_cudnn(c->version.str(), c->cuda.str());
+        }
         if (from.url.find("://") != std::string::npos) return installer.install_url(from.url, from.sha256);
         fs::path archive = fs::u8path(from.url);
         std::error_code ec;

@@ -4,6 +4,7 @@
 #include "core/toml_input.h"
 #include "core/trust.h"
 #include "install/error.h"
+#include "install/sha256.h"
 #include "platform/platform.h"
 
 #include <cctype>
@@ -18,13 +19,6 @@ namespace {
 struct RecordError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
-
-bool is_sha256(const std::string& s) {
-    if (s.size() != 64) return false;
-    for (char c : s)
-        if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
-    return true;
-}
 
 // A TOML basic string.
 std::string quoted(const std::string& s) {
@@ -65,7 +59,7 @@ std::vector<FirstUseRecord> parse_first_use(const std::string& text, const std::
             r.name = (*t)["name"].value_or(std::string());
             r.sha256 = (*t)["sha256"].value_or(std::string());
             if (r.name.empty()) throw bad("archive: name missing");
-            if (!is_sha256(r.sha256)) throw bad(r.name + ": sha256 must be 64 hex digits");
+            if (!is_sha256_hex(r.sha256)) throw bad(r.name + ": sha256 must be 64 hex digits");
             for (auto& c : r.sha256) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
             auto size = (*t)["size"].value<std::int64_t>();
             if (!size || *size <= 0) throw bad(r.name + ": size must be a positive number");

@@ -2,8 +2,10 @@
 
 #include "core/toml_input.h"
 #include "install/error.h"
+#include "install/sha256.h"
 #include "registry/registry.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace cvm::registry {
@@ -18,14 +20,6 @@ namespace {
 struct TableError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
-
-bool is_sha256(const std::string& s) {
-    if (s.size() != 64) return false;
-    for (char c : s)
-        if (!std::isxdigit(static_cast<unsigned char>(c)) || std::isupper(static_cast<unsigned char>(c)))
-            return false;
-    return true;
-}
 
 std::string variant_list(const registry::CudnnRelease& rel) {
     std::string out;
@@ -54,7 +48,9 @@ std::map<std::string, KnownArchiveSum> parse_known_archive_sums(const std::strin
             auto name = (*t)["name"].value<std::string>();
             auto sha = (*t)["sha256"].value<std::string>();
             if (!name || name->empty()) throw bad("archive: name missing");
-            if (!sha || !is_sha256(*sha)) throw bad(*name + ": sha256 must be 64 lower-case hex digits");
+            if (!sha || !is_sha256_hex(*sha) ||
+                std::any_of(sha->begin(), sha->end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); }))
+                throw bad(*name + ": sha256 must be 64 lower-case hex digits");
             KnownArchiveSum s;
             s.sha256 = *sha;
             if (auto size = (*t)["size"].value<std::int64_t>()) {

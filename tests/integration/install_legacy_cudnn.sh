@@ -164,3 +164,10 @@ $MK cudnn-legacy "$A81" --version 8.1.0 --skip libcudnn_ops_infer.so.8
 expect_rc 1 "$CVM" install --locked
 assert_store cudnn ""
 [[ ! -e $FIRST ]] || fail "a refused archive was recorded as trusted"
+
+# --- --reinstall goes back to the public folder, held to the first-use sum
+cp "$TEST_TMP/a81.orig" "$A81"
+expect_rc 0 "$CVM" install 8.1.0.77-cuda11.2
+expect_rc 0 "$CVM" install --reinstall 8.1.0.77-cuda11.2
+assert_contains "$ERR" "checked against the SHA-256 trusted on first use"
+assert_contains "$(cat "$CVM_ROOT/cudnn/8.1.0.77-cuda11.2/entry")" "first_use=cudnn-11.2-linux-x64-v8.1.0.77.tgz"
