@@ -41,13 +41,17 @@ std::string utc_now() {
     return buf;
 }
 
-// "checksum mismatch: expected sha256 X, got Y" out of the downloader's message.
+// "checksum mismatch: expected sha256 X, got Y" (or "the server announces N bytes, more than the
+// M bytes expected") out of the downloader's message.
 std::string mismatch_detail(const std::string& message) {
-    auto at = message.find(" mismatch: ");
+    const std::string failed = " failed: ";
+    auto at = message.find(failed);
     if (at == std::string::npos) return "it differs";
-    auto start = message.rfind(' ', at - 1);
-    auto end = message.find(';', at);
-    return message.substr(start + 1, end == std::string::npos ? std::string::npos : end - start - 1);
+    std::string detail = message.substr(at + failed.size());
+    detail = detail.substr(0, detail.find(';'));
+    const std::string manifest = " the manifest gives";
+    if (auto m = detail.find(manifest); m != std::string::npos) detail.replace(m, manifest.size(), " expected");
+    return detail;
 }
 
 } // namespace

@@ -19,15 +19,8 @@ $MK cudnn-legacy "$A82" --version 8.2.4
 # CUDA 11.4.4 from its manifest, for the combined spec 11.4+8.2.4.
 R="$M/cuda/redist"
 ENTRIES=()
-comp() { # KEY VERSION ARGS...
-    local key=$1 version=$2; shift 2
-    local top="$key-linux-x86_64-$version-archive"
-    mkdir -p "$R/$key/linux-x86_64"
-    $MK component "$R/$key/linux-x86_64/$top.tar.xz" --folder "$top" "$@"
-    ENTRIES+=(--entry "$key=$version=$key/linux-x86_64/$top.tar.xz")
-}
-comp cuda_nvcc 11.4.152 --tool bin/nvcc
-comp cuda_cudart 11.4.148 --lib libcudart.so --cuda-h 11.4
+redist_component "$R" cuda_nvcc 11.4.152 --tool bin/nvcc
+redist_component "$R" cuda_cudart 11.4.148 --lib libcudart.so --cuda-h 11.4
 $MK manifest "$R/redistrib_11.4.4.json" --product cuda --base "$R" "${ENTRIES[@]}"
 
 # A registry whose cudnn_archives.toml gives the test's 8.2.4.15 archive its sum and size, as

@@ -12,19 +12,15 @@
 #include "install/legacy_cudnn.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
+#include "test_util.h"
 
 using namespace cvm;
 using namespace cvm::install;
 
 namespace {
 
-const registry::Registry& real() {
-    static const registry::Registry reg = registry::load_registry(registry::source_tree_registry_dir());
-    return reg;
-}
-
 const registry::CudnnRelease& release(const std::string& v) {
-    auto* r = registry::find_cudnn_release(real(), *parse_version(v, 1, 4));
+    auto* r = registry::find_cudnn_release(test::real_registry(), *parse_version(v, 1, 4));
     REQUIRE(r != nullptr);
     return *r;
 }
@@ -74,7 +70,7 @@ TEST_CASE("the shipped checksum table names only archives the registry knows, ea
         *platform::read_file(registry::source_tree_registry_dir() / "cudnn_archives.toml"), "cudnn_archives.toml");
     REQUIRE(sums.size() >= 10);
     std::set<std::string> names;
-    for (const auto& r : real().cudnn)
+    for (const auto& r : test::real_registry().cudnn)
         if (registry::how_fetched(r) == registry::Fetch::Archive)
             for (const auto& b : r.builds) {
                 names.insert(b.linux_archives.begin(), b.linux_archives.end());

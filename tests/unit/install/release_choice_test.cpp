@@ -8,6 +8,7 @@
 #include "install/error.h"
 #include "install/release_choice.h"
 #include "registry/registry.h"
+#include "test_util.h"
 
 using namespace cvm;
 using namespace cvm::install;
@@ -15,8 +16,7 @@ using namespace cvm::install;
 namespace {
 
 const registry::Registry& real() {
-    static const registry::Registry reg = registry::load_registry(registry::source_tree_registry_dir());
-    return reg;
+    return test::real_registry();
 }
 
 Version V(const std::string& text) {
