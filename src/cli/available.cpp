@@ -145,7 +145,7 @@ void list_available(ReleaseFilter filter, bool json) {
             j["manifest"] = r.manifest;
             j["how"] = registry::fetch_name(r.how);
             // What `cvm install` fetches by itself: the rest needs the user's download.
-            j["installable"] = r.how == registry::Fetch::Manifest;
+            j["installable"] = r.how != registry::Fetch::Installer;
             j["installed"] = r.installed;
             if (r.cuda) {
                 if (r.cuda->driver_linux) j["driver_linux"] = r.cuda->driver_linux->text;
@@ -190,8 +190,8 @@ void list_available(ReleaseFilter filter, bool json) {
                               {registry::fetch_name(r.how), 0}});
         }
     }
-    out += "* installed. HOW: manifest = `cvm install` fetches it; archive = download it from NVIDIA, then "
-           "`cvm install FILE`; installer = NVIDIA's installer, then `cvm import DIR`\n";
+    out += "* installed. HOW: manifest = `cvm install` fetches it; archive = `cvm install` fetches its archive "
+           "from NVIDIA's public folder; installer = NVIDIA's installer, then `cvm import DIR`\n";
     std::fwrite(out.data(), 1, out.size(), stdout);
 }
 

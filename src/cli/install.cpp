@@ -72,6 +72,11 @@ install::InstallResult reinstall(install::Installer& installer, const Store& sto
                          "reinstall them with their owner (pip, apt) and run `cvm import --detect`");
     if (e->note.rfind("recognised from", 0) == 0 && e->archives.size() == 1 && !e->archives[0].url.empty()) {
         const ArchiveRecord& from = e->archives[0];
+        // A legacy cuDNN from NVIDIA's public folder: again from there, held to its sums.
+        if (kind == Kind::Cudnn && from.url.find("/redist/cudnn/") != std::string::npos) {
+            auto c = parse_cudnn_id(id);
+            return installer.install_cudnn(c->version.str(), c->cuda.str());
+        }
         if (from.url.find("://") != std::string::npos) return installer.install_url(from.url, from.sha256);
         fs::path archive = fs::u8path(from.url);
         std::error_code ec;
@@ -211,6 +216,9 @@ std::vector<install::InstallResult> run_install(const InstallArgs& a, install::I
             results.push_back(installer.install_file(fs::u8path(x)));
         } else if (looks_like_archive_name(x)) {
             throw UsageError("install: " + printable(x) + " does not exist");
+        } else if (auto id = parse_cudnn_id(x)) {
+            // A cuDNN id as `cvm list` prints it: 8.1.0.77-cuda11.2
+            results.push_back(installer.install_cudnn(id->version.str(), id->cuda.str()));
         } else {
             results = installer.install_spec(spec_argument(x));
             if (results.empty()) note(printable(x) + " is already installed");

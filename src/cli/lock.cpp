@@ -135,6 +135,11 @@ void register_lock(CLI::App& app) {
         if (!lock.cuda.reproducible()) note("note: " + why_not_reproducible(lock.cuda));
         if (lock.cudnn && !lock.cudnn->reproducible())
             note("note: " + why_not_reproducible(*lock.cudnn));
+        for (const auto* tc : {&lock.cuda, lock.cudnn ? &*lock.cudnn : nullptr})
+            for (const auto& a : tc ? tc->archives : std::vector<LockedArchive>{})
+                if (a.first_use)
+                    note("note: the sha256 of " + a.name + " was trusted on first use (no public source "
+                         "gives it); the lock holds every later download to it");
         hint("git add " + file.u8string(), "commit it; `cvm install --locked` reproduces it elsewhere");
     });
 }
@@ -261,7 +266,8 @@ std::vector<install::InstallResult> install_locked(install::Installer& installer
         } else {
             auto id = parse_cudnn_id(tc->id);
             const LockedArchive& a = tc->archives.front();
-            if (tc->archives.size() == 1 && a.url.find("/cudnn/redist/") != std::string::npos)
+            if (tc->archives.size() == 1 && (a.url.find("/cudnn/redist/") != std::string::npos ||
+                                             a.url.find("/redist/cudnn/") != std::string::npos))
                 r = installer.install_cudnn(id->version.str(), id->cuda.str());
             else
                 r = installer.install_url(mirrored_url(a.url, mirror), a.sha256);

@@ -141,6 +141,11 @@ public:
                 if (!is_sha256(la.sha256))
                     fail(*at.get("sha256"), w + " sha256 of " + printable(la.name) +
                                                 " is not 64 lower-case hex digits");
+                std::string trust = string_of(at, "trust", false, w);
+                if (!trust.empty() && trust != "first-use")
+                    fail(*at.get("trust"), w + " trust of " + printable(la.name) +
+                                               " must be \"first-use\" (or absent)");
+                la.first_use = trust == "first-use";
                 tc.archives.push_back(std::move(la));
             }
         }
@@ -204,6 +209,7 @@ void write_toolchain(std::ostream& out, const LockedToolchain& tc) {
         out << "name = " << toml_string(a.name) << "\n";
         if (!a.url.empty()) out << "url = " << toml_string(a.url) << "\n";
         out << "sha256 = " << toml_string(a.sha256) << "\n";
+        if (a.first_use) out << "trust = \"first-use\"  # no public source gives this sum\n";
     }
 }
 
@@ -250,7 +256,7 @@ LockedToolchain locked_toolchain_of(const Entry& e) {
     tc.components.erase(std::unique(tc.components.begin(), tc.components.end()),
                         tc.components.end());
     for (const auto& a : e.archives)
-        tc.archives.push_back({a.name, lockable_source(a.url), a.sha256});
+        tc.archives.push_back({a.name, lockable_source(a.url), a.sha256, a.first_use});
     std::sort(tc.archives.begin(), tc.archives.end(),
               [](const LockedArchive& a, const LockedArchive& b) {
                   return a.name != b.name ? a.name < b.name : a.sha256 < b.sha256;
@@ -353,9 +359,10 @@ std::vector<std::string> lock_differences(const LockedToolchain& locked, const E
 
 std::string mirrored_url(const std::string& url, const std::optional<std::string>& mirror) {
     if (!mirror || mirror->empty()) return url;
-    // <base>/<product>/redist/<relative path>: the shape of NVIDIA's site and of every mirror.
+    // <base>/<product>/redist/<relative path>: the shape of NVIDIA's site and of every mirror
+    // (<base>/redist/cudnn/v<X.Y.Z>/<archive> for the cuDNN releases before the manifests).
     size_t at = std::string::npos;
-    for (const char* product : {"/cuda/redist/", "/cudnn/redist/"}) {
+    for (const char* product : {"/cuda/redist/", "/cudnn/redist/", "/redist/cudnn/"}) {
         size_t p = url.find(product);
         if (p != std::string::npos && p < at) at = p;
     }

@@ -17,6 +17,7 @@
 //   name = "cuda_nvcc"
 //   url = "https://developer.download.nvidia.com/compute/cuda/redist/..."
 //   sha256 = "<64 hex digits>"
+//   trust = "first-use"                    # only where no public source gives the sum
 //
 //   [cudnn]                                # absent without cuDNN
 //   id = "8.1.0.77-cuda11.2"
@@ -44,6 +45,7 @@ struct LockedArchive {
     std::string name;   // component or file name
     std::string url;    // "" when unknown (installed from a local file without a source URL)
     std::string sha256; // lower-case hex, 64 digits
+    bool first_use = false; // trust = "first-use": no public source gives the sum
 };
 
 struct LockedToolchain {
@@ -106,8 +108,9 @@ std::optional<fs::path> find_lockfile(const fs::path& cwd);
 // may differ: mirrors); a locked import can only be compared by id and platform.
 std::vector<std::string> lock_differences(const LockedToolchain& locked, const Entry& installed);
 
-// A locked URL fetched through CVM_MIRROR: a URL of the shape <base>/<product>/redist/<path>
-// (NVIDIA's site, or the mirror it was installed from) gets `mirror` as its base; other URLs,
+// A locked URL fetched through CVM_MIRROR: a URL of the shape <base>/<product>/redist/<path> or
+// <base>/redist/cudnn/<path> (NVIDIA's site, or the mirror it was installed from) gets `mirror`
+// as its base; other URLs,
 // and any URL when `mirror` is empty, stay as they are. The SHA-256 decides either way.
 std::string mirrored_url(const std::string& url, const std::optional<std::string>& mirror);
 

@@ -61,6 +61,8 @@ std::string serialize_entry(const Entry& e) {
     if (!e.platform.empty()) out << "platform=" << e.platform << "\n";
     for (const auto& c : e.components) out << "component=" << c << "\n";
     for (const auto& a : e.archives) out << "archive=" << a.sha256 << " " << a.name << " " << a.url << "\n";
+    for (const auto& a : e.archives)
+        if (a.first_use) out << "first_use=" << a.name << "\n";
     if (!e.note.empty()) out << "note=" << e.note << "\n";
     if (!e.stamp.empty()) out << "stamp=" << e.stamp << "\n";
     return out.str();
@@ -126,6 +128,9 @@ Entry parse_entry(const std::string& text, const fs::path& dir, const std::strin
             if (s1 != std::string::npos) a.name = value.substr(s1 + 1, s2 == std::string::npos ? std::string::npos : s2 - s1 - 1);
             if (s2 != std::string::npos) a.url = value.substr(s2 + 1);
             e.archives.push_back(a);
+        } else if (key == "first_use") {
+            for (auto& a : e.archives)
+                if (a.name == value) a.first_use = true;
         } else if (key == "note") {
             e.note = value;
         } else if (key == "stamp") {

@@ -31,6 +31,7 @@ struct ArchiveRecord {
     std::string name;   // component or file name
     std::string url;    // where it came from ("" when unknown)
     std::string sha256; // of the archive
+    bool first_use = false; // no public source gives the sum: trusted on first use
 };
 
 struct Entry {

@@ -449,9 +449,11 @@ private:
         drop(t);
         if (code == CURLE_WRITE_ERROR && !t.abort_reason.empty()) {
             t.finished = true;
+            // Beyond a known size it is not the file that was asked for (as a checksum mismatch).
             fail(t, "download of " + t.url + " failed: " + t.abort_reason +
                         "; the partial file was deleted (if it repeats, the mirror or manifest "
-                        "is wrong)");
+                        "is wrong)",
+                 false, t.request->expected_size > 0 ? "checksum" : "network");
         }
         if (code == CURLE_WRITE_ERROR && !t.write_error.empty()) {
             t.finished = true;

@@ -9,6 +9,7 @@
 #include "install/recognize.h"
 #include "install/release_choice.h"
 #include "install/sha256.h"
+#include "install/version_lock.h"
 #include "platform/interrupt.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
@@ -227,8 +228,7 @@ std::string Installer::archive_url(const std::string& product, const std::string
     return options_.mirror + "/" + product + "/redist/" + relative;
 }
 
-namespace {
-
+// Declared in install/version_lock.h (install_legacy.cpp takes it too).
 std::unique_ptr<platform::FileLock> lock_version(const Store& store, Kind kind,
                                                  const std::string& id, Progress* progress) {
     fs::create_directories(store.locks_dir());
@@ -241,8 +241,6 @@ std::unique_ptr<platform::FileLock> lock_version(const Store& store, Kind kind,
     }
     return lock;
 }
-
-} // namespace
 
 InstallResult Installer::commit(Staged& staged, Entry entry) {
     entry.imported = false;
@@ -360,6 +358,7 @@ InstallResult Installer::install_file(const fs::path& archive, const std::string
     if (!r.bin_dir.empty()) e.bin_dirs.push_back(r.bin_dir);
     e.archives.push_back(
         {display, origin.empty() ? fs::absolute(archive).u8string() : origin, digest});
+    e.archives.back().first_use = !first_use_archive_.empty() && display == first_use_archive_;
     if (r.kind == ProductKind::Cudnn) {
         e.kind = Kind::Cudnn;
         auto v = parse_version(r.version, 1, 4);
@@ -744,6 +743,10 @@ InstallResult Installer::install_cudnn(const std::string& version_text, const st
     if (!requested)
         fail_input("\"" + printable(version_text) + "\" is not a cuDNN version like 9.1.0.70");
     const std::string& host = options_.host_platform;
+    if (options_.registry)
+        if (const auto* rel = registry::find_cudnn_release(*options_.registry, *requested);
+            rel && registry::how_fetched(*rel) == registry::Fetch::Archive)
+            return install_legacy_cudnn(*rel, cuda);
     std::string manifest = choose_cudnn_manifest(options_.registry, *requested, cuda, host);
     std::string url = manifest_url("cudnn", manifest);
     Manifest m = parse_manifest(fetch_text(url, options_.download), manifest);
@@ -816,6 +819,9 @@ std::vector<InstallResult> Installer::install_spec(const Spec& spec) {
                        " is in cvm's release list; give the full version (e.g. 9.1.0)",
                    "not_found");
     std::vector<InstallResult> results;
+    if (!installed && spec.cuda.parts.size() < 3 && options_.progress)
+        options_.progress->message("CUDA " + spec.cuda.str() + " is " + toolkit.str() + ", the newest " +
+                                   spec.cuda.str() + " release cvm knows");
     if (!installed) results.push_back(install_toolkit(toolkit.str(), {}));
     if (!cudnn_missing) return results;
     if (cudnn)

@@ -22,7 +22,8 @@
 
 namespace cvm::registry {
 struct Registry;
-}
+struct CudnnRelease;
+} // namespace cvm::registry
 
 namespace cvm::install {
 
@@ -105,6 +106,9 @@ private:
     Store store_;
     InstallerOptions options_;
     std::string held_lock_; // "<kind>-<id>" whose version lock a caller already holds
+    // A cuDNN from before the manifests, from NVIDIA's public folder (install_legacy.cpp).
+    InstallResult install_legacy_cudnn(const registry::CudnnRelease& release, const std::string& cuda);
+    std::string first_use_archive_; // the archive install_file records as trusted on first use
 };
 
 } // namespace cvm::install

@@ -5,25 +5,6 @@
 
 namespace cvm::install {
 
-namespace {
-
-// `cuda`: only the archives of the builds for that CUDA, when given.
-[[noreturn]] void refuse_legacy_cudnn(const registry::CudnnRelease& rel, const std::string& host,
-                                      const std::optional<Version>& cuda) {
-    std::string names;
-    for (const auto& b : rel.builds)
-        if (!cuda || registry::cudnn_build_is_for(b, *cuda))
-            for (const auto& n : host.rfind("windows", 0) == 0 ? b.windows_archives : b.linux_archives)
-            names += (names.empty() ? "" : ", ") + n;
-    fail_input("cuDNN " + rel.version.str() +
-                   " predates NVIDIA's manifests; download its archive from NVIDIA (" +
-                   (names.empty() ? std::string("cudnn-*.tgz / .zip") : names) +
-                   ") and run `cvm install FILE`",
-               "not_installable");
-}
-
-} // namespace
-
 ToolkitChoice choose_toolkit(const registry::Registry* reg, const Version& requested) {
     if (reg) {
         auto rels = registry::find_cuda_releases(*reg, requested);
@@ -48,11 +29,14 @@ ToolkitChoice choose_toolkit(const registry::Registry* reg, const Version& reque
 
 std::string choose_cudnn_manifest(const registry::Registry* reg, const Version& requested,
                                   const std::string& cuda, const std::string& host) {
+    (void)host;
     if (reg) {
         if (const registry::CudnnRelease* rel = registry::find_cudnn_release(*reg, requested)) {
             auto wanted = parse_version(cuda, 1, 2);
-            if (registry::how_fetched(*rel) != registry::Fetch::Manifest)
-                refuse_legacy_cudnn(*rel, host, wanted);
+            if (registry::how_fetched(*rel) != registry::Fetch::Manifest) // Installer::install_cudnn's part
+                fail_input("cuDNN " + rel->version.str() + " predates NVIDIA's manifests; run `cvm install cudnn " +
+                               rel->version.str() + " --cuda " + rel->builds.back().cuda.str() + "`",
+                           "not_installable");
             if (wanted) {
                 std::string variants;
                 for (const auto& b : rel->builds) {
@@ -79,24 +63,40 @@ std::string choose_cudnn_manifest(const registry::Registry* reg, const Version& 
 std::optional<std::pair<std::string, std::string>>
 choose_cudnn_for(const registry::Registry* reg, const Spec& spec, const Version& toolkit,
                  const std::string& host) {
+    (void)host;
     if (!reg || !spec.cudnn) return std::nullopt;
     auto rels = registry::find_cudnn_releases(*reg, *spec.cudnn);
     if (rels.empty()) return std::nullopt;
-    const registry::CudnnRelease* legacy = nullptr;
+    // The newest release of that prefix with a build for the toolkit: from its manifest, or
+    // from NVIDIA's public folder for the releases before the manifests.
     for (auto it = rels.rbegin(); it != rels.rend(); ++it)
-        for (const auto& b : (*it)->builds) {
-            if (spec.cudnn_cuda && b.cuda != *spec.cudnn_cuda) continue;
-            if (!registry::cudnn_build_supports(b, toolkit)) continue;
-            if (registry::how_fetched(**it) == registry::Fetch::Manifest)
-                return std::pair{(*it)->version.str(), b.cuda.str()};
-            if (!legacy) legacy = *it;
+        for (auto b = (*it)->builds.rbegin(); b != (*it)->builds.rend(); ++b) {
+            if (spec.cudnn_cuda && b->cuda != *spec.cudnn_cuda) continue;
+            if (registry::cudnn_build_supports(*b, toolkit)) return std::pair{(*it)->version.str(), b->cuda.str()};
         }
-    if (legacy) refuse_legacy_cudnn(*legacy, host, spec.cudnn_cuda);
     fail_input("no cuDNN " + spec.cudnn->str() +
                    (spec.cudnn_cuda ? " built for CUDA " + spec.cudnn_cuda->str() : std::string()) +
-                   " in cvm's release list supports CUDA " + toolkit.str() +
-                   "; see `cvm list --available cudnn " + spec.cudnn->str() + "`",
+                   " in cvm's release list supports CUDA " + toolkit.str() + "; " +
+                   cudnn_builds_fitting(*reg, toolkit, *spec.cudnn),
                "not_found");
+}
+
+std::string cudnn_builds_fitting(const registry::Registry& reg, const Version& toolkit,
+                                 const Version& wanted) {
+    auto refs = registry::cudnn_builds_for_cuda(reg, toolkit);
+    if (refs.empty()) return "cvm knows no cuDNN build for CUDA " + toolkit.str();
+    // Those of the major asked for, when there are any: 8.1 asked, 8.9.7 is the likely answer.
+    std::vector<registry::CudnnBuildRef> same;
+    for (const auto& r : refs)
+        if (r.release->version.major() == wanted.major()) same.push_back(r);
+    if (!same.empty()) refs = same;
+    // The newest few, newest first: `cvm list --available X.Y` has them all.
+    std::string out;
+    std::size_t shown = 0;
+    for (auto it = refs.rbegin(); it != refs.rend() && shown < 6; ++it, ++shown)
+        out += (out.empty() ? "" : ", ") + it->id();
+    std::string minor = std::to_string(toolkit.major()) + "." + std::to_string(toolkit.minor());
+    return "builds that do: " + out + (refs.size() > shown ? ", ... (`cvm list --available " + minor + "`)" : "");
 }
 
 } // namespace cvm::install

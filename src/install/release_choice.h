@@ -30,10 +30,16 @@ std::string choose_cudnn_manifest(const registry::Registry* reg, const Version& 
                                   const std::string& cuda, const std::string& host);
 
 // The cuDNN release (version) and variant (the CUDA it was built for) that `spec.cudnn` names
-// for the toolkit `toolkit`: the newest cvm can fetch. nullopt when there is no registry or it
-// knows no cuDNN release with that prefix.
+// for the toolkit `toolkit`: the newest that has a build for it (from a manifest, or a legacy
+// archive). nullopt when there is no registry or it knows no cuDNN release with that prefix;
+// refused (listing the builds that fit) when none of that prefix fits the toolkit.
 std::optional<std::pair<std::string, std::string>>
 choose_cudnn_for(const registry::Registry* reg, const Spec& spec, const Version& toolkit,
                  const std::string& host);
+
+// "builds that do: 8.9.7.29-cuda11, ..." (the newest few cuDNN builds supporting `toolkit`, of
+// the major of `wanted` where it has any), for messages that refuse a cuDNN the toolkit cannot use.
+std::string cudnn_builds_fitting(const registry::Registry& reg, const Version& toolkit,
+                                 const Version& wanted);
 
 } // namespace cvm::install

@@ -5,6 +5,7 @@
 
 #include "install/error.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -33,6 +34,11 @@ std::string file_digest(const std::filesystem::path& path, Sha256::Algorithm alg
         }
     }
     return hash.hex_digest();
+}
+
+bool is_sha256_hex(const std::string& s) {
+    return s.size() == 64 &&
+           std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
 bool sha256_equal(const std::string& a, const std::string& b) {

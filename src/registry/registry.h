@@ -239,7 +239,8 @@ bool cudnn_build_is_for(const CudnnBuild& build, const Version& cuda);
 // ---- How cvm gets a release ----------------------------------------------------------------
 
 // Manifest: `cvm install` fetches it (NVIDIA's redistributable manifests). Archive: a cuDNN from
-// before the manifests; the user downloads its archive and runs `cvm install FILE`. Installer: a
+// before the manifests; `cvm install` fetches its archive from NVIDIA's public folder
+// (install/legacy_cudnn.h). Installer: a
 // CUDA from before the manifests (11.4.0); NVIDIA's installer, then `cvm import DIR`.
 enum class Fetch { Manifest, Archive, Installer };
 const char* fetch_name(Fetch how); // "manifest", "archive", "installer"

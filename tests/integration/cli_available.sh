@@ -43,10 +43,10 @@ assert_contains "$ERR" "'11.x' is not a valid PREFIX"
 
 # ---- JSON: what it calls installable is what `cvm install` accepts ----------------------------
 expect_rc 0 "$CVM" list --available --json
-json_get 'all(e["installable"] == (e["how"] == "manifest") for k in ("cuda", "cudnn") for e in d[k])' | grep -qx True ||
+json_get 'all(e["installable"] == (e["how"] != "installer") for k in ("cuda", "cudnn") for e in d[k])' | grep -qx True ||
     fail "installable disagrees with how"
 assert_eq "$(json_get '[(e["how"], e["installable"], e["installed"], e["released"]) for e in d["cudnn"] if e["id"] == "8.1.0.77-cuda11.2"]')" \
-    "[('archive', False, True, '2021-01')]"
+    "[('archive', True, True, '2021-01')]"
 assert_eq "$(json_get '[(e["min_driver"], e["driver_linux"]) for e in d["cuda"] if e["id"] == "11.2.2"]')" \
     "[('460.32.03', '460.32.03')]"
 # Every 5th release of each kind, through the real install: refused by the registry (exit 2,
@@ -83,7 +83,7 @@ latest_rows=(
     "11.2${S}1${S}"
     "11.4${S}0${S}11.4.4"
     "cuda 11${S}0${S}11.8.0"
-    "cudnn 8.1${S}1${S}"
+    "cudnn 8.1${S}0${S}8.1.1.33"
     "cudnn 8${S}0${S}8.9.7.29"
     "11 --installed${S}0${S}11.2.2"
     "cudnn --installed${S}0${S}8.1.0.77-cuda11.2"

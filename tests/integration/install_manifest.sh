@@ -8,13 +8,7 @@ trap 'stop_server; cleanup_test_tmp' EXIT
 M="$TEST_TMP/mirror"
 R="$M/cuda/redist"
 mkdir -p "$R" "$M/cudnn/redist"
-comp() { # KEY VERSION ARGS...
-    local key=$1 version=$2; shift 2
-    local top="$key-linux-x86_64-$version-archive"
-    mkdir -p "$R/$key/linux-x86_64"
-    $MK component "$R/$key/linux-x86_64/$top.tar.xz" --folder "$top" "$@"
-    ENTRIES+=(--entry "$key=$version=$key/linux-x86_64/$top.tar.xz")
-}
+comp() { redist_component "$R" "$@"; }
 ENTRIES=()
 comp cuda_nvcc 12.4.131 --tool bin/nvcc --tool bin/ptxas --header crt/host_defines.h --big 2
 comp cuda_cudart 12.4.127 --lib libcudart.so --header cuda_runtime.h --cuda-h 12.4

@@ -41,7 +41,7 @@ refused=(
     "2${S}not_installable${S}CUDA 11.2.2 has no redistributable manifest${S}11.2+8.1.0.77"
     "2${S}not_installable${S}CUDA 11.2.2 has no redistributable manifest${S}11.2.2+8.1.0.77"
     "2${S}not_installable${S}CUDA 11.2.2 has no redistributable manifest${S}cuda${S}11.2"
-    "2${S}not_installable${S}cuDNN 8.1.1.33 predates NVIDIA's manifests; download its archive from NVIDIA (cudnn-11.2-linux-x64-v8.1.1.33.tgz)${S}cudnn${S}8.1${S}--cuda${S}11.2"
+    "2${S}not_found${S}cuDNN 8.1.1.33 has no build for CUDA 12 (its builds are for CUDA 10.2, 11.2)${S}cudnn${S}8.1${S}--cuda${S}12"
     "2${S}not_found${S}CUDA 12.99 is not in cvm's release list${S}12.99"
 )
 for row in "${refused[@]}"; do

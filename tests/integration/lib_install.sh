@@ -15,6 +15,16 @@ assert_store() { # KIND "ID ID..."
     assert_eq "$staged" "" "staging leftovers"
 }
 
+# redist_component DIR KEY VERSION ARGS...: a component archive of NVIDIA's redist layout in
+# DIR/KEY/linux-x86_64/ (make_archives.py component ARGS), its manifest entry added to ENTRIES.
+redist_component() {
+    local dir=$1 key=$2 version=$3; shift 3
+    local top="$key-linux-x86_64-$version-archive"
+    mkdir -p "$dir/$key/linux-x86_64"
+    $MK component "$dir/$key/linux-x86_64/$top.tar.xz" --folder "$top" "$@"
+    ENTRIES+=(--entry "$key=$version=$key/linux-x86_64/$top.tar.xz")
+}
+
 # Starts tests/integration/http_server.py on DIR with RULES...; sets HTTP_PORT, HTTP_LOG.
 start_server() {
     local dir=$1; shift

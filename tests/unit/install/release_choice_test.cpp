@@ -8,6 +8,7 @@
 #include "install/error.h"
 #include "install/release_choice.h"
 #include "registry/registry.h"
+#include "test_util.h"
 
 using namespace cvm;
 using namespace cvm::install;
@@ -15,8 +16,7 @@ using namespace cvm::install;
 namespace {
 
 const registry::Registry& real() {
-    static const registry::Registry reg = registry::load_registry(registry::source_tree_registry_dir());
-    return reg;
+    return test::real_registry();
 }
 
 Version V(const std::string& text) {
@@ -88,8 +88,9 @@ TEST_CASE("a cuDNN version and --cuda are checked against the registry's builds"
         {"8.9", "", "redistrib_8.9.7.json", ""}, // the manifest's variants decide later
         {"8.9", "13", "", "not_found: cuDNN 8.9.7.29 has no build for CUDA 13 (its builds are for CUDA 11, 12)"},
         {"9.1.0", "10", "", "not_found: cuDNN 9.1.0.70 has no build for CUDA 10"},
-        {"8.1.0.77", "11.2", "", "not_installable: cuDNN 8.1.0.77 predates NVIDIA's manifests; download its archive "
-                                 "from NVIDIA (cudnn-11.2-linux-x64-v8.1.0.77.tgz)"},
+        // Legacy releases go to Installer::install_legacy_cudnn before this is asked.
+        {"8.1.0.77", "11.2", "", "not_installable: cuDNN 8.1.0.77 predates NVIDIA's manifests; run `cvm install "
+                                 "cudnn 8.1.0.77 --cuda 11.2`"},
         {"8.1", "", "", "not_installable: cuDNN 8.1.1.33 predates"},
         {"1.2", "", "", "not_found: cuDNN 1.2 is not in cvm's release list"},
         {"9.99.1", "12", "redistrib_9.99.1.json", ""},
@@ -117,7 +118,13 @@ TEST_CASE("a spec's cuDNN is chosen for its toolkit before anything is fetched")
         {"12.4+8.9.7.29-cuda12", "12.2.2", "8.9.7.29 12", ""},
         {"13+8.9", "13.0.0", "", "not_found: no cuDNN 8.9 in cvm's release list supports CUDA 13.0.0"},
         {"12.4+8.1", "12.4.1", "", "not_found: no cuDNN 8.1 in cvm's release list supports CUDA 12.4.1"},
-        {"11.2+8.1.0.77", "11.2.2", "", "not_installable: cuDNN 8.1.0.77 predates NVIDIA's manifests"},
+        {"11.2+8.1.0.77", "11.2.2", "8.1.0.77 11.2", ""}, // a legacy archive
+        {"11.4+8.2", "11.4.4", "8.2.4.15 11.4", ""},
+        {"10.2+8", "10.2.89", "8.7.0.84 10", ""},
+        {"11.8+8.1", "11.8.0", "",
+         "not_found: no cuDNN 8.1 in cvm's release list supports CUDA 11.8.0; builds that do: 8.9.7.29-cuda11, "
+         "8.9.6.50-cuda11,"},
+        {"11.8+8.1.0.77-cuda11.2", "11.8.0", "", "not_found: no cuDNN 8.1.0.77 built for CUDA 11.2 in cvm's release list"},
         {"12.4+1.2", "12.4.1", "none", ""}, // unknown to the registry: the caller tries the version as given
     };
     for (const Row& row : rows) {

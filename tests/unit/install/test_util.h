@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "registry/registry.h"
+
 namespace cvm::install::test {
 
 namespace fs = std::filesystem;
@@ -20,6 +22,12 @@ inline fs::path repo_root() {
     // This file lives in <repo>/tests/unit/install/.
     return fs::path(__FILE__).parent_path().parent_path().parent_path().parent_path();
 #endif
+}
+
+// The registry of the source tree (registry/), loaded once.
+inline const registry::Registry& real_registry() {
+    static const registry::Registry reg = registry::load_registry(registry::source_tree_registry_dir());
+    return reg;
 }
 
 inline fs::path redist_fixtures() {
