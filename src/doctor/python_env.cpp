@@ -163,6 +163,14 @@ std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& se
 
 std::string default_python() {
     if (auto p = platform::get_env("CVM_PYTHON")) return *p;
+    // An activated virtual environment, even where its bin folder is not first on PATH.
+    if (auto venv = platform::get_env("VIRTUAL_ENV"); venv && !venv->empty()) {
+        const bool windows = platform::host_os() == platform::Os::Windows;
+        for (const char* name : {"python3", "python"}) {
+            auto candidate = fs::u8path(*venv) / (windows ? "Scripts" : "bin") / (std::string(name) + (windows ? ".exe" : ""));
+            if (platform::is_executable(candidate)) return candidate.u8string();
+        }
+    }
     auto path = platform::get_env("PATH");
     for (const char* name : {"python3", "python"}) {
         auto found = platform::find_executable(name, path ? *path : std::string());
