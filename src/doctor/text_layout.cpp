@@ -94,7 +94,8 @@ std::string wrap_visible(const std::string& line, std::size_t width, std::size_t
         if (end == std::string::npos) end = line.size();
         const std::string word = line.substr(i, end - i);
         const std::size_t w = visible_width(word);
-        if (!fresh && col + spaces.size() + w > width) {
+        // A new line gains nothing for a word that would start at the indent column anyway.
+        if (!fresh && col + spaces.size() + w > width && col + spaces.size() > indent) {
             out += "\n" + std::string(indent, ' ');
             col = indent;
         } else {
