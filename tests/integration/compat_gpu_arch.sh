@@ -16,7 +16,7 @@ fake_gpu "Tesla V100-SXM2-16GB" 7.0
 cd "$T/p13"
 OUT=$("$CVM" doctor --json) || true
 assert_contains "$(finding_codes)" "error:gpu-arch-unsupported"
-msg=$(json_get '[f["message"] for f in d["findings"] if f["code"] == "gpu-arch-unsupported"][0]')
+msg=$(finding_message gpu-arch-unsupported)
 assert_contains "$msg" "CUDA 13.0 cannot build for sm_70 (Tesla V100-SXM2-16GB, compute capability 7.0): it starts at compute_75"
 
 fake_gpu "NVIDIA H200" 9.0
@@ -25,7 +25,7 @@ assert_not_contains "$(finding_codes)" "gpu-arch"
 cd "$T/p11"
 OUT=$("$CVM" doctor --json) || true
 assert_contains "$(finding_codes)" "note:gpu-arch-jit"
-msg=$(json_get '[f["message"] for f in d["findings"] if f["code"] == "gpu-arch-jit"][0]')
+msg=$(finding_message gpu-arch-jit)
 assert_contains "$msg" "CUDA 11.2 cannot build for sm_90 (NVIDIA H200, compute capability 9.0); its newest PTX, compute_86, will be JIT-compiled"
 
 # A driver too old to answer the compute_cap query: nothing is said about architectures.

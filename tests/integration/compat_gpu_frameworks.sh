@@ -21,7 +21,7 @@ cd "$T/p"
 fake_gpu "NVIDIA H200" 9.0
 OUT=$("$CVM" doctor --json) || true
 assert_contains "$(finding_codes)" "error:cudnn-arch-unsupported"
-msg=$(json_get '[f["message"] for f in d["findings"] if f["code"] == "cudnn-arch-unsupported"][0]')
+msg=$(finding_message cudnn-arch-unsupported)
 assert_contains "$msg" "cuDNN 8.1.0 does not support sm_90 (NVIDIA H200, compute capability 9.0): its build supports compute capability 3.5 to 8.6; cuDNN 8.6 to"
 assert_contains "$(finding_codes)" "note:gpu-arch-jit"
 # A V100 is fine for both.
@@ -55,7 +55,7 @@ fake_gpu "NVIDIA GeForce RTX 5090" 12.0
 OUT=$("$CVM" doctor --json) || true
 assert_eq "$(json_get 'd["python"]["executable"]')" "$V/bin/python3" "VIRTUAL_ENV's interpreter"
 assert_contains "$(finding_codes)" "error:torch-arch-unsupported"
-msg=$(json_get '[f["message"] for f in d["findings"] if f["code"] == "torch-arch-unsupported"][0]')
+msg=$(finding_message torch-arch-unsupported)
 assert_contains "$msg" "PyTorch 2.1.2+cu121 cannot run on sm_120 (NVIDIA GeForce RTX 5090, compute capability 12.0): it has kernels for sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 sm_90 and no PTX"
 assert_contains "$msg" "$V/bin/python3"
 
@@ -66,7 +66,7 @@ assert_not_contains "$(finding_codes)" "torch-arch"
 archs "sm_50 sm_60 sm_70 sm_75 sm_80 sm_86 compute_86" False
 OUT=$("$CVM" doctor --json) || true
 assert_contains "$(finding_codes)" "note:torch-arch-jit"
-msg=$(json_get '[f["message"] for f in d["findings"] if f["code"] == "torch-arch-jit"][0]')
+msg=$(finding_message torch-arch-jit)
 assert_contains "$msg" "its PTX, compute_86, will be JIT-compiled"
 
 # A torch that fails to import says nothing about architectures.

@@ -89,5 +89,7 @@ fake_gpu() {
 
 # json_get EXPR: evaluates a Python expression over the JSON document in $OUT (bound to d).
 json_get() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" <<<"$OUT"; }
+# finding_message CODE: the message of the first finding with that code.
+finding_message() { json_get "[f['message'] for f in d['findings'] if f['code'] == '$1'][0]"; }
 # finding_codes: the findings' "severity:code" pairs, space separated.
 finding_codes() { json_get '" ".join(f["severity"] + ":" + f["code"] for f in d["findings"])'; }
