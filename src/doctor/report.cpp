@@ -228,7 +228,8 @@ std::string report_text(const DoctorReport& r, bool colour, const TextLayout& la
     if (!r.libraries.empty()) {
         line("");
         line(st.bold("Libraries") + st.dim("  now = a program started in this shell, cvm = "
-                                           "through cvm exec or the shims"));
+                                           "through cvm exec or the shims"),
+             11);
         // Group by family, keeping the report's order; main libraries one line per scenario,
         // sub-libraries summarised when they sit beside their main library.
         std::vector<std::string> families;
