@@ -10,6 +10,7 @@
 // /var/lib/dpkg, for the owners of cuDNN files).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/commands.h"
@@ -24,6 +25,29 @@
 namespace cvm::cli {
 
 namespace {
+
+// The text report's layout: wrapped to COLUMNS, else to the terminal on stdout (not when it is a
+// pipe or file), with the home folder as ~.
+doctor::TextLayout doctor_layout() {
+    doctor::TextLayout layout;
+    if (auto columns = platform::get_env("COLUMNS")) {
+        try {
+            int n = std::stoi(*columns);
+            if (n >= 40 && n <= 1000) layout.width = static_cast<std::size_t>(n);
+        } catch (const std::exception&) {
+        }
+    }
+    if (layout.width == 0) {
+        int n = platform::terminal_columns(1);
+        if (n > 0) layout.width = static_cast<std::size_t>(std::max(n, 40));
+    }
+    if (auto home = platform::home_dir_if_any()) {
+        std::string h = home->u8string();
+        while (h.size() > 1 && h.back() == '/') h.pop_back();
+        layout.home = h;
+    }
+    return layout;
+}
 
 std::vector<std::string> split_colon_list(const std::string& text) {
     std::vector<std::string> out;
@@ -139,14 +163,14 @@ void register_doctor(CLI::App& app) {
         if (report.resolved) {
             for (auto& f : compat::host_compiler_findings(store, report.resolved->toolkit, in.env))
                 report.findings.push_back(std::move(f));
-            for (auto& f : compat::gpu_arch_findings(report.resolved->toolkit))
+            for (auto& f : compat::gpu_arch_findings(*report.resolved, report.python))
                 report.findings.push_back(std::move(f));
         }
         if (*json) {
             print_json(report_json(report));
         } else {
             const bool colour = colour_allowed(1);
-            std::string text = report_text(report, colour);
+            std::string text = report_text(report, colour, doctor_layout());
             std::fwrite(text.data(), 1, text.size(), stdout);
         }
         if (!report.healthy()) throw ExitCode{1};

@@ -6,8 +6,33 @@
 #include "cli/context.h"
 #include "cli/errors.h"
 #include "core/modules.h"
+#include "registry/registry.h"
 
 namespace cvm::cli {
+
+namespace {
+
+// The Linux driver floors of each toolkit from the registry, for the modules' load-time check.
+std::function<ModuleDriverFloors(const Entry&)> module_driver_floors() {
+    auto reg = std::make_shared<registry::Registry>();
+    try {
+        *reg = registry::load_default_registry();
+    } catch (const std::exception&) {
+        return {}; // no registry: modules without a driver check
+    }
+    return [reg](const Entry& tk) {
+        ModuleDriverFloors f;
+        f.major = tk.version.major();
+        using registry::DriverRule;
+        if (auto r = registry::minimum_driver(*reg, tk.version, registry::Platform::Linux, DriverRule::Toolkit))
+            f.release = r->driver.text;
+        if (auto r = registry::minimum_driver(*reg, tk.version, registry::Platform::Linux, DriverRule::MinorCompat))
+            f.compat = r->driver.text;
+        return f;
+    };
+}
+
+} // namespace
 
 void register_export(CLI::App& app) {
     auto* cmd = app.add_subcommand(
@@ -39,7 +64,7 @@ void register_export(CLI::App& app) {
         Store store = open_store();
         ExportResult r;
         try {
-            r = export_modules(store, out, f);
+            r = export_modules(store, out, f, platform::host_os(), module_driver_floors());
         } catch (const fs::filesystem_error& e) {
             throw Failure("export: " + system_error_line(e));
         }

@@ -1,8 +1,10 @@
 #include "compat/doctor_checks.h"
 
 #include "compat/auto_host_compiler.h"
+#include "compat/cudnn_arch.h"
 #include "compat/cudnn_files.h"
 #include "compat/gpu_arch.h"
+#include "compat/torch_arch.h"
 
 #include <algorithm>
 #include <set>
@@ -64,26 +66,61 @@ std::vector<doctor::Finding> host_compiler_findings(const Store& store, const En
     return out;
 }
 
-std::vector<doctor::Finding> gpu_arch_findings(const Entry& toolkit) {
-    std::vector<doctor::Finding> out;
+std::vector<doctor::Finding> gpu_arch_findings(const Resolved& resolved,
+                                               const std::optional<doctor::PythonInfo>& python) {
+    using doctor::Finding;
+    using doctor::Severity;
+    std::vector<Finding> out;
     auto gpus = detect_gpus();
     if (gpus.empty()) return out;
-    std::vector<GpuArchRow> table;
+    // The toolkit.
     try {
-        table = load_gpu_arch_table();
+        std::vector<GpuArchRow> table = load_gpu_arch_table();
+        if (const GpuArchRow* row = arch_row(table, resolved.toolkit.version))
+            for (const auto& gpu : gpus) {
+                ArchJudgement j = judge_arch(*row, gpu, table);
+                if (j.support == ArchSupport::None)
+                    out.push_back({Severity::error, "gpu-arch-unsupported", j.message,
+                                   "select a toolkit that builds for it with `cvm use SPEC`"});
+                else if (j.support == ArchSupport::PtxJit)
+                    out.push_back({Severity::note, "gpu-arch-jit", j.message, ""});
+            }
     } catch (const std::exception&) {
-        return out;
     }
-    const GpuArchRow* row = arch_row(table, toolkit.version);
-    if (!row) return out;
-    for (const auto& gpu : gpus) {
-        ArchJudgement j = judge_arch(*row, gpu, table);
-        if (j.support == ArchSupport::None)
-            out.push_back({doctor::Severity::error, "gpu-arch-unsupported", j.message,
-                           "select a toolkit that builds for it with `cvm use SPEC`"});
-        else if (j.support == ArchSupport::PtxJit)
-            out.push_back({doctor::Severity::note, "gpu-arch-jit", j.message, ""});
+    // The cuDNN build.
+    if (resolved.cudnn) {
+        try {
+            std::vector<CudnnArchRow> table = load_cudnn_arch_table();
+            if (const CudnnArchRow* row = cudnn_arch_row(table, resolved.cudnn->version, resolved.cudnn->cuda))
+                for (const auto& gpu : gpus) {
+                    CudnnArchJudgement j = judge_cudnn_arch(*row, resolved.cudnn->version, gpu, table);
+                    if (j.support == CudnnArchSupport::None)
+                        out.push_back({Severity::error, "cudnn-arch-unsupported", j.message,
+                                       "select a cuDNN that supports it with `cvm use CUDA+CUDNN`"});
+                    else if (j.support == CudnnArchSupport::ForwardOnly)
+                        out.push_back({Severity::note, "cudnn-arch-forward", j.message, ""});
+                }
+        } catch (const std::exception&) {
+        }
     }
+    // PyTorch of the active Python (a GPU build only: a CPU build has nothing to judge).
+    if (python)
+        for (const auto& f : python->frameworks) {
+            if (f.name != "pytorch" || !f.cuda) continue;
+            auto archs = torch_arch_list(python->executable);
+            if (!archs || archs->empty()) break;
+            const std::string torch = "PyTorch " + (f.version.empty() ? std::string("(version unknown)") : f.version);
+            for (const auto& gpu : gpus) {
+                TorchArchJudgement j = judge_torch_arch(*archs, gpu, torch);
+                if (j.support == TorchArchSupport::None)
+                    out.push_back({Severity::error, "torch-arch-unsupported", j.message + " (" + python->executable + ")",
+                                   "install a PyTorch build whose torch.cuda.get_arch_list() holds sm_" +
+                                       std::to_string(gpu.cc) + " (a build for a newer CUDA)"});
+                else if (j.support == TorchArchSupport::PtxJit)
+                    out.push_back({Severity::note, "torch-arch-jit", j.message + " (" + python->executable + ")", ""});
+            }
+            break;
+        }
     return out;
 }
 

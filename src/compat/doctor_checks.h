@@ -17,10 +17,15 @@ namespace cvm::compat {
 std::vector<doctor::Finding> host_compiler_findings(const Store& store, const Entry& toolkit,
                                                     const std::map<std::string, std::string>& env);
 
-// The GPUs' compute capabilities (nvidia-smi) against the architectures the toolkit builds for.
+// The GPUs' compute capabilities (nvidia-smi) against the architectures the toolkit builds for,
+// the selected cuDNN build supports (registry/cudnn_archs.toml) and the active Python's PyTorch
+// was compiled for (torch.cuda.get_arch_list(), asked only when a GPU build of torch is there).
 // Codes: gpu-arch-unsupported (error: the toolkit's programs cannot run on a GPU here),
-// gpu-arch-jit (note: only an older PTX, JIT-compiled at start).
-std::vector<doctor::Finding> gpu_arch_findings(const Entry& toolkit);
+// gpu-arch-jit (note: only an older PTX, JIT-compiled at start), cudnn-arch-unsupported (error),
+// cudnn-arch-forward (note: cuDNN 9's forward-compatible subset only), torch-arch-unsupported
+// (error), torch-arch-jit (note).
+std::vector<doctor::Finding> gpu_arch_findings(const Resolved& resolved,
+                                               const std::optional<doctor::PythonInfo>& python);
 
 // The cuDNN files each scenario loads, read for their real version (cudnn_files.h): the
 // libraries' versions become what the files say, and the doctor's per-file

@@ -97,16 +97,17 @@ std::vector<Gpu> detect_gpus() {
     return out ? gpus_from_smi_compute_cap(*out) : std::vector<Gpu>{};
 }
 
-namespace {
-std::string sm(unsigned cc) { return "sm_" + std::to_string(cc); }
 std::string cc_text(unsigned cc) { return std::to_string(cc / 10) + "." + std::to_string(cc % 10); }
-} // namespace
+
+std::string describe_gpu(const Gpu& gpu) {
+    return "sm_" + std::to_string(gpu.cc) + " (" + gpu.name + ", compute capability " + cc_text(gpu.cc) + ")";
+}
 
 ArchJudgement judge_arch(const GpuArchRow& row, const Gpu& gpu, const std::vector<GpuArchRow>& table) {
     ArchJudgement j;
     if (std::find(row.compute.begin(), row.compute.end(), gpu.cc) != row.compute.end()) return j;
     const std::string cuda = "CUDA " + row.cuda.str();
-    const std::string who = sm(gpu.cc) + " (" + gpu.name + ", compute capability " + cc_text(gpu.cc) + ")";
+    const std::string who = describe_gpu(gpu);
     // The toolkits that build for it natively, oldest and newest, for the advice.
     std::vector<const GpuArchRow*> native;
     for (const auto& r : table)

@@ -32,6 +32,10 @@ struct Gpu {
 std::vector<Gpu> gpus_from_smi_compute_cap(std::string_view text);
 // The GPUs of this machine through CVM_NVIDIA_SMI or nvidia-smi on PATH; empty when none answer.
 std::vector<Gpu> detect_gpus();
+// "sm_90 (NVIDIA H200, compute capability 9.0)", how every message names a GPU.
+std::string describe_gpu(const Gpu& gpu);
+// "9.0" of 90.
+std::string cc_text(unsigned cc);
 
 enum class ArchSupport { Native, PtxJit, None };
 struct ArchJudgement {

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "core/module_driver.h"
 #include "core/view.h"
 
 namespace cvm {
@@ -18,6 +19,8 @@ namespace {
 bool is_path_variable(const std::string& name) {
     return name == "PATH" || name == "LD_LIBRARY_PATH";
 }
+
+} // namespace
 
 // A Lua string literal: every byte that could end or bend the literal is escaped.
 std::string lua_string(const std::string& s) {
@@ -100,6 +103,8 @@ std::string tcl_string(const std::string& s) {
     return out + "\"";
 }
 
+namespace {
+
 std::string header_line(const ModuleFile& m, ModuleFormat f) {
     return std::string(kModuleMarker) + " " + m.name() + ", written by `cvm export " +
            (f == ModuleFormat::Lua ? "lmod" : "tcl") +
@@ -180,6 +185,7 @@ std::string render_lua(const ModuleFile& m) {
         out << "whatis(" << lua_string(w) << ")\n";
     out << "family(" << lua_string(kind_dir(m.kind)) << ")\n";
     if (m.kind == Kind::Cuda) {
+        out << driver_check_lua(m.name(), m.version, m.driver);
         render_actions_lua(out, m.branches.front(), "");
         return out.str();
     }
@@ -222,6 +228,7 @@ std::string render_tcl(const ModuleFile& m) {
     out << "conflict " << kind_dir(m.kind) << "\n";
     out << kTclPushenv;
     if (m.kind == Kind::Cuda) {
+        out << driver_check_tcl(m.name(), m.version, m.driver);
         render_actions_tcl(out, m.branches.front(), "");
         return out.str();
     }
@@ -376,7 +383,8 @@ fs::path module_file_name(const ModuleFile& m, ModuleFormat format) {
 }
 
 ExportResult export_modules(const Store& store, const fs::path& dir, ModuleFormat format,
-                            platform::Os os) {
+                            platform::Os os,
+                            const std::function<ModuleDriverFloors(const Entry&)>& driver_floors) {
     ExportResult result;
     std::vector<Entry> toolkits;
     for (auto& e : store.list(Kind::Cuda)) {
@@ -395,8 +403,11 @@ ExportResult export_modules(const Store& store, const fs::path& dir, ModuleForma
         result.written.push_back(target);
         keep.insert(target);
     };
-    for (const auto& tk : toolkits)
-        emit(toolkit_module(store, tk, os));
+    for (const auto& tk : toolkits) {
+        ModuleFile m = toolkit_module(store, tk, os);
+        if (driver_floors && os == platform::Os::Linux) m.driver = driver_floors(tk);
+        emit(m);
+    }
     for (const auto& dnn : store.list(Kind::Cudnn)) {
         auto id = parse_cudnn_id(dnn.id);
         if (!id || dnn.entry_dir.filename().u8string() != dnn.id) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/environment.h"
+#include "core/module_driver.h"
 #include "core/store.h"
 #include "platform/platform.h"
 
@@ -47,6 +48,8 @@ struct ModuleFile {
     std::vector<std::string> whatis;
     // cuda: exactly one; cudnn: one per compatible toolkit, newest first (never empty).
     std::vector<ModuleActions> branches;
+    // cuda: the driver floors the module checks when loaded (module_driver.h); none when empty.
+    ModuleDriverFloors driver;
 
     std::string name() const { return std::string(kind_dir(kind)) + "/" + id; }
 };
@@ -62,6 +65,11 @@ ModuleFile toolkit_module(const Store& store, const Entry& toolkit, platform::Os
 // returns the merged view of a combination (ensure_view in production).
 ModuleFile cudnn_module(const Store& store, const Entry& cudnn, const std::vector<Entry>& toolkits,
                         const std::function<fs::path(const Resolved&)>& view_for, platform::Os os);
+
+// A Lua string literal / a Tcl word in double quotes holding `s` exactly (nothing in it is
+// substituted).
+std::string lua_string(const std::string& s);
+std::string tcl_string(const std::string& s);
 
 // The modulefile's text.
 std::string render_module(const ModuleFile& m, ModuleFormat format);
@@ -81,7 +89,9 @@ struct ExportResult {
 
 // Writes the modules of every toolkit and cuDNN build of `store` (all layers) into `dir`,
 // making the merged views they name (in the writable layer). Files are replaced atomically.
+// `driver_floors` (Linux modules) gives each toolkit's driver floors for its load-time check.
 ExportResult export_modules(const Store& store, const fs::path& dir, ModuleFormat format,
-                            platform::Os os = platform::host_os());
+                            platform::Os os = platform::host_os(),
+                            const std::function<ModuleDriverFloors(const Entry&)>& driver_floors = {});
 
 } // namespace cvm

@@ -374,7 +374,7 @@ private:
             return;
         }
         if (selected && main.from_selection == false) {
-            add(Severity::error, "library-not-selected",
+            add(Severity::error, "library-outside-selection",
                 main.name + " loads from " + where(main) + " (" + main.origin +
                     "), not from the selected " + set.family + ", even through cvm",
                 remove_hint(main, true));

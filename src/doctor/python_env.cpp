@@ -166,8 +166,10 @@ std::string default_python() {
     // An activated virtual environment, even where its bin folder is not first on PATH.
     if (auto venv = platform::get_env("VIRTUAL_ENV"); venv && !venv->empty()) {
         const bool windows = platform::host_os() == platform::Os::Windows;
-        fs::path python = fs::u8path(*venv) / (windows ? "Scripts" : "bin") / (windows ? "python.exe" : "python");
-        if (platform::is_executable(python)) return python.u8string();
+        for (const char* name : {"python3", "python"}) {
+            auto candidate = fs::u8path(*venv) / (windows ? "Scripts" : "bin") / (std::string(name) + (windows ? ".exe" : ""));
+            if (platform::is_executable(candidate)) return candidate.u8string();
+        }
     }
     auto path = platform::get_env("PATH");
     for (const char* name : {"python3", "python"}) {

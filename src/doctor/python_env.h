@@ -6,8 +6,8 @@
 //   torch/lib/                 a bundled libcudnn.so.N / cudnn64_N.dll
 //   tensorflow/python/platform/build_info.py   'cuda_version': '11.2', 'cudnn_version': '8'
 //   nvidia/cudnn/              the nvidia-cudnn-cu* wheel (with its *.dist-info version)
-// CVM_PYTHON names the interpreter (tests use a fake); else the activated virtual environment's
-// ($VIRTUAL_ENV); else python3, then python, on PATH.
+// CVM_PYTHON names the interpreter (tests use a fake); else the VIRTUAL_ENV's python3 / python;
+// else python3, then python, on PATH.
 
 #include "file_system_view.h"
 
@@ -45,7 +45,7 @@ std::optional<std::string> build_info_value(std::string_view text, std::string_v
 std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& search_path,
                                               const FileSystemView& fs);
 
-// The interpreter to ask: CVM_PYTHON, else $VIRTUAL_ENV's, else python3 / python on PATH; empty
+// The interpreter to ask: CVM_PYTHON, else VIRTUAL_ENV's, else python3 / python on PATH; empty
 // when none.
 std::string default_python();
 

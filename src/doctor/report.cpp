@@ -176,10 +176,16 @@ nlohmann::json report_json(const DoctorReport& r) {
     return doc;
 }
 
-std::string report_text(const DoctorReport& r, bool colour) {
+std::string report_text(const DoctorReport& r, bool colour, const TextLayout& layout) {
     Style st{colour};
     std::string out;
-    auto line = [&](const std::string& s) { out += s + "\n"; };
+    TextLayout paths = layout;
+    if (paths.stores.empty()) paths.stores = r.store_layers;
+    const std::size_t longest = std::max<std::size_t>(40, layout.width / 2);
+    // Each line with its paths shortened, wrapped with its continuation lines `indent` deep.
+    auto line = [&](const std::string& s, std::size_t indent = 10) {
+        out += wrap_visible(shorten_paths(s, paths, longest), layout.width, indent) + "\n";
+    };
 
     if (r.resolved) {
         line(st.bold(pad("Selected", 10)) + r.resolved->active() + "  " +
@@ -222,7 +228,8 @@ std::string report_text(const DoctorReport& r, bool colour) {
     if (!r.libraries.empty()) {
         line("");
         line(st.bold("Libraries") + st.dim("  now = a program started in this shell, cvm = "
-                                           "through cvm exec or the shims"));
+                                           "through cvm exec or the shims"),
+             11);
         // Group by family, keeping the report's order; main libraries one line per scenario,
         // sub-libraries summarised when they sit beside their main library.
         std::vector<std::string> families;
@@ -239,7 +246,7 @@ std::string report_text(const DoctorReport& r, bool colour) {
             for (const auto* m : mains) {
                 const std::string name = m->name == last_name ? "" : m->name;
                 last_name = m->name;
-                line("  " + pad(name, 26) + scenario_label(m->scenario) + "  " + load_line(*m, st));
+                line("  " + pad(name, 26) + scenario_label(m->scenario) + "  " + load_line(*m, st), 33);
             }
             if (subs.empty()) continue;
             for (const char* scenario : {"current", "selected"}) {
@@ -269,7 +276,8 @@ std::string report_text(const DoctorReport& r, bool colour) {
                     for (const auto* s : missing)
                         names += (names.empty() ? "" : ", ") + s->name;
                     line("  " + pad("  " + std::to_string(missing.size()) + " sub-libraries", 26) +
-                         scenario_label(scenario) + "  " + st.wrap("31", "not found: " + names));
+                         scenario_label(scenario) + "  " + st.wrap("31", "not found: " + names),
+                         33);
                     odd = other;
                     if (odd.empty()) continue;
                 }
@@ -278,11 +286,13 @@ std::string report_text(const DoctorReport& r, bool colour) {
                          pad("  " + std::to_string(count) +
                                  (count == 1 ? " sub-library" : " sub-libraries"),
                              26) +
-                         scenario_label(scenario) + "  " + st.dim("all beside " + main->name));
+                         scenario_label(scenario) + "  " + st.dim("all beside " + main->name),
+                         33);
                 } else {
                     for (const auto* s : odd)
                         line("  " + pad("  " + s->name, 26) + scenario_label(scenario) + "  " +
-                             load_line(*s, st));
+                                 load_line(*s, st),
+                             33);
                 }
             }
         }
@@ -298,9 +308,8 @@ std::string report_text(const DoctorReport& r, bool colour) {
         for (Severity s : {Severity::error, Severity::warning, Severity::note}) {
             for (const auto& f : r.findings) {
                 if (f.severity != s) continue;
-                line("  " + st.severity(f.severity) + " " + f.message + " " +
-                     st.dim("[" + f.code + "]"));
-                if (!f.fix.empty()) line("           " + st.bold("fix:") + " " + f.fix);
+                line("  " + st.severity(f.severity) + " " + f.message + " " + st.dim("[" + f.code + "]"), 11);
+                if (!f.fix.empty()) line("           " + st.bold("fix:") + " " + f.fix, 16);
             }
         }
         line("");

@@ -398,6 +398,23 @@ bool Prober::open_device() {
                                                     std::to_string(count));
         return false;
     }
+    // Every device's compute capability (a machine may mix GPUs), before the one probed is chosen.
+    for (int i = 0; i < count; ++i) {
+        DeviceInfo d;
+        d.index = i;
+        if (cudart_.GetDeviceProperties) {
+            std::vector<char> properties(api::kDevicePropBufferSize, 0);
+            if (cudart_.GetDeviceProperties(properties.data(), i) == api::kCudaSuccess)
+                d.name.assign(properties.data(), std::find(properties.data(), properties.data() + 256, '\0'));
+        }
+        int ma = -1, mi = -1;
+        if (cudart_.DeviceGetAttribute(&ma, api::kCudaDevAttrComputeCapabilityMajor, i) == api::kCudaSuccess &&
+            cudart_.DeviceGetAttribute(&mi, api::kCudaDevAttrComputeCapabilityMinor, i) == api::kCudaSuccess) {
+            d.cc_major = ma;
+            d.cc_minor = mi;
+        }
+        report_.devices.push_back(std::move(d));
+    }
     report_.device_index = options_.device;
     if (cudart_.SetDevice) {
         error = cudart_.SetDevice(options_.device);

@@ -152,6 +152,15 @@ std::string render_json(const Report& r) {
                   r.cc_major >= 0 ? std::to_string(r.cc_major) + "." + std::to_string(r.cc_minor)
                                   : "");
     json.end_object();
+    json.key("devices").begin_array();
+    for (const auto& d : r.devices) {
+        json.begin_object().key("index").value(d.index);
+        optional_text(json, "name", d.name);
+        optional_text(json, "compute_capability",
+                      d.cc_major >= 0 ? std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) : "");
+        json.end_object();
+    }
+    json.end_array();
     json.key("libraries").begin_array();
     for (const auto& m : r.cuda_modules)
         json.begin_object()
@@ -259,6 +268,13 @@ std::string render_text(const Report& r) {
              ", compute capability " + std::to_string(r.cc_major) + "." +
              std::to_string(r.cc_minor) + " (" + std::to_string(r.device_count) + " device" +
              (r.device_count == 1 ? "" : "s") + ")");
+    if (r.devices.size() > 1) {
+        std::string all;
+        for (const auto& d : r.devices)
+            all += (all.empty() ? "" : ", ") + std::to_string(d.index) + ": " + d.name + " (" +
+                   (d.cc_major >= 0 ? std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) : "?") + ")";
+        line("devices " + all);
+    }
     if (!r.convolutions.empty()) {
         line("");
         line("convolutions (float NCHW, " + (r.math.empty() ? std::string("default") : r.math) +

@@ -81,6 +81,14 @@ struct Timings {
     double total_ms = 0;
 };
 
+// One CUDA device as the runtime reports it.
+struct DeviceInfo {
+    int index = 0;
+    std::string name;
+    int cc_major = -1;
+    int cc_minor = -1;
+};
+
 struct Report {
     LibraryInfo cudnn;
     LibraryInfo cudart;
@@ -93,6 +101,7 @@ struct Report {
     std::string device_name;
     int cc_major = -1;
     int cc_minor = -1;
+    std::vector<DeviceInfo> devices; // every device's name and compute capability
     std::string math; // the math mode the checks asked for
     std::vector<os::LoadedModule> cuda_modules;
     std::vector<std::string> cudnn_folders;

@@ -105,7 +105,17 @@ fake_driver() {
 }
 fake_driver 525.60.13
 
+# fake_gpu NAME CC: nvidia-smi answers the compute capability query with CC, others with a
+# 580.65.06 driver.
+fake_gpu() {
+    printf '#!/bin/sh\ncase "$1" in\n--query-gpu=name,compute_cap) echo "%s, %s" ;;\n*) echo "%s, 580.65.06" ;;\nesac\n' \
+        "$1" "$2" "$1" > "$CVM_NVIDIA_SMI"
+    chmod +x "$CVM_NVIDIA_SMI"
+}
+
 # json_get EXPR: evaluates a Python expression over the JSON document in $OUT (bound to d).
 json_get() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" <<<"$OUT"; }
+# finding_message CODE: the message of the first finding with that code.
+finding_message() { json_get "[f['message'] for f in d['findings'] if f['code'] == '$1'][0]"; }
 # finding_codes: the findings' "severity:code" pairs, space separated.
 finding_codes() { json_get '" ".join(f["severity"] + ":" + f["code"] for f in d["findings"])'; }

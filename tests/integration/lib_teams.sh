@@ -10,6 +10,12 @@ lmod_init() {
     return 0
 }
 
+# need_lmod: sets LMOD_INIT, or skips the test where Lmod is not installed.
+need_lmod() {
+    LMOD_INIT=$(lmod_init)
+    [[ -n $LMOD_INIT ]] || skip "Lmod is not installed (apt-get install -y lmod)"
+}
+
 # in_lmod MODULEPATH SCRIPT: runs SCRIPT in a clean bash where `module` is Lmod's and only
 # MODULEPATH is searched. The caller's CVM_ROOT and PATH pass through.
 in_lmod() {

@@ -21,6 +21,16 @@ probe_jq "$TMP/out.json" ".cudart.path == \"$TMP/cudnn9/libcudart.so.13\"" "cuDN
 probe_jq "$TMP/out.json" '.device.name == "Fake GPU (CPU convolution)" and
     .device.compute_capability == "9.0" and .device.count == 1 and .driver_version.number == 13000' \
     "cuDNN 9: device"
+probe_jq "$TMP/out.json" '.devices == [{"index": 0, "name": "Fake GPU (CPU convolution)", "compute_capability": "9.0"}]' \
+    "cuDNN 9: the devices"
+# A machine mixing GPUs: every one's compute capability, the probed one (0) computes.
+FAKE_CUDART_DEVICES=9.0,8.6 probe_run "$TMP/two.json" --json
+probe_jq "$TMP/two.json" '.ok == true and .device.count == 2 and .device.compute_capability == "9.0" and
+    [.devices[].compute_capability] == ["9.0", "8.6"] and .devices[1].name == "Fake GPU 1"' \
+    "two devices: their compute capabilities"
+FAKE_CUDART_DEVICES=9.0,8.6 probe_run "$TMP/two.txt"
+cat "$TMP/two.txt" "$TMP/two.txt.err" | grep -q "^devices 0: Fake GPU (CPU convolution) (9.0), 1: Fake GPU 1 (8.6)$" ||
+    { echo "FAIL: two devices: the text report lacks them" >&2; cat "$TMP/two.txt" >&2; exit 1; }
 for lib in libcudnn.so.9 libcudnn_graph.so.9 libcudnn_ops.so.9 libcudnn_cnn.so.9 libcudart.so.13; do
     probe_jq "$TMP/out.json" "[.libraries[].real_path] | index(\"$TMP/cudnn9/$lib\") != null" \
         "cuDNN 9: $lib (loaded on demand) missing from the libraries"

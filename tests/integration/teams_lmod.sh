@@ -5,8 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_teams.sh"
 
-LMOD_INIT=$(lmod_init)
-[[ -n $LMOD_INIT ]] || skip "Lmod is not installed (apt-get install -y lmod)"
+need_lmod
 
 T=$TEST_TMP
 make_toolkit "$T/cuda-11.2.2" 11.2.2

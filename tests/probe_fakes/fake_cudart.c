@@ -7,6 +7,8 @@
  *   FAKE_CUDART_MODE=no_driver   no driver: cudaDriverGetVersion gives 0, device count fails (35)
  *   FAKE_CUDART_MODE=no_device   a driver but no device (cudaErrorNoDevice, 100)
  *   FAKE_CUDART_MODE=old_driver  the driver supports CUDA 11.0 only (35, driver version 11000)
+ *   FAKE_CUDART_DEVICES=9.0,8.6  the devices' compute capabilities (default: one, 9.0); device 0
+ *                                computes, the others only answer queries ("Fake GPU N")
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,26 +35,49 @@ int cudaRuntimeGetVersion(int* version) {
     return 0;
 }
 
+/* The compute capability of `device` (major * 10 + minor) from FAKE_CUDART_DEVICES; -1 when
+ * there is no such device. */
+static int device_cc(int device) {
+    const char* list = getenv("FAKE_CUDART_DEVICES");
+    if (!list || !*list) return device == 0 ? 90 : -1;
+    for (int i = 0; *list; ++i) {
+        int major = atoi(list);
+        const char* dot = strchr(list, '.');
+        int minor = dot ? atoi(dot + 1) : 0;
+        if (i == device) return major * 10 + minor;
+        const char* comma = strchr(list, ',');
+        if (!comma) break;
+        list = comma + 1;
+    }
+    return -1;
+}
+
 int cudaGetDeviceCount(int* count) {
     *count = 0;
     if (mode_is("no_driver") || mode_is("old_driver")) return 35;
     if (mode_is("no_device")) return 100;
-    *count = 1;
+    while (device_cc(*count) >= 0) ++*count;
     return 0;
 }
 
 int cudaSetDevice(int device) { return device == 0 ? 0 : 101; }
 
 int cudaGetDeviceProperties(void* properties, int device) {
-    if (device != 0) return 101;
+    if (device_cc(device) < 0) return 101;
     memset(properties, 0, 256);
-    strcpy((char*)properties, "Fake GPU (CPU convolution)");
+    if (device == 0)
+        strcpy((char*)properties, "Fake GPU (CPU convolution)");
+    else
+        strcpy((char*)properties, "Fake GPU 1");
+    if (device > 1) ((char*)properties)[9] = (char)('0' + device % 10);
     return 0;
 }
 
 int cudaDeviceGetAttribute(int* value, int attribute, int device) {
-    if (device != 0) return 101;
-    *value = attribute == 75 ? 9 : 0; /* compute capability 9.0 */
+    int cc = device_cc(device);
+    if (cc < 0) return 101;
+    /* 75 = cudaDevAttrComputeCapabilityMajor, 76 = ...Minor */
+    *value = attribute == 75 ? cc / 10 : attribute == 76 ? cc % 10 : 0;
     return 0;
 }
 

@@ -233,6 +233,45 @@ TEST_CASE("doctor: a missing cuDNN sub-library", "[doctor][diagnose]") {
     }
 }
 
+TEST_CASE("doctor: a library from a system folder is fixed through its package, never the folder", "[doctor][diagnose]") {
+    // The machine's own libcublas.so.11 (Debian's nvidia-cuda-toolkit) through its real
+    // /etc/ld.so.cache: the selected toolkit lacks it, so even through cvm it comes from there.
+    // (Debian lists it in /lib/x86_64-linux-gnu, the folder the issue saw cvm advise removing.)
+    auto cache = read_ld_cache_file("/etc/ld.so.cache");
+    std::string system_lib;
+    if (cache.cache)
+        for (const auto* e : cache.cache->find("libcublas.so.11"))
+            if (e->path == "/lib/x86_64-linux-gnu/libcublas.so.11" || e->path == "/usr/lib/x86_64-linux-gnu/libcublas.so.11")
+                system_lib = e->path;
+    auto cc = c_compiler();
+    if (!cc || system_lib.empty()) {
+        WARN("no C compiler or no libcublas.so.11 of the system in /etc/ld.so.cache: skipping");
+        return;
+    }
+    const std::string system_dir = system_lib.substr(0, system_lib.rfind('/'));
+    LinuxMachine m(*cc);
+    m.activate();
+    fs::remove(m.toolkit + "/lib64/libcublas.so.11");
+    m.in.ld_cache = &*cache.cache;
+    auto r = diagnose(m.in);
+    INFO(codes(r));
+    const Finding* f = nullptr;
+    for (const auto* each : all(r, "library-outside-selection"))
+        if (each->message.rfind("libcublas.so.11", 0) == 0) f = each;
+    REQUIRE(f);
+    CHECK(f->severity == Severity::error);
+    CHECK(f->message.find(system_lib) != std::string::npos);
+    CHECK(f->fix.find("dpkg -S " + system_lib) != std::string::npos);
+    CHECK(f->fix.find("never " + system_dir + " itself") != std::string::npos);
+    // No fix anywhere tells to take a system folder off the loader's list or PATH.
+    for (const auto& each : r.findings) {
+        INFO(each.fix);
+        CHECK(each.fix.find("ld.so.conf") == std::string::npos);
+        CHECK(each.fix.find("remove /usr/lib") == std::string::npos);
+        CHECK(each.fix.find("remove /lib") == std::string::npos);
+    }
+}
+
 TEST_CASE("doctor: a library file the loader cannot read", "[doctor][diagnose]") {
     auto cc = c_compiler();
     if (!cc) {
@@ -539,8 +578,8 @@ TEST_CASE("doctor: a cuDNN in System32 beats the selection on Windows", "[doctor
         auto report = diagnose(in);
         INFO(codes(report));
         bool found = false;
-        for (const auto* f : all(report, "library-not-selected")) {
-            if (f->severity != Severity::error) continue;
+        for (const auto* f : all(report, "library-outside-selection")) {
+            CHECK(f->severity == Severity::error);
             found = true;
             CHECK(f->message.find("System32") != std::string::npos);
             CHECK(f->fix.find("delete") != std::string::npos);
