@@ -205,7 +205,12 @@ void install_handlers() {
         }, old{};
         if (::sigaction(kSignals[i], nullptr, &old) != 0) continue;
         if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == on_signal) continue;
-        if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN) continue; // nohup: keep ignoring
+        if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN) {
+            if (kSignals[i] == SIGHUP) continue; // nohup: keep ignoring
+            // SIGINT and SIGTERM ignored from the start (a shell's background job): an explicit
+            // kill still stops cvm, cleanly, by the default action.
+            old.sa_handler = SIG_DFL;
+        }
         g_previous[i] = old;
         now.sa_handler = on_signal;
         sigemptyset(&now.sa_mask);

@@ -8,8 +8,9 @@
 // unwind (their guards remove their folders and release them); what is still registered after a
 // grace period (2 s) the watcher removes. The process then dies of the signal (exit status
 // 130/143/129): the disposition that was there before cvm's takes it (the default action, or a
-// handler installed earlier, which is chained to), and a signal that was ignored (nohup) stays
-// ignored. Registering (re)installs cvm's handler when other code replaced it since.
+// handler installed earlier, which is chained to). A SIGHUP that was ignored (nohup) stays
+// ignored; SIGINT and SIGTERM ignored from the start (a shell's background job) still stop cvm,
+// by the default action. Registering (re)installs cvm's handler when other code replaced it since.
 //
 // Threads: any thread may watch and release (slots are claimed with atomics, the handler reads
 // only complete ones). fork(): a child removes nothing its parent registered; the registry starts

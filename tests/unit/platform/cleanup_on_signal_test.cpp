@@ -159,7 +159,7 @@ TEST_CASE("a forked child removes none of its parent's paths and still dies of a
     CHECK(fs::exists(stage));
 }
 
-TEST_CASE("an ignored signal stays ignored, an earlier handler is chained to") {
+TEST_CASE("an ignored SIGHUP stays ignored, an earlier handler is chained to") {
     cvm::test::TempDir tmp;
     const fs::path a = tmp.path / "a";
     int status = in_child([&] {
@@ -174,5 +174,19 @@ TEST_CASE("an ignored signal stays ignored, an earlier handler is chained to") {
     });
     CHECK(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 9);
+    CHECK_FALSE(fs::exists(a));
+}
+
+TEST_CASE("SIGINT ignored from the start (a background job) still stops the process, cleanly") {
+    cvm::test::TempDir tmp;
+    const fs::path a = tmp.path / "a";
+    int status = in_child([&] {
+        touch(a);
+        std::signal(SIGINT, SIG_IGN);
+        CleanupOnSignal guard(a);
+        ::raise(SIGINT);
+        ::_exit(0);
+    });
+    CHECK(died_of(status, SIGINT));
     CHECK_FALSE(fs::exists(a));
 }
