@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "core/installed_files.h"
+#include "core/trust.h"
 #include "compat/doctor_checks.h"
 #include "doctor/diagnose.h"
 #include "doctor/report.h"
@@ -112,6 +113,8 @@ void register_doctor(CLI::App& app) {
                 in.selection_dirs.push_back(layout.cuda_path.u8string());
                 in.resolved = std::move(r);
             } catch (const ResolveError& e) {
+                in.resolve_error = e.what();
+            } catch (const TrustError& e) { // a folder of the selection another user could change
                 in.resolve_error = e.what();
             }
         }

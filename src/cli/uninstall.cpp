@@ -10,6 +10,7 @@
 #include "cli/context.h"
 #include "core/projects.h"
 #include "core/shims.h"
+#include "core/trust.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {
@@ -95,6 +96,8 @@ std::vector<std::string> selected_by(const Store& store, const std::vector<Targe
         try {
             r = resolve(store, sel.spec);
         } catch (const ResolveError&) {
+            continue;
+        } catch (const TrustError&) { // an entry another user could change: removing it is the fix
             continue;
         }
         for (const auto& t : targets) {

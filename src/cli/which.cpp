@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "core/entry_trust.h"
 #include "core/shims.h"
 #include "core/view.h"
 #include "platform/platform.h"
@@ -45,7 +46,9 @@ void register_which(CLI::App& app) {
         Layout layout = layout_of(r, view_path(store, r), platform::host_os());
         for (const auto& dir : layout.bin_dirs) {
             fs::path candidate = dir / fs::u8path(name);
-            if (platform::is_executable(candidate)) return print(candidate, "toolkit");
+            if (!platform::is_executable(candidate)) continue;
+            check_entry_file_trusted(r.toolkit, candidate); // as the shim would run it
+            return print(candidate, "toolkit");
         }
         auto others = toolkits_with(store, name);
         if (!others.empty()) {

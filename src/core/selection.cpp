@@ -113,7 +113,7 @@ static bool planted(const std::string& file, const platform::FileMeta& meta, std
     if (!dir || (dir->mode & 0002) == 0) return false;
     for (auto id : trusted_owner_ids())
         if (id == meta.uid) return false;
-    warnings.push_back("ignoring " + file + ": it is owned by " + owner_text(meta.uid) + " in " +
+    warnings.push_back("ignoring " + file + ": it is owned by " + owner_text_of(fs::u8path(file), meta) + " in " +
                        folder.u8string() + ", which every user may write to; run `cvm use SPEC` to write your own");
     return true;
 }

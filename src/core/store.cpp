@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "core/config.h"
+#include "core/entry_trust.h"
 #include "core/trust.h"
 #include "platform/platform.h"
 
@@ -669,6 +670,9 @@ Resolved resolve_among(const Store& store, const Spec& spec, const std::vector<s
             if (!c) continue;
             r.cudnn = std::move(*c);
         }
+        // What is resolved is about to be run and loaded: its folders must be trusted too.
+        check_entry_trusted(r.toolkit);
+        if (r.cudnn) check_entry_trusted(*r.cudnn);
         return r;
     }
     std::string what = builds.empty() ? "no cuDNN " + spec.cudnn->str() + " is installed"

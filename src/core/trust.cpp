@@ -65,7 +65,11 @@ const std::vector<std::uint32_t>& trusted_owner_ids() {
 }
 
 Doubt doubt_of(const platform::FileMeta& meta, const std::vector<std::uint32_t>* trusted) {
-    if (platform::host_os() == platform::Os::Windows) return Doubt::None; // owners not read there
+    if (platform::host_os() == platform::Os::Windows) {
+        // The security descriptor, said as uid and mode (platform.h); no groups, no listed owners.
+        if (meta.uid != 0) return Doubt::Owner;
+        return meta.mode & 0002 ? Doubt::WorldWritable : Doubt::None;
+    }
     const bool own = is_own_uid(meta.uid);
     const bool world = (meta.mode & 0002) != 0;
     const bool group = (meta.mode & 0020) != 0;
@@ -86,8 +90,38 @@ std::string owner_text(std::uint32_t uid) {
     return name.empty() ? "uid " + std::to_string(uid) : name + " (uid " + std::to_string(uid) + ")";
 }
 
+std::string owner_text_of(const fs::path& path, const platform::FileMeta& meta) {
+    if (platform::host_os() == platform::Os::Windows) return platform::windows_owner_writer(path).owner;
+    return owner_text(meta.uid);
+}
+
+namespace {
+
+// Windows' words: accounts and their SIDs, takeown and icacls.
+std::string windows_distrust_message(const std::string& what, const fs::path& path, const std::string& kind,
+                                     Doubt doubt) {
+    std::string p = path.u8string();
+    platform::OwnerWriter ow = platform::windows_owner_writer(path);
+    if (doubt == Doubt::Owner)
+        return "refusing " + what + " " + p + ": it is owned by " + ow.owner +
+               ", not by you, SYSTEM, Administrators or TrustedInstaller; run `takeown /f \"" + p +
+               "\"` if it is yours";
+    std::string how = ow.writer_sid.empty()
+                          ? "give it an access list (`icacls \"" + p + "\" /reset`)"
+                          : "run `icacls \"" + p + "\" /inheritance:d` and `icacls \"" + p + "\" /remove:g *" +
+                                ow.writer_sid + "`";
+    return "refusing " + what + " " + p + ": the " + kind + " can be changed by " +
+           (ow.writer.empty() ? std::string("another account") : ow.writer) + " (owner " + ow.owner +
+           "), so another account could change what cvm runs; " + how;
+}
+
+} // namespace
+
 std::string distrust_message(const std::string& what, const fs::path& path,
                              const platform::FileMeta& meta, Doubt doubt, bool listable) {
+    if (platform::host_os() == platform::Os::Windows && doubt != Doubt::None)
+        return windows_distrust_message(what, path,
+                                        meta.type == platform::FileMeta::Type::Directory ? "folder" : "file", doubt);
     std::string p = path.u8string();
     std::string owner = owner_text(meta.uid);
     const std::string kind = meta.type == platform::FileMeta::Type::Directory ? "folder" : "file";

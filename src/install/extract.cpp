@@ -2,7 +2,7 @@
 
 #include "install/error.h"
 #include "install/sha256.h"
-#include "platform/interrupt.h"
+#include "platform/cleanup_on_signal.h"
 #include "platform/platform.h"
 
 #include <archive.h>

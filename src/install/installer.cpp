@@ -10,7 +10,7 @@
 #include "install/release_choice.h"
 #include "install/sha256.h"
 #include "install/version_lock.h"
-#include "platform/interrupt.h"
+#include "platform/cleanup_on_signal.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
 
@@ -129,7 +129,7 @@ struct Installer::Staged {
     fs::path dir;
     fs::path lock_path;
     platform::FileLock lock;
-    platform::RemoveOnInterrupt interrupt_guard;
+    platform::CleanupOnSignal interrupt_guard;
     // What will be root/ in the entry: path -> the record of the bytes written.
     std::map<std::string, InstalledFile> files;
 
@@ -138,7 +138,7 @@ struct Installer::Staged {
         lock_path = store.locks_dir() / ("staging-" + name + ".lock");
         lock.acquire(lock_path);
         dir = store.staging_dir() / name;
-        interrupt_guard.watch(dir);
+        interrupt_guard.watch(dir, platform::Removal::Tree);
         fs::create_directory(dir);
     }
     ~Staged() {

@@ -1,5 +1,6 @@
 #include "install/verify.h"
 
+#include "core/entry_trust.h"
 #include "core/installed_files.h"
 #include "install/owner_records.h"
 #include "install/sha256.h"
@@ -68,6 +69,11 @@ EntryCheck verify_installed(const Entry& e) {
     std::set<std::string> already;
     for (const auto& p : c.problems)
         already.insert(p.path);
+    // Right bytes in a file another user may rewrite are not safe either.
+    for (const auto& f : files)
+        if (f.type == InstalledFile::Type::File && !already.count(f.path))
+            if (std::string why = untrusted_reason(e.path / fs::u8path(f.path)); !why.empty())
+                c.problems.push_back({f.path, why});
     std::vector<const InstalledFile*> to_hash;
     for (const auto& f : files)
         if (f.type == InstalledFile::Type::File && !already.count(f.path)) to_hash.push_back(&f);
@@ -107,6 +113,8 @@ EntryCheck verify_imported(const Entry& e, const fs::path& dpkg_info) {
             continue;
         }
         if (!it->is_regular_file(e2)) continue;
+        if (std::string why = untrusted_reason(it->path()); !why.empty())
+            c.problems.push_back({it->path().u8string(), why});
         fs::path real = fs::canonical(it->path(), e2);
         if (!e2) files.emplace(real, it->path().u8string());
     }

@@ -17,6 +17,8 @@
 #include <windows.h>
 #include <io.h>
 #include <shellapi.h>
+
+#include "platform/windows_security.h"
 #else
 #include <fcntl.h>
 #include <poll.h>
@@ -36,6 +38,12 @@ extern char** environ;
 namespace cvm::platform {
 
 #ifdef _WIN32
+
+// FileMeta in the POSIX terms the trust checks read (see platform.h).
+static void apply_security(const win::SecurityVerdict& v, FileMeta& m) {
+    m.uid = v.read && v.owner_trusted ? 0 : FileMeta::kOtherOwner;
+    m.mode = !v.read || v.writable_by_others ? 0002 : 0;
+}
 
 std::wstring widen(const std::string& s) {
     if (s.empty()) return {};
@@ -391,7 +399,10 @@ std::vector<std::string> folder_names(const std::string& utf8_dir, FileMeta* met
     std::error_code ec;
     if (meta) {
         *meta = FileMeta{};
-        if (fs::is_directory(fs::u8path(utf8_dir), ec)) meta->type = FileMeta::Type::Directory;
+        if (fs::is_directory(fs::u8path(utf8_dir), ec)) {
+            meta->type = FileMeta::Type::Directory;
+            apply_security(win::security_of(widen(utf8_dir)), *meta);
+        }
     }
     for (fs::directory_iterator it(fs::u8path(utf8_dir), ec), end; !ec && it != end; it.increment(ec))
         out.push_back(it->path().filename().u8string());
@@ -983,18 +994,26 @@ static FileRead read_file_windows(const fs::path& p, std::size_t limit) {
     r.meta.type = fs::is_regular_file(st) ? FileMeta::Type::Regular
                   : fs::is_directory(st)  ? FileMeta::Type::Directory
                                           : FileMeta::Type::Other;
-    if (r.meta.type != FileMeta::Type::Regular) return r;
-    std::FILE* f = _wfopen(p.wstring().c_str(), L"rb");
-    if (!f) {
-        r.error = errno ? errno : EACCES;
+    if (r.meta.type != FileMeta::Type::Regular) {
+        apply_security(win::security_of(p.wstring()), r.meta);
         return r;
     }
+    // GENERIC_READ includes READ_CONTROL: the owner judged is the open file's.
+    HANDLE h = CreateFileW(p.wstring().c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                           nullptr, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (h == INVALID_HANDLE_VALUE) {
+        DWORD e = GetLastError();
+        r.error = e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND ? ENOENT : EACCES;
+        return r;
+    }
+    apply_security(win::security_of(h), r.meta);
     std::string out;
     char buf[8192];
-    std::size_t n;
-    while (out.size() < limit && (n = std::fread(buf, 1, std::min(sizeof buf, limit - out.size()), f)) > 0)
+    DWORD n = 0;
+    while (out.size() < limit &&
+           ReadFile(h, buf, static_cast<DWORD>(std::min(sizeof buf, limit - out.size())), &n, nullptr) && n > 0)
         out.append(buf, n);
-    std::fclose(f);
+    CloseHandle(h);
     r.text = std::move(out);
     return r;
 }
@@ -1034,6 +1053,7 @@ std::optional<FileMeta> file_meta(const fs::path& p, int* error) {
     m.type = fs::is_regular_file(st) ? FileMeta::Type::Regular
              : fs::is_directory(st)  ? FileMeta::Type::Directory
                                      : FileMeta::Type::Other;
+    apply_security(win::security_of(p.wstring()), m);
     return m;
 #else
     struct stat st;
@@ -1046,6 +1066,25 @@ std::optional<FileMeta> file_meta(const fs::path& p, int* error) {
 }
 
 std::string error_text(int error) { return std::strerror(error); }
+
+OwnerWriter windows_owner_writer(const fs::path& p) {
+    OwnerWriter out;
+#ifdef _WIN32
+    win::SecurityVerdict v = win::security_of(p.wstring());
+    if (!v.read) {
+        out.owner = "an owner that cannot be read";
+        return out;
+    }
+    out.owner = win::account_text(v.owner_sid);
+    out.owner_sid = v.owner_sid;
+    out.writer_sid = v.writer_sid;
+    if (v.writable_by_others) out.writer = v.writer_sid.empty() ? "Everyone (the folder or file has no access list)"
+                                                                : win::account_text(v.writer_sid);
+#else
+    (void)p;
+#endif
+    return out;
+}
 
 std::string file_type_text(const fs::path& p) {
     std::error_code ec;
@@ -1067,6 +1106,24 @@ std::uint32_t effective_uid() {
 #else
     static const std::uint32_t uid = static_cast<std::uint32_t>(geteuid()); // a system call each time otherwise
     return uid;
+#endif
+}
+
+unsigned file_creation_mask() {
+#ifdef _WIN32
+    return 0;
+#else
+    static const unsigned mask = [] {
+        // Linux tells it without changing it (/proc/self/status); elsewhere set and restore once.
+        if (auto status = read_file(std::string("/proc/self/status"), 1 << 16)) {
+            size_t at = status->find("\nUmask:");
+            if (at != std::string::npos) return static_cast<unsigned>(std::strtoul(status->c_str() + at + 7, nullptr, 8));
+        }
+        mode_t old = umask(022);
+        umask(old);
+        return static_cast<unsigned>(old);
+    }();
+    return mask;
 #endif
 }
 

@@ -69,9 +69,12 @@ std::optional<std::string> read_file(const std::string& utf8_path, std::size_t l
 void write_file_atomically(const fs::path& file, std::string_view text);
 
 // Who owns a file and who may write it: what the trust checks (core/trust.h) look at. On
-// Windows owner and modes are not read (uid 0, mode 0).
+// Windows they come from the security descriptor (windows_security.h), said in the same terms:
+// uid 0 when the owner is the user, SYSTEM, Administrators or TrustedInstaller, else
+// kOtherOwner; mode 0002 when the access list lets another account change it, else 0.
 struct FileMeta {
     enum class Type { Regular, Directory, Other };
+    static constexpr std::uint32_t kOtherOwner = 0xfffffffeu; // Windows: someone else's
     Type type = Type::Other;
     std::uint32_t uid = 0, gid = 0;
     std::uint32_t mode = 0; // permission bits, 07777
@@ -90,6 +93,13 @@ FileRead read_file_checked(const std::string& utf8_path, std::size_t limit = std
 std::optional<FileMeta> file_meta(const fs::path& p, int* error = nullptr);
 // The system's text for an errno value ("Permission denied").
 std::string error_text(int error);
+// Windows: who owns `p` and which other account may change it, for messages
+// ("BUILTIN\\Users (S-1-5-32-545)"); empty strings where nothing is wrong, and on POSIX.
+struct OwnerWriter {
+    std::string owner, writer;         // as above
+    std::string owner_sid, writer_sid; // "S-1-5-7"
+};
+OwnerWriter windows_owner_writer(const fs::path& p);
 // What a type of file is called in messages: "a folder", "a FIFO", "a device"...
 std::string file_type_text(const fs::path& p);
 
@@ -97,6 +107,8 @@ std::string file_type_text(const fs::path& p);
 // user who ran sudo (SUDO_UID), whose files root trusts as git does.
 std::uint32_t effective_uid();
 std::optional<std::uint32_t> sudo_uid();
+// The process's file-creation mask (umask on POSIX; 0 on Windows), read without changing it.
+unsigned file_creation_mask();
 // Accounts from /etc/passwd and /etc/group, read directly: the static shim may not use NSS.
 // Empty / nullopt when not found there.
 std::string user_name(std::uint32_t uid);
