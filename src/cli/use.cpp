@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/release_registry.h"
 #include "compat/auto_host_compiler.h"
 #include "core/projects.h"
 #include "platform/platform.h"
@@ -190,7 +191,7 @@ void register_use(CLI::App& app) {
             std::optional<registry::Registry> reg;
             std::string reg_error;
             try {
-                reg = registry::load_default_registry();
+                reg = release_registry(store);
             } catch (const registry::RegistryError& e) {
                 reg_error = e.what();
             }
