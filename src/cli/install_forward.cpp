@@ -45,8 +45,8 @@ void register_verify_forward(CLI::App& app) {
 void register_update_forward(CLI::App& app) {
     // Reading the mirror needs the downloader, which lives with the installer.
     forward_to_companion(app, "update",
-                         "Look on NVIDIA's site (or CVM_MIRROR) for releases newer than cvm's registry "
-                         "and remember them ($CVM_ROOT/cache/registry-overlay.toml)");
+                         "Look on NVIDIA's site (or CVM_MIRROR) for releases newer than cvm's "
+                         "registry and keep them in $CVM_ROOT/cache (the registry overlay)");
 }
 
 void forward_to_install_program(const std::vector<std::string>& args) {

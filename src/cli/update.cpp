@@ -67,7 +67,7 @@ void run_update(unsigned max_fetches, bool json) {
 
 void register_update(CLI::App& app) {
     auto* cmd = app.add_subcommand("update", "Look on NVIDIA's site (or CVM_MIRROR) for releases newer than cvm's "
-                                             "registry and remember them ($CVM_ROOT/cache/registry-overlay.toml)");
+                         "registry and keep them in $CVM_ROOT/cache (the registry overlay)");
     auto max = std::make_shared<unsigned>(20);
     auto json = std::make_shared<bool>(false);
     cmd->add_option("--max", *max, "manifests and legacy folders fetched at most in this run (default 20)")
