@@ -53,7 +53,7 @@ void run_update(unsigned max_fetches, bool json) {
         if (rep.added.empty()) note("no release newer than cvm's registry on " + options.mirror);
         note("the registry overlay " + rep.file.u8string() + " holds " + std::to_string(rep.releases) +
              " release" + (rep.releases == 1 ? "" : "s") + " cvm's own list lacks");
-        for (const auto& p : rep.problems) note("skipped " + p);
+        for (const auto& p : rep.problems) note(p + " (skipped)");
     }
     if (rep.left > 0)
         hint("cvm update", std::to_string(rep.left) + " more new release" + (rep.left == 1 ? "" : "s") +
