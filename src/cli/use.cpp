@@ -26,7 +26,8 @@ std::string unknown_reason(const Store& store, const std::optional<registry::Reg
         if (v && v->has_prefix(s.cuda)) toolkits.push_back(*v);
     }
     if (toolkits.empty())
-        return "no known CUDA release is " + s.cuda.str() + " (see `cvm list --available cuda`)";
+        return "no known CUDA release is " + s.cuda.str() +
+               " (see `cvm list --available cuda`; `cvm update` looks for releases newer than cvm's list)";
     if (!s.cudnn) return {};
     std::vector<CudnnId> builds;
     if (reg)

@@ -135,6 +135,7 @@ assert_eq "$(python3 -c 'import json,sys; d=json.load(sys.stdin); print([e["id"]
     "['7.6.4.38-cuda10.1'] 3"
 expect_rc 0 "$CVM" latest cuda 13
 assert_contains "$OUT" "13.4.1"
+assert_contains "$("$CVM" __complete install cuda 13. | cut -f1)" "13.4.1"
 cd "$TEST_TMP"
 expect_rc 0 "$CVM" use 13.4.1+9.30
 assert_contains "$(cat .cudaversion)" "13.4.1+9.30"
