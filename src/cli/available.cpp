@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/release_registry.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {
@@ -70,9 +71,9 @@ std::optional<Version> release_prefix(ReleaseFilter& filter, const std::string& 
     return v;
 }
 
-registry::Registry load_registry_or_fail() {
+registry::Registry load_registry_or_fail(registry::OverlayState* overlay) {
     try {
-        return registry::load_default_registry();
+        return release_registry(open_store(), overlay);
     } catch (const registry::RegistryError& e) {
         throw Failure(std::string("cannot read the release registry: ") + e.what() +
                       "; set CVM_REGISTRY_DIR to cvm's registry/ folder");
@@ -126,7 +127,8 @@ std::vector<KnownRelease> known_releases(const registry::Registry& reg, const St
 
 void list_available(ReleaseFilter filter, bool json) {
     auto prefix = release_prefix(filter, "list");
-    registry::Registry reg = load_registry_or_fail();
+    registry::OverlayState overlay;
+    registry::Registry reg = load_registry_or_fail(&overlay);
     Store store = open_store();
     // Without KIND, a PREFIX is a CUDA version: its toolkits and the cuDNN builds for them.
     bool prefix_is_cuda = filter.kind.empty();
@@ -161,6 +163,9 @@ void list_available(ReleaseFilter filter, bool json) {
         }
         doc[kind_dir(k)] = std::move(items);
     }
+    doc["registry"] = {{"overlay", overlay.present ? nlohmann::json(overlay.file.u8string()) : nlohmann::json(nullptr)},
+                       {"updated", overlay.present ? nlohmann::json(overlay.updated) : nlohmann::json(nullptr)},
+                       {"added", overlay.added}};
     if (json) {
         print_json(doc);
         return;
@@ -192,6 +197,7 @@ void list_available(ReleaseFilter filter, bool json) {
     }
     out += "* installed. HOW: manifest = `cvm install` fetches it; archive = `cvm install` fetches its archive "
            "from NVIDIA's public folder; installer = NVIDIA's installer, then `cvm import DIR`\n";
+    out += registry_age_line(overlay) + "\n";
     std::fwrite(out.data(), 1, out.size(), stdout);
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/spec.h"
 #include "core/store.h"
+#include "registry/overlay.h"
 #include "registry/registry.h"
 
 namespace CLI {
@@ -29,7 +30,9 @@ void add_release_filter(CLI::App* cmd, const std::shared_ptr<ReleaseFilter>& fil
 // PREFIX when it was one. Throws UsageError naming `command` for a bad PREFIX.
 std::optional<Version> release_prefix(ReleaseFilter& filter, const std::string& command);
 
-registry::Registry load_registry_or_fail();
+// The shipped registry with the `cvm update` overlay (release_registry.h); `overlay` says what
+// the overlay was. Throws Failure when the shipped registry cannot be read.
+registry::Registry load_registry_or_fail(registry::OverlayState* overlay = nullptr);
 
 // One release as cvm can get it. For cuDNN, one row per build (id 8.1.0.77-cuda11.2).
 struct KnownRelease {

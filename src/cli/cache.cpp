@@ -1,6 +1,7 @@
 // `cvm cache clean [--all] [--json]`: frees what $CVM_ROOT/cache holds. Nothing there is needed:
 // downloads are fetched again (and checked against their manifest sums) when an install wants
-// them, and the listing index is rebuilt by the next `cvm list`.
+// them, the listing index is rebuilt by the next `cvm list`, and the registry overlay by the next
+// `cvm update` (without it the registry shipped with cvm answers).
 #include <cstdint>
 #include <cstdio>
 

@@ -36,6 +36,8 @@ void register_user_path(CLI::App& app); // user_path.cpp: hidden, for install.cm
 void register_cache(CLI::App& app);     // cache.cpp: cache clean
 void register_verify(CLI::App& app);    // verify.cpp
 void register_verify_forward(CLI::App& app); // install_forward.cpp: runs cvm-install
+void register_update(CLI::App& app);    // update.cpp: cvm update (downloads, so with install)
+void register_update_forward(CLI::App& app); // install_forward.cpp: runs cvm-install
 
 void register_latest(CLI::App& app);    // latest.cpp
 

@@ -9,6 +9,7 @@
 #include "cli/context.h"
 #include "core/spec.h"
 #include "platform/platform.h"
+#include "registry/overlay.h"
 #include "registry/registry.h"
 
 namespace cvm::cli {
@@ -111,7 +112,8 @@ void add_tools(Completion& out, const std::string& prefix) {
 
 std::optional<registry::Registry> known_releases() {
     try {
-        return registry::load_default_registry();
+        // With the `cvm update` overlay; a bad one is left out silently here (completion prints nothing of its own).
+        return registry::load_registry_with_overlay(open_store().cache_dir());
     } catch (const std::exception&) {
         return std::nullopt;
     }

@@ -30,12 +30,11 @@ void register_current(CLI::App& app) {
             doc["file"] = sel.file.u8string();
             doc["line"] = sel.line;
         }
-        if (sel.origin == Selection::Origin::None) {
-            doc["spec"] = nullptr;
-            if (*json) print_json(doc);
-            else note("no CUDA version is selected; run `cvm use SPEC` or `cvm use --global SPEC` (see `cvm list`)");
-            throw ExitCode{1};
-        }
+        // Failures end as every command's do (errors.h): one line, and with --json the
+        // {"error": {"code", "message"}} document.
+        if (sel.origin == Selection::Origin::None)
+            throw Failure("no CUDA version is selected; run `cvm use SPEC` or `cvm use --global SPEC` (see `cvm list`)",
+                          "not_selected");
         doc["spec"] = sel.spec.str();
         if (sel.spec.system) {
             doc["active"] = "system";
@@ -47,10 +46,7 @@ void register_current(CLI::App& app) {
         try {
             r = resolve(store, sel.spec);
         } catch (const ResolveError& e) {
-            doc["error"] = e.what();
-            if (*json) print_json(doc);
-            else note(std::string(e.what()) + " (selected by " + sel.origin_text() + ")");
-            throw ExitCode{1};
+            throw Failure(std::string(e.what()) + " (selected by " + sel.origin_text() + ")", "not_installed");
         }
         doc["active"] = r.active();
         doc["toolkit"] = entry_json(store, r.toolkit);

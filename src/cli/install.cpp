@@ -6,6 +6,7 @@
 #include "cli/context.h"
 #include "cli/errors.h"
 #include "cli/lock.h"
+#include "cli/release_registry.h"
 #include "core/shims.h"
 #include "install/error.h"
 #include "install/installer.h"
@@ -116,8 +117,9 @@ std::vector<install::InstallResult> with_installer(bool allow_http, const Body& 
         Store store = open_store();
         fs::create_directories(store.root());
         std::optional<registry::Registry> reg;
+        registry::OverlayState overlay;
         try {
-            reg = registry::load_default_registry();
+            reg = release_registry(store, &overlay);
         } catch (const std::exception& e) {
             note(std::string("no release registry (") + e.what() + "); versions are tried as given");
         }
@@ -128,7 +130,14 @@ std::vector<install::InstallResult> with_installer(bool allow_http, const Body& 
         options.download.allow_insecure_http = options.download.allow_insecure_http || allow_http;
         options.reinstall = reinstall;
         Installer installer(store, options);
-        std::vector<InstallResult> results = body(installer, store);
+        std::vector<InstallResult> results;
+        try {
+            results = body(installer, store);
+        } catch (const install::InstallError& e) {
+            // A release cvm does not know may be newer than its registry.
+            if (e.code() == "not_found" && reg) note(registry_age_line(overlay));
+            throw;
+        }
         bool toolkit_added = false;
         for (const auto& r : results)
             toolkit_added |= r.kind == Kind::Cuda && !r.already_installed;

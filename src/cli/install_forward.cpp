@@ -42,6 +42,13 @@ void register_verify_forward(CLI::App& app) {
                          "SHA-256, links of the merged views); exit 1 when something is damaged");
 }
 
+void register_update_forward(CLI::App& app) {
+    // Reading the mirror needs the downloader, which lives with the installer.
+    forward_to_companion(app, "update",
+                         "Look on NVIDIA's site (or CVM_MIRROR) for releases newer than cvm's "
+                         "registry and keep them in $CVM_ROOT/cache (the registry overlay)");
+}
+
 void forward_to_install_program(const std::vector<std::string>& args) {
     fs::path program = companion_program("cvm-install");
     if (!platform::is_executable(program))

@@ -24,13 +24,16 @@ int main(int argc, char** argv) {
     register_install(app);
     register_use(app);
     register_verify(app);
+    register_update(app);
 #else
 #if defined(CVM_HAVE_INSTALL)
     register_install(app);
     register_verify(app);
+    register_update(app);
 #elif defined(CVM_INSTALL_FORWARD)
     register_install_forward(app);
     register_verify_forward(app);
+    register_update_forward(app);
 #endif
     register_import(app);
     register_uninstall(app);

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/release_registry.h"
 #include "cli/use_for.h"
 #include "compat/auto_host_compiler.h"
 #include "core/projects.h"
@@ -26,7 +27,8 @@ std::string unknown_reason(const Store& store, const std::optional<registry::Reg
         if (v && v->has_prefix(s.cuda)) toolkits.push_back(*v);
     }
     if (toolkits.empty())
-        return "no known CUDA release is " + s.cuda.str() + " (see `cvm list --available cuda`)";
+        return "no known CUDA release is " + s.cuda.str() +
+               " (see `cvm list --available cuda`; `cvm update` looks for releases newer than cvm's list)";
     if (!s.cudnn) return {};
     std::vector<CudnnId> builds;
     if (reg)
@@ -202,7 +204,7 @@ void register_use(CLI::App& app) {
             std::optional<registry::Registry> reg;
             std::string reg_error;
             try {
-                reg = registry::load_default_registry();
+                reg = release_registry(store);
             } catch (const registry::RegistryError& e) {
                 reg_error = e.what();
             }

@@ -12,6 +12,7 @@
 #include "core/toml_input.h"
 
 #include "registry/registry.h"
+#include "registry/rows.h"
 
 namespace cvm::registry {
 
@@ -189,7 +190,21 @@ void read_cuda(const std::string& text, const std::string& file, Registry& reg) 
     toml::table root = parse_text(text, file);
     r.check_keys(root, "", {"schema", "minor_compat", "release"});
     r.check_schema(root);
+    read_cuda_tables(root, file, reg);
+}
 
+void read_cudnn(const std::string& text, const std::string& file, Registry& reg) {
+    Reader r(file);
+    toml::table root = parse_text(text, file);
+    r.check_keys(root, "", {"schema", "library_set", "release"});
+    r.check_schema(root);
+    read_cudnn_tables(root, file, reg);
+}
+
+} // namespace
+
+void read_cuda_tables(const toml::table& root, const std::string& file, Registry& reg) {
+    Reader r(file);
     for (const toml::table* t : r.tables(root, "", "minor_compat")) {
         r.check_keys(*t, "minor_compat", {"major", "driver_linux", "driver_windows", "source"});
         MinorCompat mc;
@@ -231,12 +246,8 @@ void read_cuda(const std::string& text, const std::string& file, Registry& reg) 
               [](const MinorCompat& a, const MinorCompat& b) { return a.major < b.major; });
 }
 
-void read_cudnn(const std::string& text, const std::string& file, Registry& reg) {
+void read_cudnn_tables(const toml::table& root, const std::string& file, Registry& reg) {
     Reader r(file);
-    toml::table root = parse_text(text, file);
-    r.check_keys(root, "", {"schema", "library_set", "release"});
-    r.check_schema(root);
-
     for (const toml::table* t : r.tables(root, "", "library_set")) {
         r.check_keys(*t, "library_set", {"major", "sublibraries", "source"});
         CudnnLibrarySet s;
@@ -296,6 +307,8 @@ void read_cudnn(const std::string& text, const std::string& file, Registry& reg)
     std::sort(reg.cudnn.begin(), reg.cudnn.end(),
               [](const CudnnRelease& a, const CudnnRelease& b) { return a.version < b.version; });
 }
+
+namespace {
 
 void read_frameworks(const std::string& text, const std::string& file, Registry& reg) {
     Reader r(file);

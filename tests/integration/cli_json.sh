@@ -40,6 +40,8 @@ error_rows=(
     "1${S}not_found${S}no CUDA release that cvm can install starts with 99${S}latest${S}99${S}--json"
     "1${S}not_installed${S}no installed CUDA toolkit starts with 12${S}latest${S}12${S}--installed${S}--json"
     "1${S}not_found${S}is not on PATH${S}which${S}no-such-tool-here${S}--json"
+    "1${S}not_selected${S}no CUDA version is selected${S}current${S}--json"
+    "1${S}network${S}nothing was changed${S}update${S}--json"
 )
 mkdir -p "$TEST_TMP/answers"
 n=0

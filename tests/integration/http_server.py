@@ -14,6 +14,7 @@ ACTION is one of
                          hangs up (or the server's timeout); the file need not exist
     pad:BYTES            announce and send BYTES more than the file holds (zeros at its end)
 A rule applies to the first N matching requests when times=N is given, else to all.
+A request for a folder ("/dir/") is answered with its index.html, when the test wrote one.
 The server binds port 0, prints the port on stdout, and exits by itself after --timeout
 seconds (default 300). --log appends one line per request: "METHOD PATH RANGE STATUS", and for a body that was cut
 short or endless, "SENT PATH BYTES" once the connection is over.
@@ -109,6 +110,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_endless(path)
             return
         full = os.path.realpath(os.path.join(self.server.root, path.lstrip("/")))
+        if os.path.isdir(full) and path.endswith("/"):
+            full = os.path.join(full, "index.html")  # a folder's listing, as the test wrote it
         if not full.startswith(self.server.root + os.sep) or not os.path.isfile(full):
             self.record(404)
             self.send_response(404)
