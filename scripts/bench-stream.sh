@@ -57,8 +57,7 @@ archive() { # FORMAT -> the archive's path
 
 server_pid=""
 trap '[[ -n $server_pid ]] && kill "$server_pid" 2> /dev/null; rm -rf "$work/out"' EXIT
-mkdir -p "$work/served"
-exec {server_fd}< <(python3 "$here/tests/integration/http_server.py" --root "$work/served" \
+exec {server_fd}< <(python3 "$here/tests/integration/http_server.py" --root "$work" \
     --timeout 7200 --rule "/*=slow:$rate" & echo "PID $!"; wait)
 read -r line <&"$server_fd"; server_pid=${line#PID }
 read -r port <&"$server_fd"
@@ -70,9 +69,8 @@ for format in ${only//,/ }; do
     file=$(archive "$format")
     [[ -n $file ]] || { echo "bench-stream: no $format archive in $work" >&2; exit 1; }
     name=$(basename "$file")
-    ln -sf "$file" "$work/served/$name"
     sum=$(sha256sum "$file" | cut -c1-64)
-    url="http://127.0.0.1:$port/$name"
+    url="http://127.0.0.1:$port/${file#"$work"/}"
     echo "bench: $name, $(($(stat -L -c %s "$file") / 1000000)) MB"
     "${pin[@]}" hyperfine --style basic --runs "$runs" --prepare "rm -rf $work/out && mkdir $work/out" \
         --export-json "$work/stream-$format.json" \
