@@ -157,6 +157,11 @@ expect_rc 0 "$CVM" install "$U/links/$ZIP" --sha256 "$(sum "$M/links/$ZIP")"
 [[ -L $R/lib/libcudnn.so ]] || fail "a zip's symlink was lost"
 expect_rc 0 "$CVM" verify "$ID"
 expect_rc 0 "$CVM" uninstall "$ID"
+# A zip symlink that leaves the folder: refused like one in a file.
+$MK hostile "$M/links/evil.zip" symlink-out
+expect_rc 2 "$CVM" install "$U/links/evil.zip" --sha256 "$(sum "$M/links/evil.zip")"
+assert_contains "$ERR" "refused"
+assert_store cudnn ""
 expect_rc 2 "$CVM" install "$U/renamed/$ZIP" --sha256 "$(sum "$M/renamed/$ZIP")"
 assert_contains "$ERR" "include/cudnn.h\" is not in the central directory"
 assert_contains "$ERR" "local header and its central directory disagree"
