@@ -59,6 +59,8 @@ StreamResult stream_one(const StreamJob& job, DownloadTap& tap, const ExtractOpt
     if (again) {
         empty_folder(job.destination);
         out.extracted = extract_archive(out.archive, job.destination, options);
+        if (out.extracted.format == ArchiveFormat::Zip)
+            check_zip_data(out.archive, job.destination, out.extracted, name);
     }
     return out;
 }

@@ -27,12 +27,19 @@ std::vector<ZipCentralEntry> read_zip_directory(const std::filesystem::path& zip
 
 enum class ZipAgreement {
     Same,         // every entry agrees; modes from the central directory were applied
-    NeedsSeekable // the central directory holds symlinks, which a local header cannot show
+    NeedsSeekable // symlinks (which a local header cannot show), or data whose size or CRC-32
+                  // differs: to be extracted again through the central directory
 };
 
 // Compares what extract_archive_stream wrote below `root` from `zip` with its central directory;
-// throws InstallError (input) naming the archive and the first entry that disagrees.
+// throws InstallError (input) naming the archive and the first entry whose name or type
+// disagrees, or that only one of them lists.
 ZipAgreement check_streamed_zip(const std::filesystem::path& zip, const std::filesystem::path& root,
                                 const ExtractResult& streamed, const std::string& name);
+
+// After a zip was extracted again through its central directory: every file on disk below
+// `root` must have the size and CRC-32 the central directory gives; throws InstallError (input).
+void check_zip_data(const std::filesystem::path& zip, const std::filesystem::path& root,
+                    const ExtractResult& extracted, const std::string& name);
 
 } // namespace cvm::install

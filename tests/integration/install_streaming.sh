@@ -152,6 +152,20 @@ R=$CVM_ROOT/cudnn/$ID/root
 assert_eq "$(stat -c %a "$R/include/cudnn.h")" 644 "a streamed zip's header mode"
 assert_eq "$(stat -c %a "$R/lib/libcudnn.so.9.1.0")" 755 "a streamed zip's library mode"
 expect_rc 0 "$CVM" uninstall "$ID"
+# Stored (uncompressed) entries, which the streaming reader does not deliver: read again.
+python3 - "$M/files/$ZIP" "$M/stored.zip" << 'PY'
+import sys, zipfile
+src = zipfile.ZipFile(sys.argv[1])
+with zipfile.ZipFile(sys.argv[2], "w", zipfile.ZIP_STORED) as z:
+    for i in src.infolist():
+        data = src.read(i.filename)
+        i.compress_type = zipfile.ZIP_STORED
+        z.writestr(i, data)
+PY
+mkdir -p "$M/stored" && mv "$M/stored.zip" "$M/stored/$ZIP"
+expect_rc 0 "$CVM" install "$U/stored/$ZIP" --sha256 "$(sum "$M/stored/$ZIP")"
+expect_rc 0 "$CVM" verify "$ID"
+expect_rc 0 "$CVM" uninstall "$ID"
 # Symlinks are only in the central directory: extracted again from the complete file.
 expect_rc 0 "$CVM" install "$U/links/$ZIP" --sha256 "$(sum "$M/links/$ZIP")"
 [[ -L $R/lib/libcudnn.so ]] || fail "a zip's symlink was lost"

@@ -92,11 +92,11 @@ TEST_CASE("a streamed zip must agree with its central directory") {
     fs::create_directories(t / "out");
     PieceSource source(read_text(t / "a.zip"));
     ExtractResult streamed = extract_archive_stream(source, "a.zip", t / "out");
-    SECTION("a size") {
+    SECTION("a size: read again through the central directory") {
         for (auto& e : streamed.entries)
             if (e.path == "top/LICENSE") e.size += 1;
-        CHECK_THROWS_WITH(check_streamed_zip(t / "a.zip", t / "out", streamed, "a.zip"),
-                          Catch::Contains("\"top/LICENSE\" holds 9 bytes"));
+        CHECK(check_streamed_zip(t / "a.zip", t / "out", streamed, "a.zip") ==
+              ZipAgreement::NeedsSeekable);
     }
     SECTION("an entry the central directory does not list") {
         streamed.entries.push_back({"top/hidden", ExtractedEntry::Type::File, "", 1, "", 0});
