@@ -11,12 +11,14 @@
 // below a minimum, and at an overall deadline that grows with the size (download_settings.h).
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace cvm::install {
 
 class Progress;
+class DownloadTap;
 
 struct DownloadRequest {
     std::string url;
@@ -24,6 +26,9 @@ struct DownloadRequest {
     std::string sha256;              // expected, lower-case hex; empty: not checked
     std::uint64_t expected_size = 0; // 0 when unknown
     std::string label;               // for progress lines; defaults to the file name
+    // Told of every byte written and of the outcome, for a reader on another thread
+    // (download_tap.h); a file found in the cache is reported verified at once.
+    std::shared_ptr<DownloadTap> tap;
 };
 
 struct DownloadOptions {

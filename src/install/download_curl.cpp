@@ -1,5 +1,6 @@
 #include "install/download.h"
 
+#include "install/download_tap.h"
 #include "install/error.h"
 #include "install/progress.h"
 #include "install/sha256.h"
@@ -195,6 +196,15 @@ size_t on_write(char* data, size_t size, size_t count, void* user) {
         }
         t->hash.update(data, n);
         t->hashed += n;
+        if (t->request->tap) {
+            // A reader takes the bytes from the file through its own handle.
+            t->out.flush();
+            if (!t->out) {
+                t->write_error = std::strerror(errno != 0 ? errno : EIO);
+                return 0;
+            }
+            t->request->tap->grew(t->resumed + t->received + n);
+        }
     }
     t->received += n;
     return n;
@@ -209,6 +219,7 @@ public:
     ~Downloader() {
         for (auto& t : transfers_) {
             drop(*t);
+            if (t->request != nullptr && t->request->tap && !t->kept) t->request->tap->failed();
             // Whatever did not complete leaves nothing behind (a retry in this run resumed it).
             if (t->memory == nullptr && !t->kept) {
                 std::error_code ec;
@@ -340,6 +351,7 @@ private:
             if (!t.out)
                 fail(t, "cannot write " + t.part.u8string() + ": " + std::strerror(errno), false,
                      write_error_code(errno));
+            if (t.request->tap) t.request->tap->attempt(t.part, have);
             if (t.request->expected_size && have == t.request->expected_size) {
                 // Complete from an earlier run: only the checksum is left to check.
                 t.out.close();
@@ -436,6 +448,7 @@ private:
         t.kept = true;
         t.on_signal.release();
         t.finished = true;
+        if (r.tap) r.tap->verified(r.destination, digest);
         if (options_.progress && t.progress_id >= 0) {
             options_.progress->update(t.progress_id, size, size);
             options_.progress->finish(t.progress_id, true);
@@ -654,11 +667,14 @@ void download_all(const std::vector<DownloadRequest>& requests, const DownloadOp
             // In the cache already: accepted only with the right checksum.
             if (!r.sha256.empty() && sha256_equal(sha256_file(r.destination), r.sha256)) {
                 if (options.progress) options.progress->message("using cached " + label_of(r));
+                if (r.tap) r.tap->verified(r.destination, r.sha256);
                 continue;
             }
             if (r.sha256.empty() &&
-                (r.expected_size == 0 || fs::file_size(r.destination, ec) == r.expected_size))
+                (r.expected_size == 0 || fs::file_size(r.destination, ec) == r.expected_size)) {
+                if (r.tap) r.tap->verified(r.destination, "");
                 continue;
+            }
             fs::remove(r.destination, ec);
         }
         auto t = std::make_unique<Transfer>();

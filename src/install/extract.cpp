@@ -8,6 +8,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <lzma.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -124,13 +125,18 @@ struct WriteHandle {
 // liblzma on its own thread(s), feeding libarchive decoded tar bytes through a bounded queue.
 class XzSource {
 public:
+    // Reads compressed bytes into a buffer: how many, 0 at the end; throws when it cannot.
+    using Reader = std::function<std::size_t(char*, std::size_t)>;
+
     XzSource(const fs::path& file, unsigned threads,
              std::function<void(std::uint64_t, std::uint64_t)> progress)
-        : path_(file), threads_(threads), progress_(std::move(progress)) {
+        : XzSource(file, file_reader(file), 0, threads, std::move(progress)) {}
+    XzSource(const fs::path& file, Reader read, std::uint64_t total, unsigned threads,
+             std::function<void(std::uint64_t, std::uint64_t)> progress)
+        : path_(file), threads_(threads), progress_(std::move(progress)), read_(std::move(read)) {
         std::error_code ec;
-        total_ = fs::file_size(file, ec);
-        in_.open(file, std::ios::binary);
-        if (!in_) fail_operation("cannot read " + file.string() + ": " + std::strerror(errno));
+        total_ = total != 0 ? total : fs::file_size(file, ec);
+        if (ec) total_ = 0;
         for (std::size_t i = 0; i < kXzQueueDepth + 2; ++i)
             free_.push_back(std::make_unique<Block>());
         worker_ = std::thread([this] { decode(); });
@@ -164,6 +170,16 @@ public:
     }
 
 private:
+    static Reader file_reader(const fs::path& file) {
+        auto in = std::make_shared<std::ifstream>(file, std::ios::binary);
+        if (!*in) fail_operation("cannot read " + file.string() + ": " + std::strerror(errno));
+        return [in, file](char* buffer, std::size_t size) {
+            in->read(buffer, static_cast<std::streamsize>(size));
+            if (in->bad()) fail_operation("cannot read " + file.string() + ": I/O error");
+            return static_cast<std::size_t>(std::max<std::streamsize>(in->gcount(), 0));
+        };
+    }
+
     struct Block {
         std::vector<std::uint8_t> data = std::vector<std::uint8_t>(kXzOutBlock);
         std::size_t size = 0;
@@ -237,16 +253,16 @@ private:
         std::string error;
         while (out) {
             if (stream.avail_in == 0 && !eof) {
-                in_.read(reinterpret_cast<char*>(input.data()),
-                         static_cast<std::streamsize>(input.size()));
-                std::streamsize got = in_.gcount();
-                if (in_.bad()) {
-                    error = "cannot read " + path_.string() + ": I/O error";
+                std::size_t got = 0;
+                try {
+                    got = read_(reinterpret_cast<char*>(input.data()), input.size());
+                } catch (const std::exception& e) {
+                    error = e.what();
                     break;
                 }
-                if (got <= 0) eof = true;
+                if (got == 0) eof = true;
                 stream.next_in = input.data();
-                stream.avail_in = static_cast<std::size_t>(std::max<std::streamsize>(got, 0));
+                stream.avail_in = got;
                 consumed += stream.avail_in;
                 if (progress_) progress_(consumed, total_);
             }
@@ -288,8 +304,8 @@ private:
     fs::path path_;
     unsigned threads_;
     std::function<void(std::uint64_t, std::uint64_t)> progress_;
+    Reader read_;
     std::uint64_t total_ = 0;
-    std::ifstream in_;
     std::mutex mutex_;
     std::condition_variable changed_;
     std::deque<std::unique_ptr<Block>> ready_;
@@ -458,7 +474,8 @@ std::string space_note(const fs::path& root) {
 // entry's size and sha256. Gaps (sparse entries) and the tail up to the declared size are
 // zeros on disk, and are hashed as such.
 void copy_data(archive* r, archive* w, const fs::path& archive_path, const fs::path& root,
-               ExtractedEntry& entry, const std::atomic<bool>* abort) {
+               ExtractedEntry& entry, const std::atomic<bool>* abort, bool with_crc = false) {
+    uLong crc = crc32(0L, Z_NULL, 0);
     static const std::vector<char> zeros(1 << 16, 0);
     Sha256 hash;
     std::uint64_t position = 0;
@@ -489,11 +506,18 @@ void copy_data(archive* r, archive* w, const fs::path& archive_path, const fs::p
                        "\": data blocks out of order; download it again");
         hash_zeros(at - position);
         hash.update(buffer, size);
+        if (with_crc) {
+            if (at != position)
+                fail_input("archive " + display(archive_path) + " is damaged at \"" + entry.path +
+                           "\": a gap in a zip entry; download it again");
+            crc = crc32_z(crc, static_cast<const Bytef*>(buffer), size);
+        }
         position = at + size;
     }
     if (position < entry.size) hash_zeros(entry.size - position);
     entry.size = std::max(entry.size, position);
     entry.sha256 = hash.hex_digest();
+    if (with_crc) entry.crc32 = static_cast<std::uint32_t>(crc);
 }
 
 void finish_writer(archive* w, const fs::path& archive_path, const fs::path& root) {
@@ -559,17 +583,15 @@ void share_hardlink_records(std::vector<ExtractedEntry>& entries) {
 
 // ---------------------------------------------------------------------------------------------
 // One reader, one writer: tar streams (decoded by XzSource or by libarchive's filters).
+// `total`: the archive's size, for progress. A zip (read through its local headers) records
+// each file's CRC-32.
 ExtractResult extract_stream(archive* r, const fs::path& archive_path, const fs::path& root,
-                             ArchiveFormat format, XzSource* xz, const ExtractOptions& options) {
+                             ArchiveFormat format, XzSource* xz, const ExtractOptions& options,
+                             std::uint64_t total) {
     ExtractResult result;
     result.format = format;
     EntryGuard guard(archive_path, root);
     WriteHandle w;
-    std::uint64_t total = 0;
-    if (!xz) {
-        std::error_code ec;
-        total = fs::file_size(archive_path, ec);
-    }
     auto damaged = [&](const std::string& where) {
         std::string why = xz ? xz->error() : std::string();
         if (why.empty())
@@ -596,7 +618,8 @@ ExtractResult extract_stream(archive* r, const fs::path& archive_path, const fs:
             write_failed(w.a, archive_path, root, plan.entry.path);
         if (plan.entry.type == ExtractedEntry::Type::File ||
             plan.entry.type == ExtractedEntry::Type::Hardlink) {
-            copy_data(r, w.a, archive_path, root, plan.entry, nullptr);
+            copy_data(r, w.a, archive_path, root, plan.entry, nullptr,
+                      format == ArchiveFormat::Zip);
             result.bytes_written += plan.entry.size;
         }
         if (archive_write_finish_entry(w.a) != ARCHIVE_OK)
@@ -731,7 +754,10 @@ ArchiveFormat detect_archive_format(const fs::path& archive) {
     if (!in) fail_operation("cannot read " + archive.string() + ": " + std::strerror(errno));
     unsigned char head[512] = {};
     in.read(reinterpret_cast<char*>(head), sizeof head);
-    std::size_t n = static_cast<std::size_t>(in.gcount());
+    return detect_archive_format(head, static_cast<std::size_t>(in.gcount()));
+}
+
+ArchiveFormat detect_archive_format(const unsigned char* head, std::size_t n) {
     auto starts = [&](const char* magic, std::size_t len) {
         return n >= len && std::memcmp(head, magic, len) == 0;
     };
@@ -878,7 +904,7 @@ ExtractResult extract_archive(const fs::path& archive_path, const fs::path& dest
                                          " is not a tar inside xz: " + error_text(r.a)
                                    : why);
         }
-        return extract_stream(r.a, archive_path, root, format, &source, options);
+        return extract_stream(r.a, archive_path, root, format, &source, options, 0);
     }
     default: {
         ReadHandle r;
@@ -887,7 +913,8 @@ ExtractResult extract_archive(const fs::path& archive_path, const fs::path& dest
         archive_read_support_format_gnutar(r.a);
         if (open_filename(r.a, archive_path.c_str(), kReadBlock) != ARCHIVE_OK)
             fail_input("archive " + display(archive_path) + " cannot be read: " + error_text(r.a));
-        return extract_stream(r.a, archive_path, root, format, nullptr, options);
+        return extract_stream(r.a, archive_path, root, format, nullptr, options,
+                              fs::file_size(archive_path, ec));
     }
     }
 }
@@ -1027,6 +1054,104 @@ std::vector<ExtractResult> extract_archives(const std::vector<ArchiveJob>& jobs,
         t.join();
     if (first_error) std::rethrow_exception(first_error);
     return results;
+}
+
+namespace {
+
+// The first bytes of a source, read ahead to recognise the format, then served again.
+class PeekedSource : public ArchiveSource {
+public:
+    explicit PeekedSource(ArchiveSource& source) : source_(source) {
+        while (head_.size() < 512) {
+            char buffer[512];
+            std::size_t got = source_.read(buffer, 512 - head_.size());
+            if (got == 0) break;
+            head_.append(buffer, got);
+        }
+    }
+    const unsigned char* head() const {
+        return reinterpret_cast<const unsigned char*>(head_.data());
+    }
+    std::size_t head_size() const { return head_.size(); }
+    std::size_t read(void* buffer, std::size_t size) override {
+        if (served_ < head_.size()) {
+            std::size_t n = std::min(size, head_.size() - served_);
+            std::memcpy(buffer, head_.data() + served_, n);
+            served_ += n;
+            return n;
+        }
+        return source_.read(buffer, size);
+    }
+    std::uint64_t expected_size() const override { return source_.expected_size(); }
+
+private:
+    ArchiveSource& source_;
+    std::string head_;
+    std::size_t served_ = 0;
+};
+
+// libarchive's read callback over a source; what the source throws becomes the archive's error.
+struct CallbackReader {
+    ArchiveSource* source;
+    std::vector<char> buffer = std::vector<char>(kReadBlock);
+
+    static la_ssize_t read(archive* a, void* self, const void** out) {
+        auto* me = static_cast<CallbackReader*>(self);
+        try {
+            *out = me->buffer.data();
+            return static_cast<la_ssize_t>(me->source->read(me->buffer.data(), me->buffer.size()));
+        } catch (const std::exception& e) {
+            archive_set_error(a, EIO, "%s", e.what());
+            return -1;
+        }
+    }
+};
+
+} // namespace
+
+ExtractResult extract_archive_stream(ArchiveSource& source, const std::string& name,
+                                     const fs::path& destination, const ExtractOptions& options) {
+    std::error_code ec;
+    if (!fs::is_directory(destination, ec))
+        fail_operation("extraction folder " + destination.string() + " does not exist");
+    if (fs::directory_iterator(destination, ec) != fs::directory_iterator())
+        fail_operation("extraction folder " + destination.string() + " is not empty");
+    fs::path root = fs::canonical(destination, ec);
+    if (ec) fail_operation("cannot resolve " + destination.string() + ": " + ec.message());
+    const fs::path archive_path = fs::u8path(name);
+    PeekedSource peeked(source);
+    ArchiveFormat format = detect_archive_format(peeked.head(), peeked.head_size());
+    std::uint64_t total = source.expected_size();
+    ReadHandle r;
+    CallbackReader reader{&peeked};
+    switch (format) {
+    case ArchiveFormat::Unknown:
+        fail_input(name + " is not an archive cvm reads (.tar.xz, .tgz, .tar, .zip, .whl)");
+    case ArchiveFormat::TarXz: {
+        XzSource xz(
+            archive_path, [&peeked](char* b, std::size_t n) { return peeked.read(b, n); },
+            total, worker_count(options.threads), options.progress);
+        archive_read_support_format_tar(r.a);
+        archive_read_support_format_gnutar(r.a);
+        if (archive_read_open(r.a, &xz, nullptr, &XzSource::read_callback, nullptr) != ARCHIVE_OK) {
+            std::string why = xz.error();
+            fail_input(why.empty() ? "archive " + name + " is not a tar inside xz: " + error_text(r.a)
+                                   : why);
+        }
+        return extract_stream(r.a, archive_path, root, format, &xz, options, total);
+    }
+    case ArchiveFormat::Zip:
+        // Local headers in order; the central directory is compared by the caller afterwards.
+        archive_read_support_format_zip_streamable(r.a);
+        break;
+    default:
+        archive_read_support_filter_all(r.a);
+        archive_read_support_format_tar(r.a);
+        archive_read_support_format_gnutar(r.a);
+    }
+    if (archive_read_open(r.a, &reader, nullptr, &CallbackReader::read, nullptr) != ARCHIVE_OK)
+        fail_input("archive " + name + " cannot be read: " + error_text(r.a));
+    return extract_stream(r.a, archive_path, root, format, nullptr, options, total);
 }
 
 } // namespace cvm::install

@@ -47,6 +47,7 @@ struct ExtractedEntry {
     std::string link_target; // symlinks and hard links
     std::uint64_t size = 0;  // files and hard links: the bytes written
     std::string sha256;      // files and hard links: of the bytes as they were written
+    std::uint32_t crc32 = 0; // files, from extract_archive_stream of a zip only
 };
 
 struct ExtractResult {
@@ -76,6 +77,27 @@ ExtractResult extract_embedded_archive(const std::filesystem::path& file,
                                        const EmbeddedArchive& slice,
                                        const std::filesystem::path& destination,
                                        const ExtractOptions& options = {});
+
+// Archive bytes that arrive in order (a download in progress). read() blocks until some are
+// there, returns 0 at the end, and throws InstallError when the rest will not come.
+class ArchiveSource {
+public:
+    virtual ~ArchiveSource() = default;
+    virtual std::size_t read(void* buffer, std::size_t size) = 0;
+    virtual std::uint64_t expected_size() const = 0; // 0 when unknown
+};
+
+// Extracts an archive while its bytes arrive (stream_extract.h feeds it from a download), with
+// every check extract_archive makes. The format is recognised from the first bytes; `name` is the
+// archive's name in messages. A zip is read through its local headers (libarchive's streaming
+// reader), and each file's CRC-32 is recorded for a comparison with the central directory
+// (zip_directory.h), which only the complete file holds.
+ExtractResult extract_archive_stream(ArchiveSource& source, const std::string& name,
+                                     const std::filesystem::path& destination,
+                                     const ExtractOptions& options = {});
+
+// The container recognised from an archive's first bytes (up to 512).
+ArchiveFormat detect_archive_format(const unsigned char* head, std::size_t size);
 
 // Entry-path rules, exposed for tests and fuzzing: returns the normalised relative path
 // ('/'-separated, no "." components) or an empty string with `why` set when refused.

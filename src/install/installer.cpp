@@ -296,8 +296,13 @@ InstallResult Installer::commit(Staged& staged, Entry entry) {
 }
 
 InstallResult Installer::install_file(const fs::path& archive, const std::string& origin) {
+    return install_archive(archive, origin, nullptr);
+}
+
+InstallResult Installer::install_archive(const fs::path& archive, const std::string& origin,
+                                         const StreamJob* download) {
     std::error_code ec;
-    if (!fs::is_regular_file(archive, ec))
+    if (!download && !fs::is_regular_file(archive, ec))
         fail_input(archive.u8string() +
                    " is not a file; give an archive (.tar.xz, .tgz, .zip, .whl) or a URL");
     if (detect_installer(archive)) return install_installer(archive, {}, origin);
@@ -315,33 +320,48 @@ InstallResult Installer::install_file(const fs::path& archive, const std::string
     fs::path x = staged.dir / "x";
     fs::create_directory(x);
 
-    // The archive's checksum is recorded in the entry; compute it beside the extraction.
+    // The archive's checksum is recorded in the entry; compute it beside the extraction (a
+    // download computes it as the bytes arrive).
     std::string digest, digest_error;
-    std::thread hasher([&] {
-        try {
-            digest = sha256_file(archive);
-        } catch (const std::exception& e) {
-            digest_error = e.what();
-        }
-    });
+    std::thread hasher;
+    if (!download)
+        hasher = std::thread([&] {
+            try {
+                digest = sha256_file(archive);
+            } catch (const std::exception& e) {
+                digest_error = e.what();
+            }
+        });
     ExtractOptions eo;
     eo.threads = options_.parallel;
     int bar = -1;
     if (options_.progress) {
-        bar = options_.progress->start("extracting", display, fs::file_size(archive, ec));
+        bar = options_.progress->start("extracting", display,
+                                       download ? download->request.expected_size
+                                                : fs::file_size(archive, ec));
         eo.progress = [this, bar](std::uint64_t done, std::uint64_t total) {
             options_.progress->update(bar, done, total);
         };
     }
     ExtractResult extracted;
     try {
-        extracted = extract_archive(archive, x, eo);
+        if (download) {
+            StreamJob job = *download;
+            job.destination = x;
+            job.progress = eo.progress;
+            StreamResult streamed =
+                std::move(download_and_extract({job}, options_.download, options_.parallel).front());
+            extracted = std::move(streamed.extracted);
+            digest = streamed.sha256;
+        } else {
+            extracted = extract_archive(archive, x, eo);
+        }
     } catch (...) {
-        hasher.join();
+        if (hasher.joinable()) hasher.join();
         if (bar >= 0) options_.progress->finish(bar, false);
         throw;
     }
-    hasher.join();
+    if (hasher.joinable()) hasher.join();
     if (bar >= 0) options_.progress->finish(bar, true);
     if (!digest_error.empty()) fail_operation(digest_error);
 
@@ -514,8 +534,9 @@ InstallResult Installer::install_url(const std::string& url, const std::string& 
     request.destination = cache / basename_of_url(url);
     request.sha256 = sha256;
     if (sha256.empty()) fs::remove(request.destination); // nothing to check a cached copy against
-    download_all({request}, options_.download);
-    return install_file(request.destination, url);
+    StreamJob job;
+    job.request = request;
+    return install_archive(request.destination, url, &job);
 }
 
 void Installer::pin_archives(const std::vector<std::pair<std::string, std::string>>& url_sums) {
@@ -524,8 +545,8 @@ void Installer::pin_archives(const std::vector<std::pair<std::string, std::strin
         options_.pinned_sha256[basename_of_url(url)] = sha256;
 }
 
-std::vector<fs::path> Installer::fetch_archives(const std::string& product,
-                                                const std::vector<const Artifact*>& items) {
+std::vector<StreamJob> Installer::archive_jobs(const std::string& product,
+                                               const std::vector<const Artifact*>& items) {
     // Pinned sums (cvm install --locked): all of them are compared before the first download.
     if (!options_.pinned_sha256.empty()) {
         for (const Artifact* a : items) {
@@ -542,8 +563,7 @@ std::vector<fs::path> Installer::fetch_archives(const std::string& product,
                                "where the toolchain is installed");
         }
     }
-    std::vector<fs::path> paths;
-    std::vector<DownloadRequest> requests;
+    std::vector<StreamJob> jobs;
     fs::path cache = store_.cache_dir() / "downloads";
     std::vector<std::pair<std::string, const Artifact*>> to_verify; // folder mirror files
     for (const Artifact* a : items) {
@@ -555,17 +575,15 @@ std::vector<fs::path> Installer::fetch_archives(const std::string& product,
                 fail_operation("cannot read " + local.u8string() + " (from " + url +
                                "); check CVM_MIRROR");
             to_verify.emplace_back(url, a);
-            paths.push_back(local);
+            jobs.emplace_back().local = local;
             continue;
         }
         fs::create_directories(cache);
-        DownloadRequest r;
+        DownloadRequest& r = jobs.emplace_back().request;
         r.url = url;
         r.destination = cache / basename_of_url(a->relative_path);
         r.sha256 = a->sha256;
         r.expected_size = a->size;
-        requests.push_back(r);
-        paths.push_back(r.destination);
     }
     // A folder mirror: nothing to copy, but the checksum still decides (checked on all cores).
     std::vector<std::string> sums(to_verify.size());
@@ -593,8 +611,7 @@ std::vector<fs::path> Installer::fetch_archives(const std::string& product,
             fail_operation("checksum mismatch for " + to_verify[i].first + ": expected sha256 " +
                            to_verify[i].second->sha256 + ", got " + sums[i] +
                            "; the mirror's file is damaged or not the one the manifest names");
-    download_all(requests, options_.download);
-    return paths;
+    return jobs;
 }
 
 
@@ -651,26 +668,24 @@ InstallResult Installer::install_toolkit(const std::string& version_text,
     std::vector<const Artifact*> artifacts;
     for (const auto& key : keys)
         artifacts.push_back(&select_artifact(*m.find(key), host));
-    std::vector<fs::path> files = fetch_archives("cuda", artifacts);
+    // Each archive downloads into the cache and is extracted while it arrives.
+    std::vector<StreamJob> jobs = archive_jobs("cuda", artifacts);
 
     fs::create_directories(store_.staging_dir());
     clean_staging();
     fs::create_directories(store_.locks_dir());
     Staged staged(store_);
-    std::vector<ArchiveJob> jobs;
     for (std::size_t i = 0; i < keys.size(); ++i) {
-        fs::path dest = staged.dir / "x" / keys[i];
-        fs::create_directories(dest);
-        jobs.push_back({files[i], dest});
+        jobs[i].destination = staged.dir / "x" / keys[i];
+        fs::create_directories(jobs[i].destination);
     }
     int bar = -1;
-    ExtractOptions eo;
     auto done = std::make_shared<std::vector<std::atomic<std::uint64_t>>>(keys.size());
     if (options_.progress) {
         std::uint64_t total = 0;
         std::error_code ec;
-        for (const auto& f : files)
-            total += fs::file_size(f, ec);
+        for (std::size_t i = 0; i < jobs.size(); ++i)
+            total += jobs[i].local.empty() ? artifacts[i]->size : fs::file_size(jobs[i].local, ec);
         bar = options_.progress->start("extracting", std::to_string(keys.size()) + " components",
                                        total);
         // Each archive reports its own bytes; the bar shows their sum.
@@ -684,8 +699,12 @@ InstallResult Installer::install_toolkit(const std::string& version_text,
             };
     }
     std::vector<ExtractResult> extracted;
+    std::vector<fs::path> files;
     try {
-        extracted = extract_archives(jobs, options_.parallel, eo);
+        for (auto& result : download_and_extract(jobs, options_.download, options_.parallel)) {
+            extracted.push_back(std::move(result.extracted));
+            files.push_back(std::move(result.archive));
+        }
     } catch (...) {
         if (bar >= 0) options_.progress->finish(bar, false);
         throw;
@@ -772,12 +791,15 @@ InstallResult Installer::install_cudnn(const std::string& version_text, const st
         if (options_.progress) options_.progress->message("cuDNN " + id + " is already installed");
         return {Kind::Cudnn, id, existing->path, true, {}};
     }
-    std::vector<fs::path> files = fetch_archives("cudnn", {&artifact});
+    std::vector<StreamJob> jobs = archive_jobs("cudnn", {&artifact});
+    std::vector<fs::path> files = {jobs.front().local.empty() ? jobs.front().request.destination
+                                                              : jobs.front().local};
     // install_file learns the id from the contents; when it is this one, the lock is ours.
     held_lock_ = "cudnn-" + id;
     InstallResult result;
     try {
-        result = install_file(files.front(), archive_url("cudnn", artifact.relative_path));
+        result = install_archive(files.front(), archive_url("cudnn", artifact.relative_path),
+                                 jobs.front().local.empty() ? &jobs.front() : nullptr);
     } catch (...) {
         held_lock_.clear();
         throw;

@@ -10,6 +10,7 @@
 #include "core/store.h"
 #include "install/download.h"
 #include "install/manifest.h"
+#include "install/stream_extract.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -99,9 +100,13 @@ private:
                              Entry& e);
     std::string manifest_url(const std::string& product, const std::string& manifest) const;
     std::string archive_url(const std::string& product, const std::string& relative) const;
-    // Fetches (or, for file:// mirrors, locates and verifies) archives; returns local paths.
-    std::vector<std::filesystem::path> fetch_archives(const std::string& product,
-                                                      const std::vector<const Artifact*>& items);
+    // What fetching the manifest's archives takes: a download into the cache for each, or, for
+    // file:// mirrors, the file itself (verified here). No destinations yet.
+    std::vector<StreamJob> archive_jobs(const std::string& product,
+                                        const std::vector<const Artifact*>& items);
+    // install_file, with the archive downloading while it is extracted when `download` is given.
+    InstallResult install_archive(const std::filesystem::path& archive, const std::string& origin,
+                                  const StreamJob* download);
 
     Store store_;
     InstallerOptions options_;

@@ -3,7 +3,7 @@
 
     make_archives.py cudnn-legacy OUT (.tgz|.zip) --version 8.1.0 [--windows] [--skip LIB]
     make_archives.py cudnn-redist OUT (.tar.xz|.zip) --version 9.1.0 [--folder NAME] [--skip LIB]
-                                       [--big MB] [--files N]
+                                       [--big MB] [--files N] [--no-links]
     make_archives.py cudnn-wheel OUT.whl --version 9.1.0.70 --project nvidia-cudnn-cu12
     make_archives.py component OUT.tar.xz --folder TOP [--tool bin/NAME] [--lib NAME] [--header NAME]
                                           [--cuda-h VERSION] [--big MB]
@@ -135,6 +135,7 @@ def main():
     p.add_argument("--cuda-h")
     p.add_argument("--big", type=int, default=0)
     p.add_argument("--files", type=int, default=0)
+    p.add_argument("--no-links", action="store_true")  # library links become copies
     p.add_argument("--product")
     p.add_argument("--base")
     p.add_argument("--entry", action="append", default=[])
@@ -151,6 +152,9 @@ def main():
             w.file(folder + "/lib/big.bin", os.urandom(a.big << 20))
         for i in range(a.files):
             w.file(folder + "/share/doc/f%05d.txt" % i, b"x" * 1000)
+        if a.no_links:
+            w.entries = [(n, "file", ELF, 0o755) if k == "symlink" else (n, k, d, m)
+                         for n, k, d, m in w.entries]
     elif a.what == "cudnn-wheel":
         add_cudnn(w, "nvidia/cudnn/", header_version, False, "lib/", a.skip)
         w.file("nvidia/__init__.py", b"")

@@ -1,0 +1,106 @@
+#include "install/download_tap.h"
+
+#include "install/error.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace cvm::install {
+
+namespace fs = std::filesystem;
+
+void DownloadTap::attempt(const fs::path& part, std::uint64_t have) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // A part file that shrank was removed and begun again: the bytes read from it are void.
+    if (opened_ && have < size_) restarted_ = true;
+    part_ = part;
+    size_ = have;
+    changed_.notify_all();
+}
+
+void DownloadTap::grew(std::uint64_t size) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    size_ = size;
+    changed_.notify_all();
+}
+
+void DownloadTap::verified(const fs::path& file, const std::string& sha256) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::error_code ec;
+    std::uint64_t size = fs::file_size(file, ec);
+    if (!ec) size_ = size;
+    file_ = file;
+    sha256_ = sha256;
+    verified_ = true;
+    changed_.notify_all();
+}
+
+void DownloadTap::failed() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (verified_) return;
+    failed_ = true;
+    changed_.notify_all();
+}
+
+std::size_t DownloadTap::read(void* buffer, std::size_t size) {
+    std::size_t n = 0;
+    {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock,
+                      [&] { return size_ > offset_ || verified_ || failed_ || restarted_; });
+        if (restarted_) fail_operation("the download started again from its first byte");
+        if (failed_) fail_operation("the download stopped");
+        if (size_ <= offset_) return 0; // verified, all read
+        if (!opened_) {
+            in_.open(verified_ ? file_ : part_, std::ios::binary);
+            if (!in_ && !verified_) {
+                // Renamed into place just now: the tap hears of it right after.
+                changed_.wait(lock, [&] { return verified_ || failed_ || restarted_; });
+                if (!verified_) fail_operation("the download stopped");
+                in_.clear();
+                in_.open(file_, std::ios::binary);
+            }
+            if (!in_)
+                fail_operation("cannot read " + (verified_ ? file_ : part_).u8string() + ": " +
+                               std::strerror(errno));
+            opened_ = true;
+        }
+        n = static_cast<std::size_t>(std::min<std::uint64_t>(size, size_ - offset_));
+    }
+    // The bytes below size_ are on disk and never change while the part file is kept.
+    in_.read(static_cast<char*>(buffer), static_cast<std::streamsize>(n));
+    std::size_t got = static_cast<std::size_t>(std::max<std::streamsize>(in_.gcount(), 0));
+    if (got != n) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (restarted_) fail_operation("the download started again from its first byte");
+        fail_operation("cannot read the download's part file " + part_.u8string() +
+                       ": it ended early");
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    offset_ += got;
+    return got;
+}
+
+DownloadTap::Outcome DownloadTap::wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return verified_ || failed_; });
+    return verified_ ? Outcome::Verified : Outcome::Failed;
+}
+
+bool DownloadTap::restarted() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return restarted_;
+}
+
+fs::path DownloadTap::file() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return file_;
+}
+
+std::string DownloadTap::sha256() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return sha256_;
+}
+
+} // namespace cvm::install
