@@ -1005,7 +1005,7 @@ ExtractResult extract_embedded_archive(const fs::path& file, const EmbeddedArchi
         fail_input(display(file) + ": its archive at offset " + std::to_string(slice.offset) +
                    " cannot be read (" + error_text(r.a) + "); the file is damaged or truncated: "
                    "download it again");
-    return extract_stream(r.a, file, root, format, nullptr, options);
+    return extract_stream(r.a, file, root, format, nullptr, options, slice.length);
 }
 
 std::vector<ExtractResult> extract_archives(const std::vector<ArchiveJob>& jobs, unsigned parallel,

@@ -1,7 +1,7 @@
 #include "install/zip_directory.h"
 
 #include "install/error.h"
-#include "platform/interrupt.h"
+#include "platform/platform.h"
 
 #include <algorithm>
 #include <cstring>

@@ -9,7 +9,8 @@ ACTION is one of
     die:BYTES            send the headers and BYTES of the body, then drop the connection
     stall:BYTES:SECONDS  send BYTES of the body, then send nothing for SECONDS
     norange              ignore Range headers (always answer 200 with the whole file)
-    slow:BYTES_PER_SEC   send the body at about this rate (slow:4 is a drip)
+    slow:BYTES_PER_SEC   send the body at about this rate (slow:4 is a drip); the log gets "DONE PATH"
+                         when such a body was sent whole
     endless              answer 200 without Content-Length and send zeros until the client
                          hangs up (or the server's timeout); the file need not exist
     pad:BYTES            announce and send BYTES more than the file holds (zeros at its end)
@@ -186,6 +187,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 remaining -= len(data)
                 if rate is not None:
                     time.sleep(len(data) / rate)
+        if rate is not None and remaining == 0 and self.server.log_path:
+            # A throttled body's end, so a test can tell which transfers overlapped.
+            with self.server.log_lock, open(self.server.log_path, "a") as log:
+                log.write("DONE %s\n" % path)
         if limit is not None and remaining > 0:
             if stall is not None:
                 time.sleep(stall)
