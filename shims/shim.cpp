@@ -13,6 +13,7 @@
 
 #include "compat/ccbin.h"
 #include "core/config.h"
+#include "core/entry_trust.h"
 #include "core/environment.h"
 #include "core/selection.h"
 #include "core/shims.h"
@@ -113,9 +114,10 @@ int main(int argc, char** argv) {
         // program is found), so the layout is computed once.
         Layout layout = layout_of(r, view_path(store, r), platform::host_os());
         fs::path real;
+        platform::FileMeta real_meta;
         for (const auto& dir : layout.bin_dirs) {
             fs::path candidate = dir / fs::u8path(tool);
-            auto id = platform::executable_id(candidate);
+            auto id = platform::executable_id(candidate, &real_meta);
             if (id && (!self || *id != *self)) {
                 real = candidate;
                 break;
@@ -133,6 +135,9 @@ int main(int argc, char** argv) {
                              sel.origin_text() + ") nor on PATH outside cvm's shims; run `cvm which " +
                              base + "` or select another toolkit with `cvm use SPEC`");
         }
+        // The program itself, not only its folders (resolve checked those): another user's file
+        // in a folder of the entry is not run. Its stat is the one that found it.
+        check_entry_file_trusted(r.toolkit, real, &real_meta);
         ensure_view(store, r);
         auto changes = compute_environment(layout, platform::get_env("PATH"),
                                            platform::get_env("LD_LIBRARY_PATH"),

@@ -33,7 +33,11 @@ void check_entry_trusted(const Entry& e) {
     check_subfolders(files, e.path, e.lib_dirs);
 }
 
-void check_entry_file_trusted(const Entry& e, const fs::path& file) {
+void check_entry_file_trusted(const Entry& e, const fs::path& file, const platform::FileMeta* known) {
+    if (known && known->type != platform::FileMeta::Type::Other) {
+        check_trusted(("a file of " + entry_name(e)).c_str(), file, *known);
+        return;
+    }
     auto meta = platform::file_meta(file);
     if (meta) check_trusted(("a file of " + entry_name(e)).c_str(), file, *meta);
 }

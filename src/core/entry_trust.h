@@ -5,6 +5,7 @@
 // Each must pass the trust rules (trust.h), or another user could put a program or a library
 // where cvm looks. One stat per folder: the shim runs this for every tool it starts.
 #include "core/store.h"
+#include "platform/platform.h"
 
 namespace cvm {
 
@@ -12,7 +13,9 @@ namespace cvm {
 void check_entry_trusted(const Entry& e);
 
 // The same for a program or library of an entry about to be run or loaded: the file itself.
-void check_entry_file_trusted(const Entry& e, const fs::path& file);
+// `known`: the file's stat where the caller has one (the shim's), so it is not made twice.
+void check_entry_file_trusted(const Entry& e, const fs::path& file,
+                              const platform::FileMeta* known = nullptr);
 
 // Why another user could change `file` ("owned by nobody (uid 65534), not by you or root",
 // "writable by every user", "writable by its group"), for `cvm verify`; empty when nobody could.

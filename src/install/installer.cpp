@@ -305,7 +305,7 @@ InstallResult Installer::install_archive(const fs::path& archive, const std::str
     if (!download && !fs::is_regular_file(archive, ec))
         fail_input(archive.u8string() +
                    " is not a file; give an archive (.tar.xz, .tgz, .zip, .whl) or a URL");
-    if (detect_installer(archive)) return install_installer(archive, {}, origin);
+    if (!download && detect_installer(archive)) return install_installer(archive, {}, origin);
     const std::string display = archive.filename().u8string();
     auto name = parse_archive_name(display);
     const std::string& host = options_.host_platform;
@@ -534,6 +534,17 @@ InstallResult Installer::install_url(const std::string& url, const std::string& 
     request.destination = cache / basename_of_url(url);
     request.sha256 = sha256;
     if (sha256.empty()) fs::remove(request.destination); // nothing to check a cached copy against
+    // An installer cannot be read while it arrives (a 7-Zip archive keeps its index at its end,
+    // a runfile's payload offset is in its header): it is downloaded whole, then installed.
+    const std::string name = request.destination.filename().u8string();
+    auto ends_with = [&](const char* suffix) {
+        std::size_t n = std::char_traits<char>::length(suffix);
+        return name.size() > n && name.compare(name.size() - n, n, suffix) == 0;
+    };
+    if (ends_with(".run") || ends_with(".exe")) {
+        download_all({request}, options_.download);
+        return install_file(request.destination, url);
+    }
     StreamJob job;
     job.request = request;
     return install_archive(request.destination, url, &job);

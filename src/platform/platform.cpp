@@ -409,7 +409,7 @@ std::vector<std::string> folder_names(const std::string& utf8_dir, FileMeta* met
     return out;
 }
 
-std::optional<FileId> executable_id(const fs::path& p) {
+std::optional<FileId> executable_id(const fs::path& p, FileMeta*) {
     if (!is_executable(p)) return std::nullopt;
     return handle_id(p);
 }
@@ -851,9 +851,10 @@ std::optional<FileId> file_id(const fs::path& p) {
     return FileId{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
 }
 
-std::optional<FileId> executable_id(const fs::path& p) {
+std::optional<FileId> executable_id(const fs::path& p, FileMeta* meta) {
     struct stat st;
     if (stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    if (meta) *meta = meta_of(st);
     // The mode bits answer for most files without a second system call; access() has the final
     // word (root, ACLs, noexec mounts are its business).
     if ((st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) == 0 || access(p.c_str(), X_OK) != 0)

@@ -169,8 +169,9 @@ fs::path self_path_for_identity();
 // The identity of `p`; nullopt when it does not exist.
 std::optional<FileId> file_id(const fs::path& p);
 // The identity of `p` when it is a regular file the user may execute (is_executable); nullopt
-// otherwise.
-std::optional<FileId> executable_id(const fs::path& p);
+// otherwise. `meta`, when given, gets the same stat's owner and mode (POSIX; on Windows it stays
+// Type::Other, and owners are read as trust.h reads them).
+std::optional<FileId> executable_id(const fs::path& p, FileMeta* meta = nullptr);
 
 // Create a link at `link` that shows `target`: a symlink where possible, else a hard link (files)
 // or a junction (directories) on Windows. Never a copy.

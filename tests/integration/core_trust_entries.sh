@@ -60,11 +60,16 @@ chmod g-w "$TK/lib64"
 chgrp root "$TK/lib64"
 expect_rc 0 "$NVCC" --version
 
-# --- cvm which also checks the program itself.
+# --- cvm which and the shim also check the program itself.
 chown nobody "$TK/bin/nvcc"
 WANT="refusing a file of cuda 12.4.1 $TK/bin/nvcc: it is owned by nobody"
 refused "$CVM" which nvcc
+refused "$NVCC" --version
 chown root "$TK/bin/nvcc"
+chmod o+w "$TK/bin/nvcc"
+WANT="refusing a file of cuda 12.4.1 $TK/bin/nvcc: the file is writable by every user"
+refused "$NVCC" --version
+chmod o-w "$TK/bin/nvcc"
 expect_rc 0 "$CVM" which nvcc
 assert_eq "$OUT" "$TK/bin/nvcc"
 
