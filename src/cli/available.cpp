@@ -100,6 +100,10 @@ std::vector<KnownRelease> known_releases(const registry::Registry& reg, const St
             r.date = it->date;
             r.manifest = it->manifest;
             r.how = registry::how_fetched(*it);
+            r.installable = r.how != registry::Fetch::Installer ||
+                            !(platform::host_os() == platform::Os::Windows ? it->installer_windows
+                                                                            : it->installer_linux)
+                                 .empty();
             r.installed = installed.count(r.id) != 0;
             r.cuda = &*it;
             out.push_back(std::move(r));
@@ -147,7 +151,7 @@ void list_available(ReleaseFilter filter, bool json) {
             j["manifest"] = r.manifest;
             j["how"] = registry::fetch_name(r.how);
             // What `cvm install` fetches by itself: the rest needs the user's download.
-            j["installable"] = r.how != registry::Fetch::Installer;
+            j["installable"] = r.installable;
             j["installed"] = r.installed;
             if (r.cuda) {
                 if (r.cuda->driver_linux) j["driver_linux"] = r.cuda->driver_linux->text;
@@ -192,11 +196,12 @@ void list_available(ReleaseFilter filter, bool json) {
             row(r.installed, {{r.id, 19},
                               {r.date.empty() ? "-" : release_month(r.date), 8},
                               {third.empty() ? "-" : third, 10},
-                              {registry::fetch_name(r.how), 0}});
+                              {r.installable ? registry::fetch_name(r.how) : "-", 0}});
         }
     }
     out += "* installed. HOW: manifest = `cvm install` fetches it; archive = `cvm install` fetches its archive "
-           "from NVIDIA's public folder; installer = NVIDIA's installer, then `cvm import DIR`\n";
+           "from NVIDIA's public folder; installer = `cvm install` fetches NVIDIA's local installer (`-`: none known for "
+           "this platform; download it and run `cvm install FILE`)\n";
     out += registry_age_line(overlay) + "\n";
     std::fwrite(out.data(), 1, out.size(), stdout);
 }

@@ -43,6 +43,8 @@ struct KnownRelease {
     std::string manifest;
     registry::Fetch how = registry::Fetch::Manifest;
     bool installed = false;
+    bool installable = true; // `cvm install` fetches it (a toolkit before the manifests: when cvm
+                             // knows NVIDIA's installer of it for this platform)
     const registry::CudaRelease* cuda = nullptr;  // for toolkits
     const registry::CudnnBuild* build = nullptr;  // for cuDNN builds
 };

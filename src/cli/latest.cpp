@@ -66,7 +66,7 @@ void run_latest(LatestArgs& a) {
     }
     registry::Registry reg = load_registry_or_fail();
     for (const KnownRelease& r : known_releases(reg, store, kind, prefix)) {
-        if (r.how == registry::Fetch::Installer) continue; // not fetched by `cvm install`
+        if (!r.installable) continue; // not fetched by `cvm install`
         // cuDNN builds of one release are listed together: a release is installed when any is.
         bool installed = r.installed;
         if (kind == Kind::Cudnn)

@@ -498,7 +498,8 @@ InstallResult Installer::install_installer(const fs::path& file,
     e.kind = Kind::Cuda;
     e.version = *parse_toolkit_id(t.version);
     e.id = e.version.str();
-    auto version_lock = lock_version(store_, Kind::Cuda, e.id, options_.progress);
+    std::unique_ptr<platform::FileLock> version_lock;
+    if (held_lock_ != "cuda-" + e.id) version_lock = lock_version(store_, Kind::Cuda, e.id, options_.progress);
     if (auto existing = options_.reinstall ? std::nullopt : store_.find(Kind::Cuda, e.id)) {
         if (options_.progress) options_.progress->message("CUDA " + e.id + " is already installed");
         return {Kind::Cuda, e.id, existing->path, true, existing->components};
@@ -514,6 +515,7 @@ InstallResult Installer::install_installer(const fs::path& file,
     e.platform = host;
     e.note = "installed from the installer " + display;
     e.archives.push_back({display, origin.empty() ? fs::absolute(file).u8string() : origin, digest});
+    e.archives.back().first_use = !first_use_archive_.empty() && display == first_use_archive_;
     return commit(staged, e);
 }
 
@@ -662,7 +664,7 @@ InstallResult Installer::install_toolkit(const std::string& version_text,
     auto requested = parse_version(version_text, 1, 3);
     if (!requested)
         fail_input("\"" + printable(version_text) + "\" is not a CUDA version like 12.4.1");
-    ToolkitChoice choice = choose_toolkit(options_.registry, *requested);
+    ToolkitChoice choice = choose_toolkit(options_.registry, *requested, options_.host_platform);
     const std::string& manifest = choice.manifest;
     const std::string id = choice.version.str();
     const std::string& host = options_.host_platform;
@@ -672,6 +674,7 @@ InstallResult Installer::install_toolkit(const std::string& version_text,
         if (options_.progress) options_.progress->message("CUDA " + id + " is already installed");
         return {Kind::Cuda, id, existing->path, true, existing->components};
     }
+    if (!choice.installer.empty()) return install_toolkit_installer(choice, components);
     std::string url = manifest_url("cuda", manifest);
     Manifest m = parse_manifest(fetch_text(url, options_.download), manifest);
     std::vector<std::string> keys = resolve_components(m, host, components);
@@ -833,7 +836,7 @@ std::vector<InstallResult> Installer::install_spec(const Spec& spec) {
         installed = resolve(store_, only_cuda).toolkit.version;
     } catch (const ResolveError&) {
     }
-    Version toolkit = installed ? *installed : choose_toolkit(options_.registry, spec.cuda).version;
+    Version toolkit = installed ? *installed : choose_toolkit(options_.registry, spec.cuda, options_.host_platform).version;
     // A matching cuDNN may be there already, even before its toolkit.
     bool cudnn_missing = spec.cudnn.has_value();
     if (spec.cudnn)

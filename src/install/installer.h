@@ -10,6 +10,7 @@
 #include "core/store.h"
 #include "install/download.h"
 #include "install/manifest.h"
+#include "install/release_choice.h"
 #include "install/stream_extract.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -113,6 +114,9 @@ private:
     std::string held_lock_; // "<kind>-<id>" whose version lock a caller already holds
     // A cuDNN from before the manifests, from NVIDIA's public folder (install_legacy.cpp).
     InstallResult install_legacy_cudnn(const registry::CudnnRelease& release, const std::string& cuda);
+    // A toolkit before the manifests, from NVIDIA's local installer on the mirror (its version lock
+    // held by the caller): checked against NVIDIA's md5sum.txt and the held sum, then installed.
+    InstallResult install_toolkit_installer(const ToolkitChoice& choice, const std::vector<std::string>& components);
     std::string first_use_archive_; // the archive install_file records as trusted on first use
 };
 

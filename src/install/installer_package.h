@@ -20,6 +20,10 @@ namespace cvm::install {
 // from its name when the contents are neither; nullopt for anything else (an archive).
 std::optional<InstallerFamily> detect_installer(const std::filesystem::path& file);
 
+// The MD5 that NVIDIA's md5sum.txt (docs/sidebar/ beside the installers) gives for the installer
+// `name`; empty when no line names it.
+std::string md5_listed_for(const std::string& md5sum_text, const std::string& name);
+
 struct UnpackedToolkit {
     std::string version;                 // the full toolkit version ("11.2.2")
     std::string platform;                // the installer's ("linux-x86_64")

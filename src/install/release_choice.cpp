@@ -5,18 +5,26 @@
 
 namespace cvm::install {
 
-ToolkitChoice choose_toolkit(const registry::Registry* reg, const Version& requested) {
+ToolkitChoice choose_toolkit(const registry::Registry* reg, const Version& requested,
+                             const std::string& host) {
+    const bool windows = host.rfind("windows", 0) == 0;
     if (reg) {
         auto rels = registry::find_cuda_releases(*reg, requested);
-        for (auto it = rels.rbegin(); it != rels.rend(); ++it)
-            if (registry::how_fetched(**it) == registry::Fetch::Manifest)
-                return {(*it)->version, (*it)->manifest};
-        // Known, but none has a manifest: 11.2 gets the answer 11.2.2 gets.
+        for (auto it = rels.rbegin(); it != rels.rend(); ++it) {
+            const registry::CudaRelease& rel = **it;
+            if (registry::how_fetched(rel) == registry::Fetch::Manifest) return {rel.version, rel.manifest};
+            // Before the manifests: NVIDIA's local installer for this platform, where known.
+            const std::string& installer = windows ? rel.installer_windows : rel.installer_linux;
+            if (!installer.empty())
+                return {rel.version, "", installer, windows ? std::string() : rel.installer_linux_sha256,
+                        rel.installer_source};
+        }
+        // Known, but none cvm can fetch: 11.1 gets the answer 11.1.0 gets.
         if (!rels.empty())
             fail_input("CUDA " + rels.back()->version.str() +
-                           " has no redistributable manifest (NVIDIA publishes them from 11.4.0 "
-                           "on); install it with NVIDIA's installer and register it with `cvm "
-                           "import DIR`",
+                           " has no redistributable manifest (NVIDIA publishes them from 11.4.0 on) and cvm "
+                           "knows no " + (windows ? "Windows" : "Linux") + " installer of it; download NVIDIA's "
+                           "local installer and run `cvm install FILE`",
                        "not_installable");
     }
     if (requested.parts.size() != 3)

@@ -16,12 +16,18 @@ namespace cvm::install {
 
 struct ToolkitChoice {
     Version version;
-    std::string manifest; // "redistrib_12.4.1.json"
+    std::string manifest;  // "redistrib_12.4.1.json"; empty for a release before the manifests
+    std::string installer; // else NVIDIA's local installer for the host ("cuda_11.2.2_460.32.03_linux.run")
+    std::string installer_sha256; // its SHA-256 where the registry has one
+    std::string installer_source; // where the registry has the name and sum from
 };
 
-// The toolkit `requested` (1 to 3 numbers) names. Without a registry, or for a version it does
-// not know, the version as given (3 numbers needed) and the manifest named after it.
-ToolkitChoice choose_toolkit(const registry::Registry* reg, const Version& requested);
+// The toolkit `requested` (1 to 3 numbers) names for `host` ("linux-x86_64", "windows-x86_64"):
+// the newest release cvm can fetch, by manifest or (before 11.4.0) by NVIDIA's local installer.
+// Without a registry, or for a version it does not know, the version as given (3 numbers
+// needed) and the manifest named after it.
+ToolkitChoice choose_toolkit(const registry::Registry* reg, const Version& requested,
+                             const std::string& host = "linux-x86_64");
 
 // The manifest of cuDNN `requested` (1 to 4 numbers) for `cuda` ("12", "11.8"; empty: not
 // given) on `host` ("linux-x86_64"). Without a registry, or for a version it does not know,

@@ -226,7 +226,8 @@ void read_cuda_tables(const toml::table& root, const std::string& file, Registry
         const std::string w = "release";
         r.check_keys(*t, w,
                      {"version", "date", "manifest", "cudart", "nvcc", "driver_linux",
-                      "driver_windows", "source", "inferred"});
+                      "driver_windows", "installer_linux", "installer_windows",
+                      "installer_linux_sha256", "installer_source", "source", "inferred"});
         CudaRelease c;
         c.version = r.version(*t, w, "version", 3, 3);
         check_no_duplicate(r, seen, w, c.version, *t);
@@ -236,6 +237,12 @@ void read_cuda_tables(const toml::table& root, const std::string& file, Registry
         c.nvcc = r.opt_version(*t, w, "nvcc", 3, 4);
         c.driver_linux = r.opt_driver(*t, w, "driver_linux");
         c.driver_windows = r.opt_driver(*t, w, "driver_windows");
+        c.installer_linux = r.opt_string(*t, w, "installer_linux").value_or("");
+        c.installer_windows = r.opt_string(*t, w, "installer_windows").value_or("");
+        c.installer_linux_sha256 = r.opt_string(*t, w, "installer_linux_sha256").value_or("");
+        c.installer_source = r.opt_string(*t, w, "installer_source").value_or("");
+        if (!c.installer_linux_sha256.empty() && c.installer_linux_sha256.size() != 64)
+            r.fail(t->source(), "installer_linux_sha256", "not a SHA-256 in hex (64 digits)");
         c.source = r.string(*t, w, "source");
         c.inferred = r.strings(*t, w, "inferred");
         reg.cuda.push_back(std::move(c));

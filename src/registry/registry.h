@@ -43,6 +43,10 @@ struct CudaRelease {
     std::optional<Version> nvcc;                 // cuda_nvcc component version
     std::optional<DriverVersion> driver_linux;   // GA minimum
     std::optional<DriverVersion> driver_windows; // GA minimum; absent where NVIDIA says N/A
+    // NVIDIA's local installers of a release without a manifest ("cuda_11.2.2_460.32.03_linux.run",
+    // "cuda_11.2.2_461.33_win10.exe"); empty where none is known. The Linux runfile's SHA-256 where
+    // a public source gives one (installer_source names it); NVIDIA's md5sum.txt is read at install.
+    std::string installer_linux, installer_windows, installer_linux_sha256, installer_source;
     std::string source;
     std::vector<std::string> inferred; // keys of this row no source confirmed
 

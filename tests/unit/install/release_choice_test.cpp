@@ -6,6 +6,7 @@
 
 #include "core/spec.h"
 #include "install/error.h"
+#include "install/installer_package.h"
 #include "install/release_choice.h"
 #include "registry/registry.h"
 #include "test_util.h"
@@ -55,9 +56,13 @@ TEST_CASE("a toolkit version names the newest release cvm can fetch, or is refus
         {"12.4", "12.4.1", "redistrib_12.4.1.json", ""},
         {"12.4.0", "12.4.0", "redistrib_12.4.0.json", ""},
         {"11.4", "11.4.4", "redistrib_11.4.4.json", ""},
-        {"11.2", "", "", "not_installable: CUDA 11.2.2 has no redistributable manifest"},
-        {"11.2.2", "", "", "not_installable: CUDA 11.2.2 has no redistributable manifest"},
-        {"11.2.1", "", "", "not_installable: CUDA 11.2.1 has no redistributable manifest"},
+        // Before the manifests: NVIDIA's local installer (checked in the test below).
+        {"11.2", "11.2.2", "", ""},
+        {"11.2.2", "11.2.2", "", ""},
+        {"11.2.1", "11.2.1", "", ""},
+        // 11.1.0 has no installer name from a public source; 11.1 means 11.1.1, which has one.
+        {"11.1.0", "", "", "not_installable: CUDA 11.1.0 has no redistributable manifest"},
+        {"11.1", "11.1.1", "", ""},
         {"10.9", "", "", "not_found: CUDA 10.9 is not in cvm's release list"},
         {"12.4.9", "12.4.9", "redistrib_12.4.9.json", ""}, // unknown full version: tried as given
     };
@@ -70,6 +75,18 @@ TEST_CASE("a toolkit version names the newest release cvm can fetch, or is refus
         });
         check_refusal(refused, row.refusal);
     }
+    // The installer is the host's, with the registry's SHA-256 where a public source gives one.
+    ToolkitChoice linux = choose_toolkit(&real(), V("11.2"), "linux-x86_64");
+    CHECK(linux.installer == "cuda_11.2.2_460.32.03_linux.run");
+    CHECK(linux.installer_sha256.empty());
+    ToolkitChoice windows = choose_toolkit(&real(), V("11.2"), "windows-x86_64");
+    CHECK(windows.installer == "cuda_11.2.2_461.33_win10.exe");
+    ToolkitChoice old = choose_toolkit(&real(), V("10.2"), "linux-x86_64");
+    CHECK(old.version.str() == "10.2.89");
+    CHECK(old.installer == "cuda_10.2.89_440.33.01_linux.run");
+    CHECK(old.installer_sha256.size() == 64);
+    CHECK(old.installer_source.find("nixpkgs") != std::string::npos);
+    CHECK(choose_toolkit(&real(), V("12.4")).installer.empty());
     // Without a registry: full versions only, as given.
     CHECK(choose_toolkit(nullptr, V("11.2.2")).manifest == "redistrib_11.2.2.json");
     CHECK(refusal([] { choose_toolkit(nullptr, V("12")); }).rfind("not_found: ", 0) == 0);
@@ -136,4 +153,15 @@ TEST_CASE("a spec's cuDNN is chosen for its toolkit before anything is fetched")
         });
         check_refusal(refused, row.refusal);
     }
+}
+
+TEST_CASE("NVIDIA's md5sum.txt: the MD5 of one installer") {
+    const std::string text = "6b4d2a0d1e6d1f09f1b0b1a5c37ec1f7  cuda_11.2.2_461.33_win10.exe\n"
+                             "0d3f5a1b2c3d4e5f60718293a4b5c6d7 *cuda_11.2.2_460.32.03_linux.run\r\n"
+                             "not-an-md5  cuda_11.2.2_460.32.03_linux_ppc64le.run\n";
+    CHECK(md5_listed_for(text, "cuda_11.2.2_460.32.03_linux.run") == "0d3f5a1b2c3d4e5f60718293a4b5c6d7");
+    CHECK(md5_listed_for(text, "cuda_11.2.2_461.33_win10.exe") == "6b4d2a0d1e6d1f09f1b0b1a5c37ec1f7");
+    CHECK(md5_listed_for(text, "cuda_11.2.2_460.32.03_linux_ppc64le.run").empty());
+    CHECK(md5_listed_for(text, "cuda_11.2.2").empty());
+    CHECK(md5_listed_for("", "x.run").empty());
 }
