@@ -43,8 +43,13 @@ assert_contains "$ERR" "'11.x' is not a valid PREFIX"
 
 # ---- JSON: what it calls installable is what `cvm install` accepts ----------------------------
 expect_rc 0 "$CVM" list --available --json
-json_get 'all(e["installable"] == (e["how"] != "installer") for k in ("cuda", "cudnn") for e in d[k])' | grep -qx True ||
-    fail "installable disagrees with how"
+json_get 'all(e["installable"] for k in ("cuda", "cudnn") for e in d[k] if e["how"] != "installer")' | grep -qx True ||
+    fail "a release of a manifest or legacy archive is not installable"
+# Before the manifests: installable exactly where the registry names an installer for this platform.
+assert_eq "$(json_get '[e["id"] for e in d["cuda"] if e["how"] == "installer" and e["installable"]][-3:]')" \
+    "['11.0.3', '10.2.89', '10.1.243']"
+assert_eq "$(json_get '[e["id"] for e in d["cuda"] if e["how"] == "installer" and not e["installable"]][:2]')" \
+    "['11.1.0', '11.0.2']"
 assert_eq "$(json_get '[(e["how"], e["installable"], e["installed"], e["released"]) for e in d["cudnn"] if e["id"] == "8.1.0.77-cuda11.2"]')" \
     "[('archive', True, True, '2021-01')]"
 assert_eq "$(json_get '[(e["min_driver"], e["driver_linux"]) for e in d["cuda"] if e["id"] == "11.2.2"]')" \
@@ -80,7 +85,8 @@ PY
 # ---- latest --------------------------------------------------------------------------------
 # ARGS|RC|stdout (exact; empty for a failure)
 latest_rows=(
-    "11.2${S}1${S}"
+    "11.2${S}0${S}11.2.2"
+    "11.0.2${S}1${S}"
     "11.4${S}0${S}11.4.4"
     "cuda 11${S}0${S}11.8.0"
     "cudnn 8.1${S}0${S}8.1.1.33"
