@@ -94,38 +94,8 @@ InstallResult Installer::install_toolkit_installer(const ToolkitChoice& choice,
         options_.progress->message(name + ": MD5 checked against NVIDIA's md5sum.txt" +
                                    (want.sha256.empty() ? std::string() : ", sha256 against " + want.from));
 
-    held_lock_ = "cuda-" + id;
-    if (want.first_use) first_use_archive_ = name;
-    InstallResult result;
-    try {
-        result = install_installer(file, components, url);
-    } catch (...) {
-        held_lock_.clear();
-        first_use_archive_.clear();
-        throw;
-    }
-    held_lock_.clear();
-    first_use_archive_.clear();
-    auto undo = [&](const std::string& message) {
-        if (!result.already_installed) {
-            try {
-                store_.remove(result.kind, result.id);
-            } catch (const std::exception&) {
-            }
-        }
-        fail_input(message, "checksum");
-    };
-    if (result.id != id)
-        undo("the installer " + name + " holds CUDA " + result.id + ", not " + id +
-             "; nothing was installed: check CVM_MIRROR");
-    if (want.first_use && !want.record && !result.already_installed) {
-        auto entry = store_.find(Kind::Cuda, id);
-        if (!entry || entry->archives.empty()) return result;
-        std::string message = record_held_first_use(name, url, entry->archives.front().sha256, file, record_file,
-                                                    store_.locks_dir(), undo);
-        if (options_.progress) options_.progress->message(message);
-    }
-    return result;
+    return install_held([&] { return install_installer(file, components, url); }, Kind::Cuda, id, name, url,
+                        file, want);
 }
 
 } // namespace cvm::install

@@ -44,39 +44,7 @@ InstallResult Installer::install_legacy_cudnn(const registry::CudnnRelease& rel,
     if (options_.progress && !want.sha256.empty())
         options_.progress->message(name + ": sha256 checked against " + want.from);
     // install_file learns the id from the contents; when it is this one, the lock is ours.
-    held_lock_ = "cudnn-" + id;
-    if (want.first_use) first_use_archive_ = name;
-    InstallResult result;
-    try {
-        result = install_file(file, url);
-    } catch (...) {
-        held_lock_.clear();
-        first_use_archive_.clear();
-        throw;
-    }
-    held_lock_.clear();
-    first_use_archive_.clear();
-    auto undo = [&](const std::string& message) {
-        if (!result.already_installed) {
-            try {
-                store_.remove(result.kind, result.id);
-            } catch (const std::exception&) {
-            }
-        }
-        fail_input(message, "checksum");
-    };
-    if (result.id != id)
-        undo("the archive " + name + " holds " + (result.kind == Kind::Cuda ? "CUDA " : "cuDNN ") + result.id +
-             ", not cuDNN " + id + "; nothing was installed: check CVM_MIRROR");
-    if (want.first_use && !want.record) {
-        // Trusted on first use: the sum install_file computed beside the extraction is recorded.
-        auto entry = store_.find(Kind::Cudnn, id);
-        if (!entry || entry->archives.empty()) return result;
-        std::string message = record_held_first_use(name, url, entry->archives.front().sha256, file, record_file,
-                                                    store_.locks_dir(), undo);
-        if (options_.progress) options_.progress->message(message);
-    }
-    return result;
+    return install_held([&] { return install_file(file, url); }, Kind::Cudnn, id, name, url, file, want);
 }
 
 } // namespace cvm::install

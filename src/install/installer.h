@@ -9,6 +9,7 @@
 #include "core/spec.h"
 #include "core/store.h"
 #include "install/download.h"
+#include "install/held_download.h"
 #include "install/manifest.h"
 #include "install/release_choice.h"
 #include "install/stream_extract.h"
@@ -16,6 +17,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -117,6 +119,12 @@ private:
     // A toolkit before the manifests, from NVIDIA's local installer on the mirror (its version lock
     // held by the caller): checked against NVIDIA's md5sum.txt and the held sum, then installed.
     InstallResult install_toolkit_installer(const ToolkitChoice& choice, const std::vector<std::string>& components);
+    // Runs `install` (of the held download `file`, see held_download.h) under the version lock of
+    // `kind` `id` the caller holds; undoes it when it installed something else, and records the
+    // sum of an archive trusted on first use.
+    InstallResult install_held(const std::function<InstallResult()>& install, Kind kind, const std::string& id,
+                               const std::string& name, const std::string& url, const std::filesystem::path& file,
+                               const HeldSum& want);
     std::string first_use_archive_; // the archive install_file records as trusted on first use
 };
 

@@ -1,0 +1,53 @@
+// Installer::install_held: the end both pre-manifest paths share (legacy cuDNN archives and
+// NVIDIA's installers): the downloaded file is installed under the version lock the caller
+// holds, an install of something else than was asked for is undone, and an archive no public
+// source gives a sum for has its sum recorded as trusted on first use.
+#include "install/error.h"
+#include "install/held_download.h"
+#include "install/installer.h"
+#include "install/progress.h"
+
+namespace cvm::install {
+
+namespace fs = std::filesystem;
+
+InstallResult Installer::install_held(const std::function<InstallResult()>& install, Kind kind,
+                                      const std::string& id, const std::string& name, const std::string& url,
+                                      const fs::path& file, const HeldSum& want) {
+    held_lock_ = std::string(kind_dir(kind)) + "-" + id;
+    if (want.first_use) first_use_archive_ = name;
+    InstallResult result;
+    try {
+        result = install();
+    } catch (...) {
+        held_lock_.clear();
+        first_use_archive_.clear();
+        throw;
+    }
+    held_lock_.clear();
+    first_use_archive_.clear();
+    auto undo = [&](const std::string& message) {
+        if (!result.already_installed) {
+            try {
+                store_.remove(result.kind, result.id);
+            } catch (const std::exception&) {
+            }
+        }
+        fail_input(message, "checksum");
+    };
+    const std::string word = kind == Kind::Cuda ? "CUDA " : "cuDNN ";
+    if (result.kind != kind || result.id != id)
+        undo(name + " holds " + (result.kind == Kind::Cuda ? "CUDA " : "cuDNN ") + result.id + ", not " + word +
+             id + "; nothing was installed: check CVM_MIRROR");
+    if (want.first_use && !want.record && !result.already_installed) {
+        // Trusted on first use: the sum computed beside the extraction is recorded.
+        auto entry = store_.find(kind, id);
+        if (!entry || entry->archives.empty()) return result;
+        std::string message = record_held_first_use(name, url, entry->archives.front().sha256, file,
+                                                    first_use_file(store_), store_.locks_dir(), undo);
+        if (options_.progress) options_.progress->message(message);
+    }
+    return result;
+}
+
+} // namespace cvm::install
