@@ -873,16 +873,23 @@ std::string resolve_link_target(const std::string& link_path, const std::string&
     return out.empty() ? "." : out;
 }
 
-ExtractResult extract_archive(const fs::path& archive_path, const fs::path& destination,
-                              const ExtractOptions& options) {
+// The existing, empty folder an archive is extracted into, canonical (so libarchive's symlink
+// checks see no link in the folder's own path).
+static fs::path extraction_root(const fs::path& destination) {
     std::error_code ec;
     if (!fs::is_directory(destination, ec))
         fail_operation("extraction folder " + destination.string() + " does not exist");
     if (fs::directory_iterator(destination, ec) != fs::directory_iterator())
         fail_operation("extraction folder " + destination.string() + " is not empty");
-    // Canonical, so libarchive's symlink checks see no link in the folder's own path.
     fs::path root = fs::canonical(destination, ec);
     if (ec) fail_operation("cannot resolve " + destination.string() + ": " + ec.message());
+    return root;
+}
+
+ExtractResult extract_archive(const fs::path& archive_path, const fs::path& destination,
+                              const ExtractOptions& options) {
+    std::error_code ec;
+    fs::path root = extraction_root(destination);
     if (!fs::is_regular_file(archive_path, ec))
         fail_input(archive_path.string() + " is not a file");
     ArchiveFormat format = detect_archive_format(archive_path);
@@ -982,13 +989,7 @@ private:
 
 ExtractResult extract_embedded_archive(const fs::path& file, const EmbeddedArchive& slice,
                                        const fs::path& destination, const ExtractOptions& options) {
-    std::error_code ec;
-    if (!fs::is_directory(destination, ec))
-        fail_operation("extraction folder " + destination.string() + " does not exist");
-    if (fs::directory_iterator(destination, ec) != fs::directory_iterator())
-        fail_operation("extraction folder " + destination.string() + " is not empty");
-    fs::path root = fs::canonical(destination, ec);
-    if (ec) fail_operation("cannot resolve " + destination.string() + ": " + ec.message());
+    fs::path root = extraction_root(destination);
     SliceSource source(file, slice);
     ReadHandle r;
     ArchiveFormat format = ArchiveFormat::Tar;
@@ -1111,13 +1112,7 @@ struct CallbackReader {
 
 ExtractResult extract_archive_stream(ArchiveSource& source, const std::string& name,
                                      const fs::path& destination, const ExtractOptions& options) {
-    std::error_code ec;
-    if (!fs::is_directory(destination, ec))
-        fail_operation("extraction folder " + destination.string() + " does not exist");
-    if (fs::directory_iterator(destination, ec) != fs::directory_iterator())
-        fail_operation("extraction folder " + destination.string() + " is not empty");
-    fs::path root = fs::canonical(destination, ec);
-    if (ec) fail_operation("cannot resolve " + destination.string() + ": " + ec.message());
+    fs::path root = extraction_root(destination);
     const fs::path archive_path = fs::u8path(name);
     PeekedSource peeked(source);
     ArchiveFormat format = detect_archive_format(peeked.head(), peeked.head_size());
