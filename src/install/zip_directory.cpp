@@ -177,8 +177,8 @@ ZipAgreement check_streamed_zip(const fs::path& zip, const fs::path& root,
         ++matched;
     }
     if (matched != by_path.size())
-        for (const auto& central : by_path) {
-            const std::string& wanted = central.first; // (a structured binding cannot be captured in C++17)
+        for (const auto& listed : by_path) {
+            const std::string& wanted = listed.first; // (a structured binding cannot be captured in C++17)
             bool seen = std::any_of(streamed.entries.begin(), streamed.entries.end(),
                                     [&](const ExtractedEntry& e) { return e.path == wanted; });
             if (!seen) refuse(wanted, "is in the central directory, but no local header holds it");
