@@ -11,8 +11,6 @@
 #include "install/progress.h"
 #include "install/sha256.h"
 
-#include <cctype>
-#include <sstream>
 
 namespace cvm::install {
 
@@ -26,31 +24,7 @@ std::string release_folder(const Version& v) {
     return "cuda/" + std::to_string(v.parts[0]) + "." + std::to_string(v.parts[1]) + "/Prod";
 }
 
-bool is_md5_hex(const std::string& s) {
-    if (s.size() != 32) return false;
-    for (char c : s)
-        if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
-    return true;
-}
-
 } // namespace
-
-std::string md5_listed_for(const std::string& md5sum_text, const std::string& name) {
-    std::istringstream in(md5sum_text);
-    std::string line;
-    while (std::getline(in, line)) {
-        std::istringstream words(line);
-        std::string word, md5;
-        bool named = false;
-        while (words >> word) {
-            if (!word.empty() && word.front() == '*') word.erase(0, 1); // md5sum's binary mark
-            if (is_md5_hex(word)) md5 = word;
-            else if (word == name) named = true;
-        }
-        if (named && !md5.empty()) return md5;
-    }
-    return {};
-}
 
 InstallResult Installer::install_toolkit_installer(const ToolkitChoice& choice,
                                                    const std::vector<std::string>& components) {

@@ -1,4 +1,5 @@
 #include "install/installer_package.h"
+#include "install/sha256.h"
 
 #include "core/spec.h"
 #include "install/error.h"
@@ -209,6 +210,23 @@ UnpackedToolkit unpack_installer(const fs::path& file, InstallerFamily family, c
     if (out.files.empty())
         fail_input(display + " holds no files of the chosen components; download it again");
     return out;
+}
+
+std::string md5_listed_for(const std::string& md5sum_text, const std::string& name) {
+    std::istringstream in(md5sum_text);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream words(line);
+        std::string word, md5;
+        bool named = false;
+        while (words >> word) {
+            if (!word.empty() && word.front() == '*') word.erase(0, 1); // md5sum's binary mark
+            if (is_hex_digest(word, 32)) md5 = word;
+            else if (word == name) named = true;
+        }
+        if (named && !md5.empty()) return md5;
+    }
+    return {};
 }
 
 } // namespace cvm::install

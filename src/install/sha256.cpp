@@ -36,10 +36,12 @@ std::string file_digest(const std::filesystem::path& path, Sha256::Algorithm alg
     return hash.hex_digest();
 }
 
-bool is_sha256_hex(const std::string& s) {
-    return s.size() == 64 &&
+bool is_hex_digest(const std::string& s, std::size_t digits) {
+    return s.size() == digits &&
            std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
 }
+
+bool is_sha256_hex(const std::string& s) { return is_hex_digest(s, 64); }
 
 bool sha256_equal(const std::string& a, const std::string& b) {
     if (a.size() != b.size()) return false;

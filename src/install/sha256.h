@@ -36,6 +36,8 @@ std::string file_digest(const std::filesystem::path& path, Sha256::Algorithm alg
 
 // Case-insensitive comparison of two hex digests.
 bool sha256_equal(const std::string& a, const std::string& b);
+// Whether `s` is a digest of `digits` hex digits (either case); a SHA-256 has 64, an MD5 32.
+bool is_hex_digest(const std::string& s, std::size_t digits);
 // Whether `s` is a SHA-256 in hex (64 digits, either case).
 bool is_sha256_hex(const std::string& s);
 
