@@ -83,8 +83,9 @@ void set_final(std::vector<EnvChange>& out, const EnvChange& c) {
     out.push_back(c);
 }
 
-// The assignments for this folder, or nothing (see the top of the file).
-std::vector<EnvChange> hook_changes(const Store& store) {
+// The assignments for this folder, or nothing (see the top of the file); `problem` gets the line
+// to show when the selection here cannot be applied.
+std::vector<EnvChange> hook_changes(const Store& store, std::string& problem) {
     const EnvLookup env = from_environment;
     const auto os = platform::host_os();
     // A manual activation (`cvm env`) is in force until cvm_deactivate.
@@ -98,7 +99,6 @@ std::vector<EnvChange> hook_changes(const Store& store) {
     if (cwd_error) return {}; // the folder was removed under the shell: nothing to follow
 
     std::optional<Resolved> wanted;
-    std::string problem;
     try {
         auto session = env("CVM_VERSION");
         if (!session || session->empty())
@@ -112,7 +112,7 @@ std::vector<EnvChange> hook_changes(const Store& store) {
         problem = e.what();
     }
     if (!problem.empty()) {
-        note(problem + " (the environment stays as it is)");
+        problem += " (the environment stays as it is)";
         return {};
     }
     if (state && wanted && state->active == wanted->active()) return {};
@@ -139,6 +139,27 @@ std::vector<EnvChange> hook_changes(const Store& store) {
     for (const auto& c : out)
         if (c.value != env(c.name)) changed.push_back(c);
     return changed;
+}
+
+// Shows `problem` unless it is what this shell was last told: the hook runs again at prompts
+// within the second of an edit (fish compares whole seconds), and one line is enough. What
+// was said is kept beside the stamp, not in it, so that the stamp's time stays that of the start.
+void say_once(const Store& store, const std::string& pid, const std::string& problem) {
+    if (pid.empty()) {
+        if (!problem.empty()) note(problem);
+        return;
+    }
+    fs::path file = store.cache_dir() / "hook" / (pid + ".said");
+    std::string before = platform::read_file(file, 1 << 16).value_or(std::string());
+    if (problem == before) return;
+    if (!problem.empty()) note(problem);
+    std::error_code ec;
+    if (problem.empty()) {
+        fs::remove(file, ec);
+        return;
+    }
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out << problem;
 }
 
 } // namespace
@@ -186,11 +207,13 @@ void register_hook_env(CLI::App& app) {
         Store store = open_store();
         if (!pid->empty()) write_stamp(store, *pid);
         // Whatever happens, the prompt goes on: one line, no half-applied code.
+        std::string problem;
         try {
-            print(render_assignments(*sh, hook_changes(store)));
+            print(render_assignments(*sh, hook_changes(store, problem)));
         } catch (const std::exception& e) {
-            note(std::string(e.what()) + " (the environment stays as it is)");
+            problem = std::string(e.what()) + " (the environment stays as it is)";
         }
+        say_once(store, *pid, problem);
     });
 }
 

@@ -346,6 +346,9 @@ private:
             t.resumed = have;
             fs::create_directories(t.part.parent_path(), ec);
             if (!t.on_signal.watching()) t.on_signal.watch(t.part);
+            if (int err = platform::create_file_for_writing(t.part))
+                fail(t, "cannot write " + t.part.u8string() + ": " + std::strerror(err), false,
+                     write_error_code(err));
             t.out.open(t.part, have > 0 ? std::ios::binary | std::ios::app
                                         : std::ios::binary | std::ios::trunc);
             if (!t.out)

@@ -106,8 +106,26 @@ struct ReadHandle {
     }
 };
 
+// libarchive learns the umask by setting it to 0 and back, in archive_write_disk_new() and again
+// in every archive_write_header(). Two threads doing that at once can leave the process at
+// umask 0 for good (the second saves the first's 0 and restores it), after which every file cvm
+// writes is world-writable; and a file another thread creates inside the window is too. So
+// these calls take turns, and cvm's own umask is read under the same lock before the first.
+std::mutex umask_users;
+
+archive* new_write_disk() {
+    std::lock_guard<std::mutex> lock(umask_users);
+    (void)platform::file_creation_mask();
+    return archive_write_disk_new();
+}
+
+int write_header(archive* w, archive_entry* e) {
+    std::lock_guard<std::mutex> lock(umask_users);
+    return archive_write_header(w, e);
+}
+
 struct WriteHandle {
-    archive* a = archive_write_disk_new();
+    archive* a = new_write_disk();
     WriteHandle() {
         // Our own checks come first (prepare_entry); these are the second line. Paths handed
         // to libarchive are absolute inside the canonical destination, so NOABSOLUTEPATHS
@@ -614,7 +632,7 @@ ExtractResult extract_stream(archive* r, const fs::path& archive_path, const fs:
         EntryGuard::Plan plan = guard.check(e);
         if (plan.skip) continue;
         apply_plan(e, plan);
-        if (archive_write_header(w.a, e) != ARCHIVE_OK)
+        if (write_header(w.a, e) != ARCHIVE_OK)
             write_failed(w.a, archive_path, root, plan.entry.path);
         if (plan.entry.type == ExtractedEntry::Type::File ||
             plan.entry.type == ExtractedEntry::Type::Hardlink) {
@@ -707,7 +725,7 @@ ExtractResult extract_zip(const fs::path& archive_path, const fs::path& root,
                 if (name == nullptr || normalize_entry_path(name, nullptr) != plan.entry.path)
                     fail_input("archive " + display(archive_path) + " changed while reading");
                 apply_plan(e, plan);
-                if (archive_write_header(w.a, e) != ARCHIVE_OK)
+                if (write_header(w.a, e) != ARCHIVE_OK)
                     write_failed(w.a, archive_path, root, plan.entry.path);
                 if (plan.entry.type == ExtractedEntry::Type::File) {
                     copy_data(r.a, w.a, archive_path, root, plan.entry, &abort);

@@ -85,6 +85,8 @@ void merge_into(const fs::path& from, const fs::path& to, std::vector<std::strin
 }
 
 void write_file(const fs::path& p, const std::string& text) {
+    if (int err = platform::create_file_for_writing(p))
+        fail_operation("cannot write " + p.u8string() + ": " + std::strerror(err));
     std::FILE* f = std::fopen(p.u8string().c_str(), "wb");
     if (f == nullptr) fail_operation("cannot write " + p.u8string() + ": " + std::strerror(errno));
     bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() && std::fflush(f) == 0;

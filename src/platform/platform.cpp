@@ -1128,6 +1128,23 @@ unsigned file_creation_mask() {
 #endif
 }
 
+int create_file_for_writing(const fs::path& file) {
+#ifdef _WIN32
+    (void)file;
+    return 0;
+#else
+    int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+    if (fd < 0) return errno;
+    struct stat st;
+    int err = 0;
+    if (fstat(fd, &st) != 0) err = errno;
+    else if (!S_ISREG(st.st_mode)) err = EINVAL;
+    else if (fchmod(fd, 0644 & ~static_cast<mode_t>(file_creation_mask())) != 0) err = errno;
+    close(fd);
+    return err;
+#endif
+}
+
 std::optional<std::uint32_t> sudo_uid() {
     if (effective_uid() != 0 || host_os() == Os::Windows) return std::nullopt;
     auto v = get_env("SUDO_UID");

@@ -109,6 +109,10 @@ std::uint32_t effective_uid();
 std::optional<std::uint32_t> sudo_uid();
 // The process's file-creation mask (umask on POSIX; 0 on Windows), read without changing it.
 unsigned file_creation_mask();
+// Creates `file` if missing, readable by others per the umask and never writable by them,
+// whatever the process's umask is at this instant (libarchive sets it to 0 for a moment while
+// another thread extracts): 0600 at creation, then chmod. Returns the errno, 0 when it worked.
+int create_file_for_writing(const fs::path& file);
 // Accounts from /etc/passwd and /etc/group, read directly: the static shim may not use NSS.
 // Empty / nullopt when not found there.
 std::string user_name(std::uint32_t uid);

@@ -316,6 +316,43 @@ TEST_CASE("several archives extract at once", "[extract]") {
     CHECK_THROWS_AS(extract_archives(jobs, 2), InstallError);
 }
 
+#ifndef _WIN32
+namespace {
+// The process's umask as the kernel holds it now (not a value cached by cvm).
+unsigned kernel_umask() {
+    std::string status = read_text("/proc/self/status");
+    auto at = status.find("\nUmask:");
+    REQUIRE(at != std::string::npos);
+    return static_cast<unsigned>(std::stoul(status.substr(at + 7), nullptr, 8));
+}
+} // namespace
+
+// libarchive learns the umask by setting it to 0 and back; two threads doing so at once can
+// leave the process at umask 0, and every file cvm writes afterwards world-writable.
+TEST_CASE("extracting on many threads at once leaves the process's umask as it was", "[extract]") {
+    TempDir tmp;
+    const mode_t before = umask(027);
+    std::vector<ArchiveJob> jobs;
+    for (int i = 0; i < 8; ++i) {
+        ArchiveBuilder b;
+        b.file("c/x" + std::to_string(i), "x");
+        fs::path archive = tmp / ("c" + std::to_string(i) + ".tar");
+        b.write(archive, ArchiveBuilder::Format::Tar);
+        jobs.push_back({archive, tmp / ("out" + std::to_string(i))});
+    }
+    for (int round = 0; round < 300; ++round) {
+        for (auto& job : jobs) {
+            fs::remove_all(job.destination);
+            fs::create_directories(job.destination);
+        }
+        extract_archives(jobs, 8);
+        INFO("round " << round);
+        REQUIRE(kernel_umask() == 027);
+    }
+    umask(before);
+}
+#endif
+
 TEST_CASE("each file's size and SHA-256 are those of the bytes on disk, in every format",
           "[extract]") {
     for (auto format : {ArchiveBuilder::Format::TarXz, ArchiveBuilder::Format::TarGz,
