@@ -47,9 +47,9 @@ json_get 'all(e["installable"] for k in ("cuda", "cudnn") for e in d[k] if e["ho
     fail "a release of a manifest or legacy archive is not installable"
 # Before the manifests: installable exactly where the registry names an installer for this platform.
 assert_eq "$(json_get '[e["id"] for e in d["cuda"] if e["how"] == "installer" and e["installable"]][-3:]')" \
-    "['11.0.3', '10.2.89', '10.1.243']"
+    "['11.0.2', '10.2.89', '10.1.243']"
 assert_eq "$(json_get '[e["id"] for e in d["cuda"] if e["how"] == "installer" and not e["installable"]][:2]')" \
-    "['11.1.0', '11.0.2']"
+    "['10.1.168', '10.1.105']"
 assert_eq "$(json_get '[(e["how"], e["installable"], e["installed"], e["released"]) for e in d["cudnn"] if e["id"] == "8.1.0.77-cuda11.2"]')" \
     "[('archive', True, True, '2021-01')]"
 assert_eq "$(json_get '[(e["min_driver"], e["driver_linux"]) for e in d["cuda"] if e["id"] == "11.2.2"]')" \
@@ -86,7 +86,8 @@ PY
 # ARGS|RC|stdout (exact; empty for a failure)
 latest_rows=(
     "11.2${S}0${S}11.2.2"
-    "11.0.2${S}1${S}"
+    "11.0.2${S}0${S}11.0.2"
+    "10.1.168${S}1${S}"
     "11.4${S}0${S}11.4.4"
     "cuda 11${S}0${S}11.8.0"
     "cudnn 8.1${S}0${S}8.1.1.33"

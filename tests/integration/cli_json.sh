@@ -30,7 +30,7 @@ error_rows=(
     "1${S}not_installed${S}11.8.0 is not installed${S}uninstall${S}11.8.0${S}--json"
     "2${S}not_selected${S}nothing is selected here to install${S}install${S}--json"
     "2${S}not_found${S}has no build for CUDA 13${S}install${S}cudnn${S}8.9${S}--cuda${S}13${S}--json"
-    "2${S}not_installable${S}CUDA 11.1.0 has no redistributable manifest${S}install${S}11.1.0${S}--json"
+    "2${S}not_installable${S}CUDA 10.1.168 has no redistributable manifest${S}install${S}10.1.168${S}--json"
     "1${S}network${S}cannot read NVIDIA's checksums of CUDA 11.2.2${S}install${S}11.2.2+8.1.0.77${S}--json"
     "2${S}not_found${S}cuDNN 8.1.0.77 has no build for CUDA 12${S}install${S}cudnn${S}8.1.0.77${S}--cuda${S}12${S}--json"
     "1${S}network${S}download of http://127.0.0.1:9/redist/cudnn/v8.1.0/cudnn-11.2-linux-x64-v8.1.0.77.tgz failed${S}install${S}8.1.0.77-cuda11.2${S}--json"

@@ -38,8 +38,8 @@ refused=(
     "2${S}not_found${S}cuDNN 8.9.7.29 has no build for CUDA 13${S}cudnn${S}8.9${S}--cuda${S}13"
     "2${S}not_found${S}no cuDNN 8.9 in cvm's release list supports CUDA 13${S}13+8.9"
     "2${S}not_found${S}no cuDNN 8.1 in cvm's release list supports CUDA 12.4.1${S}12.4+8.1"
-    "2${S}not_installable${S}CUDA 11.1.0 has no redistributable manifest${S}11.1.0+8.0.5"
-    "2${S}not_installable${S}CUDA 11.1.0 has no redistributable manifest${S}cuda${S}11.1.0"
+    "2${S}not_installable${S}CUDA 10.1.168 has no redistributable manifest${S}10.1.168+7.6.5"
+    "2${S}not_installable${S}CUDA 10.1.168 has no redistributable manifest${S}cuda${S}10.1.168"
     "2${S}not_found${S}cuDNN 8.1.1.33 has no build for CUDA 12 (its builds are for CUDA 10.2, 11.2)${S}cudnn${S}8.1${S}--cuda${S}12"
     "2${S}not_found${S}CUDA 12.99 is not in cvm's release list${S}12.99"
 )

@@ -60,8 +60,9 @@ TEST_CASE("a toolkit version names the newest release cvm can fetch, or is refus
         {"11.2", "11.2.2", "", ""},
         {"11.2.2", "11.2.2", "", ""},
         {"11.2.1", "11.2.1", "", ""},
-        // 11.1.0 has no installer name from a public source; 11.1 means 11.1.1, which has one.
-        {"11.1.0", "", "", "not_installable: CUDA 11.1.0 has no redistributable manifest"},
+        // 10.1.168 has no installer name from a public source; 11.1 means 11.1.1.
+        {"10.1.168", "", "", "not_installable: CUDA 10.1.168 has no redistributable manifest"},
+        {"11.1.0", "11.1.0", "", ""},
         {"11.1", "11.1.1", "", ""},
         {"10.9", "", "", "not_found: CUDA 10.9 is not in cvm's release list"},
         {"12.4.9", "12.4.9", "redistrib_12.4.9.json", ""}, // unknown full version: tried as given
