@@ -118,7 +118,7 @@ std::vector<std::string> cuda_libraries_named_by(const fs::path& file) {
     std::vector<std::string> out;
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) return out; // a FIFO or a device would block or never end
-    auto src = doctor::FileSource::open(file.string());
+    auto src = doctor::FileSource::open(file.u8string());
     if (!src) return out;
     auto head = src->read_up_to(0, 4);
     if (!head) return out;
