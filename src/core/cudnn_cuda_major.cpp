@@ -17,11 +17,14 @@ namespace {
 
 std::string lower(std::string_view s) {
     std::string out(s);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (char& c : out)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return out;
 }
 
-bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool name_char(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 // Read-only data is scanned in pieces this large, overlapping by more than any name is long.
 constexpr std::uint64_t chunk_size = std::uint64_t(8) << 20;
@@ -38,10 +41,13 @@ void names_in(std::string_view text, std::vector<std::string>& out) {
             size_t start = at >= 3 && low.compare(at - 3, 3, "lib") == 0 ? at - 3 : at;
             if (start > 0 && name_char(low[start - 1])) continue;
             size_t end = at;
-            while (end < low.size() && (name_char(low[end]) || low[end] == '.')) ++end;
-            while (end > start && low[end - 1] == '.') --end;
+            while (end < low.size() && (name_char(low[end]) || low[end] == '.'))
+                ++end;
+            while (end > start && low[end - 1] == '.')
+                --end;
             std::string name(text.substr(start, end - start));
-            if (cuda_major_of_library_name(name) && std::find(out.begin(), out.end(), name) == out.end())
+            if (cuda_major_of_library_name(name) &&
+                std::find(out.begin(), out.end(), name) == out.end())
                 out.push_back(std::move(name));
         }
     }
@@ -56,16 +62,18 @@ std::string narrowed_utf16(const std::vector<std::uint8_t>& bytes, size_t first)
     return out;
 }
 
-void scan_section(const doctor::ByteSource& src, std::uint64_t offset, std::uint64_t size, bool utf16,
-                  std::vector<std::string>& out) {
+void scan_section(const doctor::ByteSource& src, std::uint64_t offset, std::uint64_t size,
+                  bool utf16, std::vector<std::string>& out) {
     size = std::min(size, max_section);
     for (std::uint64_t done = 0; done < size;) {
         const std::uint64_t length = std::min(chunk_size, size - done);
         auto bytes = src.read_up_to(offset + done, length);
         if (!bytes || bytes->empty()) return;
-        names_in(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()), out);
+        names_in(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()),
+                 out);
         if (utf16)
-            for (size_t first : {0, 1}) names_in(narrowed_utf16(*bytes, first), out);
+            for (size_t first : {0, 1})
+                names_in(narrowed_utf16(*bytes, first), out);
         if (done + length >= size || bytes->size() < length) return;
         done += length - overlap;
     }
@@ -74,7 +82,8 @@ void scan_section(const doctor::ByteSource& src, std::uint64_t offset, std::uint
 void names_of_elf(const doctor::ByteSource& src, std::vector<std::string>& out) {
     if (auto elf = doctor::read_elf(src))
         for (const auto& n : elf.info->needed)
-            if (cuda_major_of_library_name(n) && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+            if (cuda_major_of_library_name(n) && std::find(out.begin(), out.end(), n) == out.end())
+                out.push_back(n);
     constexpr std::uint32_t sht_progbits = 1;
     for (const auto& s : doctor::read_elf_sections(src))
         if (s.type == sht_progbits && (s.name == ".rodata" || s.name == ".lrodata"))
@@ -86,7 +95,8 @@ void names_of_pe(const doctor::ByteSource& src, std::vector<std::string>& out) {
     if (!pe) return;
     for (const auto* list : {&pe.info->imports, &pe.info->delay_imports})
         for (const auto& n : *list)
-            if (cuda_major_of_library_name(n) && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+            if (cuda_major_of_library_name(n) && std::find(out.begin(), out.end(), n) == out.end())
+                out.push_back(n);
     for (const auto& s : pe.info->sections)
         if (s.name == ".rdata") scan_section(src, s.raw_offset, s.raw_size, true, out);
 }
@@ -94,8 +104,10 @@ void names_of_pe(const doctor::ByteSource& src, std::vector<std::string>& out) {
 } // namespace
 
 std::optional<unsigned> cuda_major_of_library_name(std::string_view name) {
-    static const std::regex so(R"(^lib(cublaslt|cublas|nvrtc|cudart)\.so\.([0-9]{1,3})(\.[0-9]+)*$)");
-    static const std::regex dll(R"(^(cublaslt64|cublas64|cudart64|nvrtc64)_([0-9]{2,3})(_0)?\.dll$)");
+    static const std::regex so(
+        R"(^lib(cublaslt|cublas|nvrtc|cudart)\.so\.([0-9]{1,3})(\.[0-9]+)*$)");
+    static const std::regex dll(
+        R"(^(cublaslt64|cublas64|cudart64|nvrtc64)_([0-9]{2,3})(_0)?\.dll$)");
     const std::string low = lower(name);
     std::smatch m;
     unsigned major = 0;
@@ -147,12 +159,13 @@ LibrariesCudaMajor cuda_major_of_libraries(const std::vector<fs::path>& files) {
         for (auto& name : cuda_libraries_named_by(real))
             out.evidence.push_back({real, name, *cuda_major_of_library_name(name)});
     }
-    for (const auto& e : out.evidence) first_of.emplace(e.major, &e);
+    for (const auto& e : out.evidence)
+        first_of.emplace(e.major, &e);
     if (first_of.size() == 1) out.major = first_of.begin()->first;
     if (first_of.size() > 1) {
         for (const auto& [major, e] : first_of)
-            out.disagreement += (out.disagreement.empty() ? "" : " but ") + e->file.filename().u8string() +
-                                " names " + e->name;
+            out.disagreement += (out.disagreement.empty() ? "" : " but ") +
+                                e->file.filename().u8string() + " names " + e->name;
     }
     return out;
 }
@@ -168,11 +181,14 @@ std::vector<fs::path> cudnn_library_files(const fs::path& dir, unsigned major) {
             size_t so = low.find(".so.");
             if (so != std::string::npos) {
                 size_t dot = low.find('.', so + 4);
-                std::string first = low.substr(so + 4, dot == std::string::npos ? std::string::npos : dot - so - 4);
-                wanted = !first.empty() && std::all_of(first.begin(), first.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-                         (major == 0 || first == std::to_string(major));
+                std::string first =
+                    low.substr(so + 4, dot == std::string::npos ? std::string::npos : dot - so - 4);
+                wanted = !first.empty() && std::all_of(first.begin(), first.end(), [](char c) {
+                    return c >= '0' && c <= '9';
+                }) && (major == 0 || first == std::to_string(major));
             }
-        } else if (low.rfind("cudnn", 0) == 0 && low.size() > 4 && low.compare(low.size() - 4, 4, ".dll") == 0) {
+        } else if (low.rfind("cudnn", 0) == 0 && low.size() > 4 &&
+                   low.compare(low.size() - 4, 4, ".dll") == 0) {
             wanted = true;
         }
         std::error_code e2;

@@ -35,7 +35,7 @@ struct NamedCudaLibrary {
 };
 
 struct LibrariesCudaMajor {
-    std::optional<unsigned> major;         // set when every name found agrees
+    std::optional<unsigned> major;          // set when every name found agrees
     std::vector<NamedCudaLibrary> evidence; // every name found, by file
     // "libcudnn_adv.so.9 names libcublasLt.so.12 but libcudnn_ops.so.9 names libnvrtc.so.13"
     // when they disagree; "" otherwise.
