@@ -29,6 +29,11 @@ class NothingToImport : public UsageError {
 public:
     using UsageError::UsageError;
 };
+// --cuda contradicts the CUDA the cuDNN's libraries load.
+class CudaContradicted : public UsageError {
+public:
+    using UsageError::UsageError;
+};
 
 // How one run of `cvm import` registers: `found` says where --detect found the folder (for
 // its messages); entries whose source changed are replaced; what was registered in this run is
@@ -146,6 +151,8 @@ bool import_folder(const Store& store, fs::path path, const std::optional<Versio
         cudnn = cudnn_import_of(path, platform::host_os(), cuda_override,
                                 toolkit ? std::optional<Version>(toolkit->entry.version) : std::nullopt,
                                 registry_cudnn_releases);
+    } catch (const CudnnCudaConflict& e) {
+        throw CudaContradicted(e.what());
     } catch (const CudnnImportError& e) {
         throw UsageError(e.what());
     }
@@ -191,9 +198,14 @@ bool import_detected(const Store& store, ImportRun& run) {
         done.push_back(fs::canonical(source_of(e), ec));
         run.found = "changed since it was imported";
         try {
-            // A cuDNN imported with --cuda keeps the CUDA it was given.
-            rehash_needed |= import_folder(store, source_of(e), e.kind == Kind::Cudnn ? std::optional<Version>(e.cuda)
-                                                                                        : std::nullopt, run);
+            // A cuDNN imported with --cuda keeps the CUDA it was given, unless its libraries, changed
+            // since, now load another CUDA's.
+            try {
+                rehash_needed |= import_folder(
+                    store, source_of(e), e.kind == Kind::Cudnn ? std::optional<Version>(e.cuda) : std::nullopt, run);
+            } catch (const CudaContradicted&) {
+                rehash_needed |= import_folder(store, source_of(e), std::nullopt, run);
+            }
             if (!run.registered.count(key_of(e))) {
                 store.remove(e.kind, e.id);
                 note("forgot " + std::string(kind_dir(e.kind)) + " " + e.id + ": " + source_of(e).u8string() +

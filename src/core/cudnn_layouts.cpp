@@ -4,6 +4,7 @@
 #include <regex>
 #include <system_error>
 
+#include "core/cudnn_cuda_major.h"
 #include "core/detect.h"
 
 namespace cvm {
@@ -40,9 +41,9 @@ Version first3(const Version& v) {
 }
 
 // Builds since 8.3 are made per CUDA major, older ones per minor.
+bool built_per_major(const Version& cudnn) { return cudnn.major() > 8 || (cudnn.major() == 8 && cudnn.minor() >= 3); }
 Version variant_for(const Version& cudnn, const Version& cuda) {
-    bool per_major = cudnn.major() > 8 || (cudnn.major() == 8 && cudnn.minor() >= 3);
-    if (per_major || cuda.parts.size() < 2) return Version{{cuda.major()}};
+    if (built_per_major(cudnn) || cuda.parts.size() < 2) return Version{{cuda.major()}};
     return Version{{cuda.major(), cuda.minor()}};
 }
 
@@ -117,12 +118,45 @@ std::vector<fs::path> system_lib_dirs(const fs::path& dir) {
 }
 
 std::string cuda_hint(const Version& cudnn) {
-    bool per_major = cudnn.major() > 8 || (cudnn.major() == 8 && cudnn.minor() >= 3);
-    return per_major ? "--cuda 12 (the CUDA major it was built for)" : "--cuda 11.2 (the CUDA minor it was built for)";
+    return built_per_major(cudnn) ? "--cuda 12 (the CUDA major it was built for)" : "--cuda 11.2 (the CUDA minor it was built for)";
+}
+
+// The CUDA the cuDNN's libraries name (cudnn_cuda_major.h), read when nothing of the layout said
+// it (`cuda` empty) or to check --cuda. Sets `cuda` (with the registry's variant of that major for
+// a release built per CUDA minor, when it has one) and says so in `how`.
+void cuda_from_libraries(const std::vector<fs::path>& libs, const fs::path& where, const Version& version,
+                         const std::optional<Version>& cuda_override, std::optional<Version>& cuda,
+                         std::string& how, const CudnnReleaseLookup& lookup) {
+    if (cuda && !cuda_override) return;
+    LibrariesCudaMajor read = cuda_major_of_libraries(libs);
+    if (cuda_override) {
+        if (read.major && *read.major != cuda_override->major())
+            throw CudnnCudaConflict("import: --cuda " + cuda_override->str() + " contradicts the cuDNN in " +
+                                    where.u8string() + ": " + read.because() + " (CUDA " +
+                                    std::to_string(*read.major) + "); rerun with --cuda " +
+                                    std::to_string(*read.major) + " or without --cuda");
+        return;
+    }
+    if (!read.disagreement.empty())
+        throw CudnnImportError("import: the libraries of the cuDNN " + version.str() + " in " + where.u8string() +
+                               " name CUDA libraries of different majors (" + read.disagreement +
+                               "); remove the stale files, or rerun with " + cuda_hint(version));
+    if (!read.major) return;
+    cuda = Version{{*read.major}};
+    how += ", CUDA " + std::to_string(*read.major) + " from its libraries (" + read.because() + ")";
+    if (built_per_major(version) || !lookup) return;
+    // cuDNN before 8.3 is built per CUDA minor: the registry's only variant of that major.
+    std::vector<Version> variants;
+    for (const auto& known : lookup(first3(version)))
+        for (const auto& v : known.cuda_variants)
+            if (v.major() == *read.major && std::find(variants.begin(), variants.end(), v) == variants.end())
+                variants.push_back(v);
+    if (variants.size() == 1) cuda = variants.front();
 }
 
 std::optional<CudnnImport> system_import(const fs::path& dir, platform::Os os,
-                                         const std::optional<Version>& cuda_override) {
+                                         const std::optional<Version>& cuda_override,
+                                         const CudnnReleaseLookup& lookup) {
     auto lib_dirs = system_lib_dirs(dir);
     if (lib_dirs.empty()) return std::nullopt;
     const fs::path& lib_dir = lib_dirs.front();
@@ -191,9 +225,11 @@ std::optional<CudnnImport> system_import(const fs::path& dir, platform::Os os,
             break;
         }
     }
+    cuda_from_libraries(cudnn_library_files(lib_dir, M), lib_dir, version, cuda_override, cuda, how, lookup);
     if (!cuda)
         throw CudnnImportError("import: cannot tell which CUDA the cuDNN " + version.str() + " in " +
-                               lib_dir.u8string() + " was built for (no dpkg record of it); rerun with " +
+                               lib_dir.u8string() +
+                               " was built for (no dpkg record of it, and its libraries name no CUDA library); rerun with " +
                                cuda_hint(version));
     if (!scan.mismatched.empty()) out.warning = mismatch_warning(lib_dir, *scan.main, scan.mismatched);
 
@@ -262,12 +298,19 @@ std::optional<CudnnImport> plain_import(const fs::path& dir, platform::Os os,
             }
         }
     }
-    if (cuda_override) cuda = cuda_override;
     // cuDNN copied into a toolkit: built for that toolkit's CUDA.
-    if (!cuda && toolkit_version) cuda = toolkit_version;
+    if (!cuda && !cuda_override && toolkit_version) cuda = toolkit_version;
+    std::vector<fs::path> libs;
+    for (const auto* folders : {&c.lib_dirs, &c.bin_dirs})
+        for (const auto& folder : *folders) {
+            auto found = cudnn_library_files(dir / fs::u8path(folder), version.major());
+            libs.insert(libs.end(), found.begin(), found.end());
+        }
+    cuda_from_libraries(libs, dir, version, cuda_override, cuda, how, lookup);
+    if (cuda_override) cuda = cuda_override;
     if (!cuda)
         throw CudnnImportError("import: cannot tell which CUDA the cuDNN " + version.str() + " in " + dir.u8string() +
-                               " was built for (neither its folder name nor the registry says); rerun with " +
+                               " was built for (neither its folder name, the registry nor its libraries say); rerun with " +
                                cuda_hint(version));
     CudnnImport out;
     fs::path main_file;
@@ -351,7 +394,7 @@ std::optional<CudnnImport> cudnn_import_of(const fs::path& dir, platform::Os os,
     // An extracted legacy archive: <whatever>/cuda/{include,lib64} or {bin,include,lib/x64}.
     if (!holds_cudnn(dir, os) && holds_cudnn(dir / "cuda", os))
         return plain_import(dir / "cuda", os, cuda_override, std::nullopt, dir.filename().u8string(), true, lookup);
-    if (has_system_cudnn(dir)) return system_import(dir, os, cuda_override);
+    if (has_system_cudnn(dir)) return system_import(dir, os, cuda_override, lookup);
     // Its cuda/ folder itself (a toolkit named cuda is not one: it has its own version).
     bool legacy = dir.filename() == "cuda" && !toolkit_version_in_same_folder;
     return plain_import(dir, os, cuda_override, toolkit_version_in_same_folder,

@@ -31,6 +31,11 @@ class CudnnImportError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
+// --cuda names another CUDA major than the one the cuDNN's libraries load.
+class CudnnCudaConflict : public CudnnImportError {
+public:
+    using CudnnImportError::CudnnImportError;
+};
 
 struct CudnnImport {
     Entry entry;                // kind, id, version, cuda, path or origin, dirs, note, stamp
@@ -49,7 +54,10 @@ using CudnnReleaseLookup = std::function<std::vector<KnownCudnnRelease>(const Ve
 // The cuDNN `dir` holds, in any layout above; nullopt when it holds none. `cuda_override` is
 // --cuda; `toolkit_version_in_same_folder` the toolkit found in `dir` (cuDNN copied into it is
 // built for its CUDA). `lookup` fills in a legacy archive's build number and CUDA variant when
-// its folder name does not say. Throws CudnnImportError when the CUDA variant cannot be told.
+// its folder name does not say. When nothing of the layout says the CUDA, its major comes from
+// the CUDA libraries cuDNN's libraries name (cudnn_cuda_major.h). Throws CudnnImportError when
+// the CUDA variant cannot be told, CudnnCudaConflict when `cuda_override` contradicts the
+// libraries.
 std::optional<CudnnImport> cudnn_import_of(const fs::path& dir, platform::Os os,
                                            const std::optional<Version>& cuda_override,
                                            const std::optional<Version>& toolkit_version_in_same_folder,

@@ -35,6 +35,7 @@ struct Segment {
 };
 
 struct Section {
+    std::uint32_t name = 0;
     std::uint32_t type = 0;
     std::uint64_t offset = 0;
     std::uint64_t size = 0;
@@ -81,11 +82,13 @@ std::optional<std::vector<Section>> read_sections(const ByteSource& src, const H
     for (std::uint64_t i = 0; i < h.shnum; ++i) {
         const std::uint64_t base = i * h.shentsize;
         Section s;
+        auto name = v.u32(base, h.endian);
         auto type = v.u32(base + 4, h.endian);
         auto offset = word(v, base + (h.bits == 32 ? 16 : 24), h);
         auto size = word(v, base + (h.bits == 32 ? 20 : 32), h);
         auto link = v.u32(base + (h.bits == 32 ? 24 : 40), h.endian);
-        if (!type || !offset || !size || !link) break;
+        if (!name || !type || !offset || !size || !link) break;
+        s.name = *name;
         s.type = *type;
         s.offset = *offset;
         s.size = *size;
@@ -449,6 +452,41 @@ ElfReadResult read_elf(const ByteSource& src) {
     }
     result.info = std::move(info);
     return result;
+}
+
+std::vector<ElfSection> read_elf_sections(const ByteSource& src) {
+    std::vector<ElfSection> out;
+    auto bytes = src.read_up_to(0, 64);
+    if (!bytes || bytes->size() < 52) return out;
+    ByteView v(bytes->data(), bytes->size());
+    if (!looks_like_elf(v) || (*v.u8(4) != 1 && *v.u8(4) != 2) || (*v.u8(5) != 1 && *v.u8(5) != 2))
+        return out;
+    Header h;
+    h.bits = *v.u8(4) == 1 ? 32 : 64;
+    h.endian = *v.u8(5) == 1 ? Endian::little : Endian::big;
+    const bool b32 = h.bits == 32;
+    auto shoff = word(v, b32 ? 32 : 40, h);
+    auto shentsize = v.u16(b32 ? 46 : 58, h.endian);
+    auto shnum = v.u16(b32 ? 48 : 60, h.endian);
+    auto shstrndx = v.u16(b32 ? 50 : 62, h.endian);
+    if (!shoff || !shentsize || !shnum || !shstrndx) return out;
+    h.shoff = *shoff;
+    h.shentsize = *shentsize;
+    h.shnum = *shnum;
+    std::string error;
+    auto sections = read_sections(src, h, error);
+    if (!sections) return out;
+    const Section* names = *shstrndx < sections->size() ? &(*sections)[*shstrndx] : nullptr;
+    for (const auto& s : *sections) {
+        ElfSection e;
+        if (names)
+            if (auto n = read_string(src, names->offset, names->size, s.name)) e.name = *n;
+        e.type = s.type;
+        e.offset = s.offset;
+        e.size = s.size;
+        out.push_back(std::move(e));
+    }
+    return out;
 }
 
 ElfReadResult read_elf(ByteView bytes) {

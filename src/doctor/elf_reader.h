@@ -58,6 +58,16 @@ struct ElfReadResult {
     explicit operator bool() const { return info.has_value(); }
 };
 
+// One entry of the section header table, named from e_shstrndx ("" when unreadable).
+struct ElfSection {
+    std::string name;
+    std::uint32_t type = 0;
+    std::uint64_t offset = 0;
+    std::uint64_t size = 0;
+};
+// The section table of an ELF file; empty when the file has none or it cannot be read.
+std::vector<ElfSection> read_elf_sections(const ByteSource& source);
+
 ElfReadResult read_elf(const ByteSource& source);
 ElfReadResult read_elf(ByteView bytes);
 ElfReadResult read_elf_file(const std::string& path);

@@ -1,6 +1,7 @@
 #include "pe_reader.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace cvm::doctor {
 
@@ -444,6 +445,8 @@ PeReadResult read_pe(const ByteSource& src) {
         s.raw_size = *st.le32(i * 40 + 16);
         s.raw_offset = *st.le32(i * 40 + 20);
         sections.push_back(s);
+        const auto* name = reinterpret_cast<const char*>(table->data() + i * 40);
+        info.sections.push_back({std::string(name, strnlen(name, 8)), s.raw_offset, s.raw_size});
     }
     Image image(src, std::move(sections), header_size);
 

@@ -29,6 +29,12 @@ struct FourPartVersion {
     bool operator!=(const FourPartVersion& o) const { return parts != o.parts; }
 };
 
+struct PeSection {
+    std::string name; // ".rdata" (the 8-byte field without its NUL padding)
+    std::uint32_t raw_offset = 0;
+    std::uint32_t raw_size = 0;
+};
+
 struct PeInfo {
     std::uint16_t machine = 0;
     bool pe32_plus = false; // PE32+ (64-bit image)
@@ -40,6 +46,7 @@ struct PeInfo {
     std::optional<FourPartVersion> product_version; // dwProductVersionMS/LS
     // Strings of the first StringFileInfo table ("FileVersion", "ProductName", ...), ASCII only.
     std::map<std::string, std::string> version_strings;
+    std::vector<PeSection> sections; // the section table, in file order
     std::vector<std::string> warnings;
 
     std::string machine_name() const;

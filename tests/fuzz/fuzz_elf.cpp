@@ -19,6 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             (void)expand_dynamic_string_tokens(entry, "/origin", "lib64", "x86_64");
         (void)elf.info->machine_name();
     }
+    (void)read_elf_sections(MemorySource(bytes));
     auto cache = read_ld_cache(bytes);
     if (cache) {
         for (const auto& e : cache.cache->entries)
