@@ -11,7 +11,9 @@
 
 namespace cvm::platform {
 
-SharedFile::SharedFile(SharedFile&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+SharedFile::SharedFile(SharedFile&& other) noexcept : fd_(other.fd_) {
+    other.fd_ = -1;
+}
 
 SharedFile& SharedFile::operator=(SharedFile&& other) noexcept {
     if (this != &other) {
@@ -47,7 +49,9 @@ int SharedFile::open(const std::filesystem::path& path, Mode mode) {
     return 0;
 }
 
-bool SharedFile::is_open() const { return fd_ >= 0; }
+bool SharedFile::is_open() const {
+    return fd_ >= 0;
+}
 
 void SharedFile::close() {
     if (fd_ >= 0) ::close(fd_);

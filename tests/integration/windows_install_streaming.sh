@@ -37,7 +37,7 @@ fresh() { # a store of its own (no download cache) for the next case
 fresh
 
 no_part() { # WHAT: neither the .part nor a deleted one that is still open remains
-    if ls -A "$CACHE" 2> /dev/null | grep -q '\.part'; then
+    if compgen -G "$CACHE/*.part*" > /dev/null; then
         ls -lA "$CACHE" >&2
         fail "$1 left a .part behind"
     fi

@@ -37,7 +37,9 @@ std::string read_some(SharedFile& f, std::size_t n) {
     return buf;
 }
 
-bool name_exists(const fs::path& p) { return GetFileAttributesW(p.wstring().c_str()) != INVALID_FILE_ATTRIBUTES; }
+bool name_exists(const fs::path& p) {
+    return GetFileAttributesW(p.wstring().c_str()) != INVALID_FILE_ATTRIBUTES;
+}
 
 // The names in `dir`, sorted, joined by spaces.
 std::string names_in(const fs::path& dir) {
@@ -76,7 +78,8 @@ int main(int argc, char** argv) {
     // A handle of the C runtime (no FILE_SHARE_DELETE) blocks a rename.
     if (FILE* crt = _wfopen(part.wstring().c_str(), L"rb")) {
         cvm::platform::rename_shared_file(part, done, ec);
-        check(static_cast<bool>(ec), "a rename refused while _wfopen holds the file (sharing enforced)");
+        check(static_cast<bool>(ec),
+              "a rename refused while _wfopen holds the file (sharing enforced)");
         std::fclose(crt);
     } else {
         check(false, "_wfopen of the part");
@@ -109,7 +112,8 @@ int main(int argc, char** argv) {
     // Appending; reading the whole file.
     check(again.open(done, Mode::Append) == 0 && again.write_all("+", 1) == 0, "append");
     again.close();
-    check(reader.open(done, Mode::Read) == 0 && read_some(reader, 10) == "new+", "appended at the end");
+    check(reader.open(done, Mode::Read) == 0 && read_some(reader, 10) == "new+",
+          "appended at the end");
     reader.close();
 
     // What is not there, or not a file.

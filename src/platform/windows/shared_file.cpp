@@ -79,7 +79,9 @@ int SharedFile::open(const std::filesystem::path& path, Mode mode) {
     return 0;
 }
 
-bool SharedFile::is_open() const { return handle_ != nullptr; }
+bool SharedFile::is_open() const {
+    return handle_ != nullptr;
+}
 
 void SharedFile::close() {
     if (handle_ != nullptr) CloseHandle(static_cast<HANDLE>(handle_));
