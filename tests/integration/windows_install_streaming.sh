@@ -126,4 +126,25 @@ store_is ""
 no_part "damaged bytes"
 [[ ! -e $CACHE/$NAME ]] || fail "a damaged archive was kept in the cache"
 stop_server
+
+# --- Ctrl-C in the middle of a streamed install: the .part and the stage go at once ----------
+# Wine turns SIGINT into the console's Ctrl-C event for a program that has a terminal (script).
+fresh
+start_server "$M" "/cudnn/redist/cudnn/*=slow:1000000"
+export CVM_MIRROR="http://127.0.0.1:$HTTP_PORT"
+cmd=$(printf 'echo $$ > %q; exec %q %q install cudnn 9.1.0 --cuda 12' "$T/pid" "$WINE" "$CVM_EXE")
+script -qfec "$cmd" /dev/null > "$T/out" 2>&1 < /dev/null &
+pid=$!
+for _ in $(seq 600); do
+    if compgen -G "$STORE/.staging/install-*/x/*/include/cudnn_version.h" > /dev/null &&
+        [[ -f $CACHE/$NAME.part ]]; then break; fi
+    sleep 0.05
+done
+[[ -f $CACHE/$NAME.part && -s $T/pid ]] || fail "the install to interrupt never began extracting: $(cat "$T/out")"
+kill -INT "$(cat "$T/pid")"
+wait "$pid" || true
+store_is ""
+no_part "an interrupted install"
+[[ ! -e $CACHE/$NAME ]] || fail "an interrupted download was kept in the cache"
+stop_server
 echo ok
