@@ -5,7 +5,9 @@
 # share deletion). Seen here: files in the staging folder while the .part is there and the server
 # has not sent the last byte; a dropped connection resumed; a download begun again from its first
 # byte (the open .part deleted and made anew); a checksum mismatch after a whole streamed
-# extraction, and damaged bytes that stop the extraction early: nothing kept, no .part left.
+# extraction, damaged bytes that stop the extraction early, and Ctrl-C in the middle: nothing
+# kept, no .part and no staging folder left. shared_file_test.exe (tests/windows/) checks the
+# handles themselves.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_windows.sh"
 source "$(dirname "$0")/lib_install.sh"
