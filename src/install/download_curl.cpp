@@ -6,6 +6,7 @@
 #include "install/sha256.h"
 #include "platform/cleanup_on_signal.h"
 #include "platform/platform.h"
+#include "platform/shared_file.h"
 
 #include <curl/curl.h>
 
@@ -99,7 +100,7 @@ struct Transfer {
     std::string* memory = nullptr; // fetch_text
     std::uint64_t max_size = 0;
     CURL* easy = nullptr;
-    std::ofstream out;
+    platform::SharedFile out; // the part file: a tap reads it, and it is renamed while read
     Sha256 hash;
     std::uint64_t hashed = 0;  // bytes of the part file fed to `hash`
     std::uint64_t resumed = 0; // bytes already there when this attempt started
@@ -189,22 +190,14 @@ size_t on_write(char* data, size_t size, size_t count, void* user) {
         }
         t->memory->append(data, n);
     } else {
-        t->out.write(data, static_cast<std::streamsize>(n));
-        if (!t->out) {
-            t->write_error = std::strerror(errno != 0 ? errno : EIO);
+        if (int err = t->out.write_all(data, n)) {
+            t->write_error = std::strerror(err);
             return 0;
         }
         t->hash.update(data, n);
         t->hashed += n;
-        if (t->request->tap) {
-            // A reader takes the bytes from the file through its own handle.
-            t->out.flush();
-            if (!t->out) {
-                t->write_error = std::strerror(errno != 0 ? errno : EIO);
-                return 0;
-            }
-            t->request->tap->grew(t->resumed + t->received + n);
-        }
+        // A reader takes the bytes from the file through its own handle.
+        if (t->request->tap) t->request->tap->grew(t->resumed + t->received + n);
     }
     t->received += n;
     return n;
@@ -223,7 +216,7 @@ public:
             // Whatever did not complete leaves nothing behind (a retry in this run resumed it).
             if (t->memory == nullptr && !t->kept) {
                 std::error_code ec;
-                fs::remove(t->part, ec);
+                platform::remove_shared_file(t->part, ec);
             }
         }
         curl_multi_cleanup(multi_);
@@ -318,7 +311,7 @@ private:
             std::uint64_t have = fs::exists(t.part, ec) ? fs::file_size(t.part, ec) : 0;
             if (ec) have = 0;
             if (t.request->expected_size && have > t.request->expected_size) {
-                fs::remove(t.part, ec);
+                platform::remove_shared_file(t.part, ec);
                 have = 0;
             }
             if (have != t.hashed) {
@@ -339,7 +332,7 @@ private:
                         t.hash = Sha256();
                         t.hashed = 0;
                         have = 0;
-                        fs::remove(t.part, ec);
+                        platform::remove_shared_file(t.part, ec);
                     }
                 }
             }
@@ -349,11 +342,10 @@ private:
             if (int err = platform::create_file_for_writing(t.part))
                 fail(t, "cannot write " + t.part.u8string() + ": " + std::strerror(err), false,
                      write_error_code(err));
-            t.out.open(t.part, have > 0 ? std::ios::binary | std::ios::app
-                                        : std::ios::binary | std::ios::trunc);
-            if (!t.out)
-                fail(t, "cannot write " + t.part.u8string() + ": " + std::strerror(errno), false,
-                     write_error_code(errno));
+            if (int err = t.out.open(t.part, have > 0 ? platform::SharedFile::Mode::Append
+                                                      : platform::SharedFile::Mode::Truncate))
+                fail(t, "cannot write " + t.part.u8string() + ": " + std::strerror(err), false,
+                     write_error_code(err));
             if (t.request->tap) t.request->tap->attempt(t.part, have);
             if (t.request->expected_size && have == t.request->expected_size) {
                 // Complete from an earlier run: only the checksum is left to check.
@@ -407,7 +399,7 @@ private:
 
     void restart_clean(Transfer& t) {
         std::error_code ec;
-        fs::remove(t.part, ec);
+        platform::remove_shared_file(t.part, ec);
         t.hash = Sha256();
         t.hashed = 0;
         t.restarted_clean = true;
@@ -425,7 +417,7 @@ private:
         if (!size_ok || !sum_ok) {
             bool was_resumed = t.resumed > 0 && !t.restarted_clean;
             std::error_code ec;
-            fs::remove(t.part, ec);
+            platform::remove_shared_file(t.part, ec);
             if (was_resumed) {
                 // The partial file may have come from another version of the file: once more,
                 // from the start.
@@ -443,7 +435,7 @@ private:
                  false, "checksum");
         }
         std::error_code ec;
-        fs::rename(t.part, r.destination, ec);
+        platform::rename_shared_file(t.part, r.destination, ec);
         if (ec)
             fail(t, "cannot move " + t.part.u8string() + " to " + r.destination.u8string() + ": " +
                         ec.message(),

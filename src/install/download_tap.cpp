@@ -3,7 +3,6 @@
 #include "install/error.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 
 namespace cvm::install {
@@ -44,38 +43,42 @@ void DownloadTap::failed() {
 }
 
 std::size_t DownloadTap::read(void* buffer, std::size_t size) {
+    using Mode = platform::SharedFile::Mode;
     std::size_t n = 0;
     {
         std::unique_lock<std::mutex> lock(mutex_);
         changed_.wait(lock,
                       [&] { return size_ > offset_ || verified_ || failed_ || restarted_; });
-        if (restarted_) fail_operation("the download started again from its first byte");
-        if (failed_) fail_operation("the download stopped");
+        if (restarted_ || failed_) {
+            in_.close(); // what it held is void (Windows: a deleted file lives while it is open)
+            if (restarted_) fail_operation("the download started again from its first byte");
+            fail_operation("the download stopped");
+        }
         if (size_ <= offset_) return 0; // verified, all read
         if (!opened_) {
-            in_.open(verified_ ? file_ : part_, std::ios::binary);
-            if (!in_ && !verified_) {
+            int err = in_.open(verified_ ? file_ : part_, Mode::Read);
+            if (err != 0 && !verified_) {
                 // Renamed into place just now: the tap hears of it right after.
                 changed_.wait(lock, [&] { return verified_ || failed_ || restarted_; });
                 if (!verified_) fail_operation("the download stopped");
-                in_.clear();
-                in_.open(file_, std::ios::binary);
+                err = in_.open(file_, Mode::Read);
             }
-            if (!in_)
+            if (err != 0)
                 fail_operation("cannot read " + (verified_ ? file_ : part_).u8string() + ": " +
-                               std::strerror(errno));
+                               std::strerror(err));
             opened_ = true;
         }
         n = static_cast<std::size_t>(std::min<std::uint64_t>(size, size_ - offset_));
     }
     // The bytes below size_ are on disk and never change while the part file is kept.
-    in_.read(static_cast<char*>(buffer), static_cast<std::streamsize>(n));
-    std::size_t got = static_cast<std::size_t>(std::max<std::streamsize>(in_.gcount(), 0));
+    int err = 0;
+    std::size_t got = in_.read(buffer, n, &err);
     if (got != n) {
+        in_.close();
         std::lock_guard<std::mutex> lock(mutex_);
         if (restarted_) fail_operation("the download started again from its first byte");
-        fail_operation("cannot read the download's part file " + part_.u8string() +
-                       ": it ended early");
+        fail_operation("cannot read the download's part file " + part_.u8string() + ": " +
+                       (err != 0 ? std::string(std::strerror(err)) : "it ended early"));
     }
     std::lock_guard<std::mutex> lock(mutex_);
     offset_ += got;

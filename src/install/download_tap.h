@@ -6,12 +6,15 @@
 // its first byte again. The end of the bytes is only reported once the download's size and
 // SHA-256 were verified; a download that fails, or that starts its part file again, makes the
 // reader's next read throw.
+//
+// The reader's handle lets the downloader rename the part file into place, or delete it, while
+// it reads (platform/shared_file.h: on Windows too).
 #include "install/extract.h"
+#include "platform/shared_file.h"
 
 #include <condition_variable>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <string>
 
@@ -52,7 +55,7 @@ private:
     std::uint64_t size_ = 0;   // bytes in the part file
     std::uint64_t offset_ = 0; // bytes the reader took
     bool opened_ = false, restarted_ = false, verified_ = false, failed_ = false;
-    std::ifstream in_; // the reader's handle
+    platform::SharedFile in_; // the reader's handle
 };
 
 } // namespace cvm::install

@@ -93,8 +93,9 @@ std::vector<StreamResult> download_then_extract(const std::vector<StreamJob>& jo
 } // namespace
 
 bool streaming_available() {
-    // Windows refuses to rename a file another handle holds open (the part file being read).
-    return platform::host_os() != platform::Os::Windows;
+    // Windows too: the part file's handles let it be renamed and deleted while it is read
+    // (platform/shared_file.h).
+    return true;
 }
 
 std::vector<StreamResult> download_and_extract(const std::vector<StreamJob>& jobs,

@@ -12,8 +12,8 @@
 // file. Several archives download and extract at once: downloads `DownloadOptions::parallel` at
 // a time, extractions `parallel` at a time, in the order of the jobs.
 //
-// Where streaming is not available (Windows, whose files cannot be renamed while open, or a
-// build without libcurl) the same call downloads first and extracts afterwards.
+// Where streaming is not available the same call downloads first and extracts afterwards
+// (today it is available everywhere; on Windows through platform/shared_file.h).
 #include "install/download.h"
 #include "install/extract.h"
 

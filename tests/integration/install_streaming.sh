@@ -100,14 +100,7 @@ no_part "a checksum mismatch"
 [[ ! -e $CACHE/$NAME ]] || fail "a mismatching archive was kept in the cache"
 # Damaged bytes (same size): the extraction stops early, the download's verdict is reported.
 cp "$D/redistrib_9.1.0.json" "$T/bad/cudnn/redist/"
-python3 - "$T/bad/cudnn/redist/$REL" << 'PY'
-import sys
-with open(sys.argv[1], "r+b") as f:
-    f.seek(200000)
-    b = f.read(1)
-    f.seek(200000)
-    f.write(bytes([b[0] ^ 0xFF]))
-PY
+flip_byte "$T/bad/cudnn/redist/$REL" 200000
 expect_rc 1 "$CVM" install cudnn 9.1.0 --cuda 12
 assert_contains "$ERR" "checksum mismatch"
 assert_store cudnn ""

@@ -43,3 +43,10 @@ stop_server() {
     [[ -n ${HTTP_PID:-} ]] && kill "$HTTP_PID" 2> /dev/null || true
     HTTP_PID=
 }
+
+# flip_byte FILE OFFSET: damages one byte of FILE in place (same size, another checksum).
+flip_byte() {
+    python3 -c 'import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(int(sys.argv[2])); b = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0xFF]))' "$1" "$2"
+}
