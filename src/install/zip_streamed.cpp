@@ -24,6 +24,10 @@ public:
         : zip_(zip), root_(root), streamed_(streamed), name_(std::move(name)) {}
 
     std::size_t run(const ExtractOptions& options) {
+        std::error_code ec;
+        fs::path root = fs::canonical(root_, ec);
+        if (ec) fail_operation("cannot resolve " + root_.u8string() + ": " + ec.message());
+        root_ = root; // the scratch folder goes beside it, links are resolved within it
         index_central();
         std::set<std::string> again;
         std::vector<ExtractedEntry*> links;
@@ -177,12 +181,10 @@ private:
     // Each link, followed on disk through the others, ends inside the root.
     void check_links_on_disk() {
         std::error_code ec;
-        fs::path root = fs::canonical(root_, ec);
-        if (ec) fail_operation("cannot resolve " + root_.u8string() + ": " + ec.message());
         for (const auto& e : streamed_.entries) {
             if (e.type != ExtractedEntry::Type::Symlink) continue;
-            fs::path end = fs::weakly_canonical(root / fs::u8path(e.path), ec);
-            fs::path inside = ec ? fs::path("..") : end.lexically_relative(root);
+            fs::path end = fs::weakly_canonical(root_ / fs::u8path(e.path), ec);
+            fs::path inside = ec ? fs::path("..") : end.lexically_relative(root_);
             if (inside.empty() || *inside.begin() == "..")
                 refuse(e.path, "symlink to \"" + e.link_target + "\" resolves outside the "
                                                                  "install folder");

@@ -6,6 +6,7 @@
 #include "install/extract.h"
 #include "install/zip_directory.h"
 #include "install/zip_streamed.h"
+#include "piece_source.h"
 #include "test_util.h"
 
 #include <sys/stat.h>
@@ -20,26 +21,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Serves bytes in small, uneven pieces, as a download arrives.
-class Pieces : public ArchiveSource {
-public:
-    explicit Pieces(std::string bytes) : bytes_(std::move(bytes)) {}
-    std::size_t read(void* buffer, std::size_t size) override {
-        std::size_t n = std::min({size, bytes_.size() - at_, std::size_t{700} + at_ % 4099});
-        std::memcpy(buffer, bytes_.data() + at_, n);
-        at_ += n;
-        return n;
-    }
-    std::uint64_t expected_size() const override { return bytes_.size(); }
-
-private:
-    std::string bytes_;
-    std::size_t at_ = 0;
-};
-
 // Writes zips with Python's zipfile into `folder`:
 //   stored.zip    every entry stored, sizes in the local headers, symlinks (made on Unix)
 //   described.zip written to a pipe: every entry with a data descriptor, stored and deflated
+//   zip64.zip     the same tree with zip64 fields in its headers
 //   evil-link.zip a symlink that leaves the folder
 const char* kMakeZips = R"PY(
 import os, stat, sys, zipfile
@@ -75,6 +60,12 @@ with open(os.path.join(out, "described.zip"), "wb") as f, zipfile.ZipFile(Pipe(f
             continue
         with z.open(info(name, mode, method), "w") as w:
             w.write(data)
+limit = zipfile.ZIP64_LIMIT
+zipfile.ZIP64_LIMIT = 1000  # zip64 records for every field of the larger entries
+with zipfile.ZipFile(os.path.join(out, "zip64.zip"), "w") as z:
+    for name, mode, method, data in tree:
+        z.writestr(info(name, mode, method), data)
+zipfile.ZIP64_LIMIT = limit
 with zipfile.ZipFile(os.path.join(out, "evil-link.zip"), "w") as z:
     z.writestr(info("top/", stat.S_IFDIR | 0o755, S), b"")
     z.writestr(info("top/out", stat.S_IFLNK | 0o777, S), b"../../etc")
@@ -101,7 +92,7 @@ unsigned mode_of(const fs::path& p) {
 
 ExtractResult stream(const fs::path& zip, const fs::path& out) {
     fs::create_directories(out);
-    Pieces source(read_text(zip));
+    PieceSource source(read_text(zip));
     return extract_archive_stream(source, zip.filename().string(), out);
 }
 
@@ -110,11 +101,13 @@ ExtractResult stream(const fs::path& zip, const fs::path& out) {
 TEST_CASE("zips with stored entries, data descriptors and symlinks settle in one pass") {
     TempDir t;
     make_zips(t.path());
-    for (const char* name : {"stored.zip", "described.zip"}) {
+    for (const char* name : {"stored.zip", "described.zip", "zip64.zip"}) {
         INFO(name);
         fs::path zip = t / name;
         if (std::string(name) == "described.zip")
             REQUIRE(read_text(zip).find("PK\x07\x08") != std::string::npos);
+        if (std::string(name) == "zip64.zip")
+            REQUIRE(read_text(zip).find("PK\x06\x06") != std::string::npos);
         fs::path out = t / (std::string(name) + ".out");
         ExtractResult streamed = stream(zip, out);
         // Nothing read twice: every entry came whole through its local header.
