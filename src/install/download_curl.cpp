@@ -257,6 +257,7 @@ public:
                 complete(*t, msg->data.result);
             }
             check_limits();
+            stop_abandoned();
             report_progress();
             if (active == 0 && waiting) {
                 auto wait = std::min<Clock::duration>(earliest - Clock::now(),
@@ -578,6 +579,17 @@ private:
                         (t.attempt > 0 ? " (after " + std::to_string(t.attempt + 1) + " attempts)"
                                        : ""));
         }
+    }
+
+    // A download nothing will read any more (another archive of the install could not be
+    // extracted) stops the whole run at once.
+    void stop_abandoned() {
+        for (auto& t : transfers_)
+            if (!t->finished && t->request != nullptr && t->request->tap &&
+                t->request->tap->abandoned()) {
+                t->finished = true;
+                fail(*t, "download of " + t->url + " stopped: the install failed");
+            }
     }
 
     void report_progress() {

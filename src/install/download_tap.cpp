@@ -42,6 +42,16 @@ void DownloadTap::failed() {
     changed_.notify_all();
 }
 
+void DownloadTap::abandon() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    abandoned_ = true;
+}
+
+bool DownloadTap::abandoned() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return abandoned_ && !verified_ && !failed_;
+}
+
 std::size_t DownloadTap::read(void* buffer, std::size_t size) {
     using Mode = platform::SharedFile::Mode;
     std::size_t n = 0;

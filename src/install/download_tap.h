@@ -32,10 +32,16 @@ public:
     void verified(const std::filesystem::path& file, const std::string& sha256);
     // The download failed or was abandoned: nothing more will come.
     void failed();
+    // Whether the reader side gave up on this download (the downloader then stops it).
+    bool abandoned();
 
     // Reader side: blocks until bytes are there; 0 once all were read and verified.
     std::size_t read(void* buffer, std::size_t size) override;
     std::uint64_t expected_size() const override { return expected_; }
+    // Nothing will use this download any more (another archive of the install failed): the
+    // downloader stops it, and the whole download fails, at its next look (within a fraction of
+    // a second).
+    void abandon();
 
     enum class Outcome { Verified, Failed };
     // Waits for the download to end.
@@ -55,6 +61,7 @@ private:
     std::uint64_t size_ = 0;   // bytes in the part file
     std::uint64_t offset_ = 0; // bytes the reader took
     bool opened_ = false, restarted_ = false, verified_ = false, failed_ = false;
+    bool abandoned_ = false;
     platform::SharedFile in_; // the reader's handle
 };
 

@@ -342,7 +342,7 @@ public:
     EntryGuard(const fs::path& archive, const fs::path& root) : archive_(archive), root_(root) {}
 
     struct Plan {
-        bool skip = false; // the root folder itself
+        bool skip = false; // the root folder itself (in a zip: also an entry not selected)
         ExtractedEntry entry;
         fs::path target;   // absolute path to write
         fs::path hardlink; // absolute path of the hard link's target
@@ -528,7 +528,8 @@ void copy_data(archive* r, archive* w, const fs::path& archive_path, const fs::p
             if (at != position)
                 fail_input("archive " + display(archive_path) + " is damaged at \"" + entry.path +
                            "\": a gap in a zip entry; download it again");
-            crc = crc32_z(crc, static_cast<const Bytef*>(buffer), size);
+            // (zlib answers 0 for a null buffer: the empty block that ends a stored entry.)
+            if (size > 0) crc = crc32_z(crc, static_cast<const Bytef*>(buffer), size);
         }
         position = at + size;
     }
@@ -677,7 +678,10 @@ ExtractResult extract_zip(const fs::path& archive_path, const fs::path& root,
                 fail_input("archive " + display(archive_path) + " is damaged: " + error_text(r.a) +
                            "; download it again");
             plans.push_back(guard.check(e));
-            total_bytes += plans.back().entry.size;
+            EntryGuard::Plan& plan = plans.back();
+            // Unselected entries were checked all the same, and are left unwritten.
+            if (!plan.skip && options.select && !options.select(plan.entry.path)) plan.skip = true;
+            if (!plan.skip) total_bytes += plan.entry.size;
         }
     }
     // The central directory tells the unpacked size: refuse before writing what cannot fit.

@@ -91,7 +91,7 @@ public:
 // every check extract_archive makes. The format is recognised from the first bytes; `name` is the
 // archive's name in messages. A zip is read through its local headers (libarchive's streaming
 // reader), and each file's CRC-32 is recorded for a comparison with the central directory
-// (zip_directory.h), which only the complete file holds.
+// (zip_streamed.h), which only the complete file holds.
 ExtractResult extract_archive_stream(ArchiveSource& source, const std::string& name,
                                      const std::filesystem::path& destination,
                                      const ExtractOptions& options = {});

@@ -4,6 +4,7 @@
 #include "install/error.h"
 #include "install/sha256.h"
 #include "install/zip_directory.h"
+#include "install/zip_streamed.h"
 #include "platform/platform.h"
 
 #include <algorithm>
@@ -52,10 +53,8 @@ StreamResult stream_one(const StreamJob& job, DownloadTap& tap, const ExtractOpt
     out.archive = tap.file();
     out.sha256 = tap.sha256();
     if (out.sha256.empty()) out.sha256 = sha256_file(out.archive);
-    if (!again && out.extracted.format == ArchiveFormat::Zip &&
-        check_streamed_zip(out.archive, job.destination, out.extracted, name) ==
-            ZipAgreement::NeedsSeekable)
-        again = true;
+    if (!again && out.extracted.format == ArchiveFormat::Zip)
+        settle_streamed_zip(out.archive, job.destination, out.extracted, name, options);
     if (again) {
         empty_folder(job.destination);
         out.extracted = extract_archive(out.archive, job.destination, options);
@@ -122,6 +121,7 @@ std::vector<StreamResult> download_and_extract(const std::vector<StreamJob>& job
     std::atomic<bool> stop{false};
     std::mutex error_mutex;
     std::exception_ptr extract_error;
+    std::exception_ptr own_error; // an extraction that failed by itself (its download verified)
     auto work = [&] {
         for (;;) {
             std::size_t i = next.fetch_add(1);
@@ -136,9 +136,16 @@ std::vector<StreamResult> download_and_extract(const std::vector<StreamJob>& job
                     results[i].extracted = extract_archive(jobs[i].local, jobs[i].destination, mine);
                 }
             } catch (...) {
+                // stream_one throws only once its download ended: a verified download means the
+                // archive itself failed, and the other downloads are of no use any more.
+                bool own = !taps[i] || taps[i]->wait() == DownloadTap::Outcome::Verified;
                 std::lock_guard<std::mutex> lock(error_mutex);
                 if (!extract_error) extract_error = std::current_exception();
+                if (own && !own_error) own_error = std::current_exception();
                 stop.store(true);
+                if (own)
+                    for (auto& tap : taps)
+                        if (tap) tap->abandon();
             }
         }
     };
@@ -156,6 +163,8 @@ std::vector<StreamResult> download_and_extract(const std::vector<StreamJob>& job
         if (tap) tap->failed();
     for (auto& t : pool)
         t.join();
+    // The downloads stopped for an archive that failed: its failure is the one to report.
+    if (own_error) std::rethrow_exception(own_error);
     if (download_error) std::rethrow_exception(download_error);
     if (extract_error) std::rethrow_exception(extract_error);
     return results;

@@ -6,11 +6,13 @@
 // used unless the download was verified: the results are returned only then, and a download
 // that fails or mismatches fails the whole call (the caller discards its staging folder).
 //
-// A zip read through its local headers is compared with its central directory once the file is
-// complete (zip_directory.h); a zip with symlinks, a part file begun again (the server could not
-// resume it) or a stream the streaming readers cannot follow is extracted again from the complete
-// file. Several archives download and extract at once: downloads `DownloadOptions::parallel` at
-// a time, extractions `parallel` at a time, in the order of the jobs.
+// A zip read through its local headers is settled against its central directory once the file
+// is complete (zip_streamed.h: symlinks and modes from it, entries whose data the streaming
+// reader missed extracted again alone); a part file begun again (the server could not resume
+// it) or a stream the streaming readers cannot follow is extracted again from the complete file.
+// Several archives download and extract at once: downloads `DownloadOptions::parallel` at a
+// time, extractions `parallel` at a time, in the order of the jobs. When one archive cannot be
+// extracted (its own download verified), the other downloads are stopped at once.
 //
 // Where streaming is not available the same call downloads first and extracts afterwards
 // (today it is available everywhere; on Windows through platform/shared_file.h).

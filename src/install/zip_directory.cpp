@@ -143,63 +143,6 @@ std::vector<ZipCentralEntry> read_zip_directory(const fs::path& path) {
     return entries;
 }
 
-ZipAgreement check_streamed_zip(const fs::path& zip, const fs::path& root,
-                                const ExtractResult& streamed, const std::string& name) {
-    std::vector<ZipCentralEntry> central = read_zip_directory(zip);
-    auto refuse = [&](const std::string& entry, const std::string& why) {
-        fail_input("archive " + name + " refused: entry \"" + entry + "\" " + why +
-                   " (its local header and its central directory disagree)");
-    };
-    std::map<std::string, const ZipCentralEntry*> by_path;
-    for (const auto& c : central) {
-        if (c.symlink) return ZipAgreement::NeedsSeekable;
-        std::string why;
-        std::string path = normalize_entry_path(c.name, &why);
-        if (path.empty())
-            fail_input("archive " + name + " refused: entry \"" + c.name + "\": " + why);
-        if (path == ".") continue;
-        if (!by_path.emplace(path, &c).second) refuse(path, "is listed twice in the central directory");
-    }
-    std::size_t matched = 0;
-    bool differs = false;
-    for (const auto& e : streamed.entries) {
-        auto it = by_path.find(e.path);
-        if (it == by_path.end()) refuse(e.path, "is not in the central directory");
-        const ZipCentralEntry& c = *it->second;
-        bool folder = e.type == ExtractedEntry::Type::Directory;
-        if (folder != c.directory)
-            refuse(e.path, folder ? "is a folder, but a file in the central directory"
-                                  : "is a file, but a folder in the central directory");
-        // Data that differs is read again through the central directory, whose reader checks
-        // every entry's CRC-32 (libarchive's streaming reader delivers no data for some stored
-        // entries: the comparison cannot tell those from a lie).
-        if (!folder && (e.size != c.size || e.crc32 != c.crc32)) differs = true;
-        ++matched;
-    }
-    if (matched != by_path.size())
-        for (const auto& listed : by_path) {
-            const std::string& wanted = listed.first; // (a structured binding cannot be captured in C++17)
-            bool seen = std::any_of(streamed.entries.begin(), streamed.entries.end(),
-                                    [&](const ExtractedEntry& e) { return e.path == wanted; });
-            if (!seen) refuse(wanted, "is in the central directory, but no local header holds it");
-        }
-    if (differs) return ZipAgreement::NeedsSeekable;
-    // Modes are only in the central directory: applied as extraction masks them.
-    for (const auto& [path, c] : by_path) {
-        unsigned perm = c->unix_mode & 0777;
-        if (perm == 0) continue;
-        unsigned owner = c->directory ? 0700 : 0600;
-        perm = (perm & ~static_cast<unsigned>(platform::file_creation_mask() | 022)) | owner;
-        std::error_code ec;
-        fs::permissions(root / fs::u8path(path), static_cast<fs::perms>(perm),
-                        fs::perm_options::replace, ec);
-        if (ec)
-            fail_operation("cannot set the mode of \"" + path + "\" from " + name + ": " +
-                           ec.message());
-    }
-    return ZipAgreement::Same;
-}
-
 void check_zip_data(const fs::path& zip, const fs::path& root, const ExtractResult& extracted,
                     const std::string& name) {
     std::map<std::string, ZipCentralEntry> by_path;

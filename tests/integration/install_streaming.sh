@@ -145,7 +145,7 @@ R=$CVM_ROOT/cudnn/$ID/root
 assert_eq "$(stat -c %a "$R/include/cudnn.h")" 644 "a streamed zip's header mode"
 assert_eq "$(stat -c %a "$R/lib/libcudnn.so.9.1.0")" 755 "a streamed zip's library mode"
 expect_rc 0 "$CVM" uninstall "$ID"
-# Stored (uncompressed) entries, which the streaming reader does not deliver: read again.
+# Stored (uncompressed) entries, streamed like the others.
 python3 - "$M/files/$ZIP" "$M/stored.zip" << 'PY'
 import sys, zipfile
 src = zipfile.ZipFile(sys.argv[1])
@@ -159,7 +159,7 @@ mkdir -p "$M/stored" && mv "$M/stored.zip" "$M/stored/$ZIP"
 expect_rc 0 "$CVM" install "$U/stored/$ZIP" --sha256 "$(sum "$M/stored/$ZIP")"
 expect_rc 0 "$CVM" verify "$ID"
 expect_rc 0 "$CVM" uninstall "$ID"
-# Symlinks are only in the central directory: extracted again from the complete file.
+# Symlinks are only in the central directory: the files their local headers held become links.
 expect_rc 0 "$CVM" install "$U/links/$ZIP" --sha256 "$(sum "$M/links/$ZIP")"
 [[ -L $R/lib/libcudnn.so ]] || fail "a zip's symlink was lost"
 expect_rc 0 "$CVM" verify "$ID"
