@@ -64,43 +64,11 @@ StreamResult stream_one(const StreamJob& job, DownloadTap& tap, const ExtractOpt
     return out;
 }
 
-// Where streaming is not available: every download first, then the extractions.
-std::vector<StreamResult> download_then_extract(const std::vector<StreamJob>& jobs,
-                                                const DownloadOptions& download,
-                                                unsigned parallel) {
-    std::vector<DownloadRequest> requests;
-    std::vector<ArchiveJob> archives;
-    for (const auto& job : jobs) {
-        bool remote = !job.request.url.empty();
-        if (remote) requests.push_back(job.request);
-        archives.push_back(
-            {remote ? job.request.destination : job.local, job.destination, job.progress});
-    }
-    download_all(requests, download);
-    std::vector<ExtractResult> extracted = extract_archives(archives, parallel);
-    std::vector<StreamResult> results(jobs.size());
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-        results[i].extracted = std::move(extracted[i]);
-        results[i].archive = archives[i].archive;
-        if (!jobs[i].request.url.empty())
-            results[i].sha256 = jobs[i].request.sha256.empty() ? sha256_file(archives[i].archive)
-                                                               : jobs[i].request.sha256;
-    }
-    return results;
-}
-
 } // namespace
-
-bool streaming_available() {
-    // Windows too: the part file's handles let it be renamed and deleted while it is read
-    // (platform/shared_file.h).
-    return true;
-}
 
 std::vector<StreamResult> download_and_extract(const std::vector<StreamJob>& jobs,
                                                const DownloadOptions& download,
                                                unsigned parallel) {
-    if (!streaming_available()) return download_then_extract(jobs, download, parallel);
     std::vector<DownloadRequest> requests;
     std::vector<std::shared_ptr<DownloadTap>> taps(jobs.size());
     for (std::size_t i = 0; i < jobs.size(); ++i) {

@@ -41,9 +41,6 @@ struct StreamResult {
     std::string sha256;            // the archive's, when it was downloaded (else empty)
 };
 
-// Whether downloads are extracted while they arrive in this build.
-bool streaming_available();
-
 // Runs every job; results in the jobs' order. Throws InstallError: the download's failure when
 // a download failed (also when its extraction stopped first), else the first extraction's.
 std::vector<StreamResult> download_and_extract(const std::vector<StreamJob>& jobs,
