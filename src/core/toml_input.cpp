@@ -30,6 +30,25 @@ void append_escape(std::string& out, char32_t cp) {
     out += buf;
 }
 
+// Whether the table header opening at text[i] lacks its key: toml++ 3.3 asserts that past "[" or
+// "[[" and blanks comes a key or "]" (a Debug build aborts on "[!]"; clang's Release build assumes
+// it), so such a header is refused here.
+bool header_lacks_key(std::string_view text, std::size_t i) {
+    auto blanks = [&](std::size_t k) {
+        while (k < text.size() && (text[k] == ' ' || text[k] == '\t')) ++k;
+        return k;
+    };
+    std::size_t k = blanks(i + 1);
+    if (k < text.size() && text[k] == '[') {
+        if (k > i + 1) return false; // "[ [": toml++ reports it
+        k = blanks(k + 1);
+    }
+    if (k == text.size()) return false; // toml++ reports the end of the file
+    const char c = text[k];
+    const bool bare = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    return !(bare || c == '"' || c == '\'' || c == ']');
+}
+
 } // namespace
 
 std::optional<TomlInputProblem> ascii_toml(std::string_view text, std::string& out) {
@@ -37,6 +56,11 @@ std::optional<TomlInputProblem> ascii_toml(std::string_view text, std::string& o
     out.clear();
     out.reserve(text.size() + 16);
     int line = 1;
+    // Outside strings and comments: the [ and { still open, the last character that is not blank,
+    // and whether the line holds nothing else yet.
+    std::string open;
+    char last = '\n';
+    bool line_start = true;
     auto at = [&](std::size_t k, std::string_view s) { return text.substr(k, s.size()) == s; };
     auto problem = [&](const char* what) { return TomlInputProblem{line, what}; };
     for (std::size_t i = at(0, "\xEF\xBB\xBF") ? 3 : 0; i < text.size(); ++i) {
@@ -55,6 +79,16 @@ std::optional<TomlInputProblem> ascii_toml(std::string_view text, std::string& o
         }
         switch (in) {
         case In::Plain:
+            if (c == '[' && line_start && open.empty() && header_lacks_key(text, i))
+                return problem("a table header without a name (write [name] or [[name]])");
+            // toml++ 3.3 asserts that an array's value does not start with "}".
+            if (c == '}' && !open.empty() && open.back() == '[' && (last == '[' || last == ','))
+                return problem("a '}' where an array expects a value or ']'");
+            if (c == '\n') line_start = true;
+            else if (c != ' ' && c != '\t') line_start = false;
+            if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '#') last = c;
+            if (c == '[' || c == '{') open.push_back(c);
+            if ((c == ']' || c == '}') && !open.empty()) open.pop_back();
             if (c == '#') {
                 in = In::Comment;
             } else if (c == '"' || c == '\'') {
@@ -70,7 +104,10 @@ std::optional<TomlInputProblem> ascii_toml(std::string_view text, std::string& o
             }
             break;
         case In::Comment:
-            if (c == '\n') in = In::Plain;
+            if (c == '\n') {
+                in = In::Plain;
+                line_start = true;
+            }
             break;
         case In::Basic:
             if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') {
