@@ -1,4 +1,5 @@
 #include "core/detect.h"
+#include "core/redist_platform.h"
 
 #include <algorithm>
 #include <regex>
@@ -104,7 +105,7 @@ std::optional<CudnnNameInfo> cudnn_info_from_name(std::string_view name) {
     if (std::regex_search(s, m, legacy)) {
         info.version = *parse_version(m[4].str(), 3, 4);
         info.cuda = parse_version(m[1].str(), 2, 2);
-        std::string os = m[2].str().rfind("windows", 0) == 0 ? "windows" : "linux";
+        std::string os = is_windows_platform(m[2].str()) ? "windows" : "linux";
         std::string arch = m[3].str() == "x64" ? "x86_64" : m[3].str() == "ppc64le" ? "ppc64le" : "sbsa";
         info.platform = os + "-" + arch;
         return info;

@@ -1,6 +1,8 @@
 #include "core/toml_input.h"
 
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 namespace cvm {
 
@@ -30,6 +32,77 @@ void append_escape(std::string& out, char32_t cp) {
     out += buf;
 }
 
+// Input that reaches one of toml++ 3.3's assertions instead of an error (a Debug build aborts;
+// clang's Release build optimizes on the assumption), watched outside strings and comments.
+class AssertedShapes {
+public:
+    // The problem at text[i], a character outside strings and comments that lands at out[out_at].
+    const char* plain(std::string_view text, std::size_t i, std::size_t out_at, int line) {
+        const char c = text[i];
+        const bool header = c == '[' && line_start_ && open_.empty();
+        if (header && header_lacks_key(text, i))
+            return "a table header without a name (write [name] or [[name]])";
+        const bool in_array = !open_.empty() && open_.back() == '[' && !in_header_;
+        if (c == '}' && in_array && (last_ == '[' || last_ == ','))
+            return "a '}' where an array expects a value or ']'";
+        if (c >= '0' && c <= '9' && (last_ == '=' || (in_array && (last_ == '[' || last_ == ','))))
+            values_.emplace_back(out_at, line);
+        if (c == '\n') line_start_ = true;
+        else if (c != ' ' && c != '\t') line_start_ = false;
+        if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '#') last_ = c;
+        if (open_.empty()) in_header_ = header;
+        if (c == '[' || c == '{') open_.push_back(c);
+        if ((c == ']' || c == '}') && !open_.empty()) open_.pop_back();
+        return nullptr;
+    }
+    void line_break() { line_start_ = true; }
+    // Once `out`, the text toml++ gets, is complete: a value that starts with a digit.
+    std::optional<TomlInputProblem> values(std::string_view out) const {
+        for (const auto& [at, line] : values_)
+            if (date_then_lone_digit(out, at))
+                return TomlInputProblem{line, "a date followed by a lone digit (a time is written HH:MM:SS)"};
+        return std::nullopt;
+    }
+
+private:
+    // Past "[" or "[[" and blanks, toml++ asserts that a key or "]" follows.
+    static bool header_lacks_key(std::string_view text, std::size_t i) {
+        auto blanks = [&](std::size_t k) {
+            while (k < text.size() && (text[k] == ' ' || text[k] == '\t')) ++k;
+            return k;
+        };
+        std::size_t k = blanks(i + 1);
+        if (k < text.size() && text[k] == '[') {
+            if (k > i + 1) return false; // "[ [": toml++ reports it
+            k = blanks(k + 1);
+        }
+        if (k == text.size()) return false; // toml++ reports the end of the file
+        const char c = text[k];
+        const bool bare = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+        return !(bare || c == '"' || c == '\'' || c == ']');
+    }
+    // Ten characters (underscores aside) with '-' 5th and 8th, a space, a digit and the value's
+    // end: toml++ scans on for the rest of a time and asserts that there is more.
+    static bool date_then_lone_digit(std::string_view out, std::size_t at) {
+        auto ends_value = [](char c) {
+            return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f' || c == ']' || c == '}' ||
+                   c == ',' || c == '#';
+        };
+        std::string chars;
+        std::size_t k = at;
+        for (; k < out.size() && !ends_value(out[k]) && chars.size() <= 10; ++k)
+            if (out[k] != '_') chars.push_back(out[k]);
+        return chars.size() == 10 && chars[4] == '-' && chars[7] == '-' && k + 2 < out.size() && out[k] == ' ' &&
+               out[k + 1] >= '0' && out[k + 1] <= '9' && ends_value(out[k + 2]);
+    }
+
+    std::string open_;        // the [ and { still open
+    char last_ = '\n';        // the last character that is not blank
+    bool line_start_ = true;  // nothing but blanks yet on this line
+    bool in_header_ = false;  // within a table header's brackets
+    std::vector<std::pair<std::size_t, int>> values_; // (where in out, line) of values that start with a digit
+};
+
 } // namespace
 
 std::optional<TomlInputProblem> ascii_toml(std::string_view text, std::string& out) {
@@ -37,6 +110,7 @@ std::optional<TomlInputProblem> ascii_toml(std::string_view text, std::string& o
     out.clear();
     out.reserve(text.size() + 16);
     int line = 1;
+    AssertedShapes shapes;
     auto at = [&](std::size_t k, std::string_view s) { return text.substr(k, s.size()) == s; };
     auto problem = [&](const char* what) { return TomlInputProblem{line, what}; };
     for (std::size_t i = at(0, "\xEF\xBB\xBF") ? 3 : 0; i < text.size(); ++i) {
@@ -55,6 +129,7 @@ std::optional<TomlInputProblem> ascii_toml(std::string_view text, std::string& o
         }
         switch (in) {
         case In::Plain:
+            if (const char* what = shapes.plain(text, i, out.size(), line)) return problem(what);
             if (c == '#') {
                 in = In::Comment;
             } else if (c == '"' || c == '\'') {
@@ -70,7 +145,10 @@ std::optional<TomlInputProblem> ascii_toml(std::string_view text, std::string& o
             }
             break;
         case In::Comment:
-            if (c == '\n') in = In::Plain;
+            if (c == '\n') {
+                in = In::Plain;
+                shapes.line_break();
+            }
             break;
         case In::Basic:
             if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') {
@@ -109,7 +187,7 @@ std::optional<TomlInputProblem> ascii_toml(std::string_view text, std::string& o
         }
         out.push_back(c);
     }
-    return std::nullopt;
+    return shapes.values(out);
 }
 
 } // namespace cvm

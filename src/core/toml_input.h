@@ -5,7 +5,11 @@
 // behaviour (upstream issues #190 and #295; found by fuzz_config and fuzz_lockfile). So toml++
 // is only ever given ASCII: the non-ASCII letters of one-line strings become \u escapes (literal
 // strings become basic strings with the same value), those of comments are dropped, and any
-// other non-ASCII character is refused with its line. Lines keep their numbers.
+// other non-ASCII character is refused with its line. Lines keep their numbers. Input that reaches
+// one of toml++'s own assertions (an abort in a Debug build, an assumption clang's Release build
+// optimizes on) is refused here too: a table header without a key ("[!]"), a "}" where an array
+// expects a value ("a = [1, }]"), a date followed by a lone digit ("a = 2020-01-01 0"); found by
+// fuzzing toml++ with its assertions on.
 #include <optional>
 #include <string>
 #include <string_view>

@@ -1,5 +1,7 @@
 #include "install/archive_name.h"
 
+#include "core/redist_platform.h"
+
 #include <algorithm>
 #include <cctype>
 #include <vector>
@@ -200,7 +202,7 @@ std::string normalize_platform(std::string_view os, std::string_view arch) {
     std::string o(os);
     std::transform(o.begin(), o.end(), o.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    bool windows = starts_with(o, "windows");
+    bool windows = is_windows_platform(o);
     if (!windows && o != "linux") return {};
     if (a == "x64" || a == "x86_64" || a == "amd64")
         return windows ? "windows-x86_64" : "linux-x86_64";

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "install/error.h"
+
 namespace cvm::install {
 
 class Progress;
@@ -49,13 +51,48 @@ struct DownloadOptions {
     static DownloadOptions from_environment();
 };
 
+// A download that is not the file asked for: which check failed, what the request expected and
+// what came. (A body past max_size when no size is known is no mismatch: nothing was expected.)
+struct DownloadMismatch {
+    enum class Check {
+        Sha256,        // the whole file's SHA-256
+        Size,          // the whole file's size
+        AnnouncedSize, // the size the server announced (Content-Length), before the body
+        SentSize,      // the body, stopped as soon as it passed the expected size
+    };
+    Check check = Check::Sha256;
+    std::string expected_sha256, actual_sha256; // Check::Sha256
+    std::uint64_t expected_size = 0;
+    std::uint64_t actual_size = 0; // Size, AnnouncedSize: that size; SentSize: the bytes when stopped
+
+    // "checksum mismatch: expected sha256 X, got Y", "size mismatch: expected N bytes, got M",
+    // "the server announces N bytes, more than the M bytes <whose>", "the server sent more than
+    // the M bytes <whose>"; `whose` says where the expected size came from.
+    std::string describe(const std::string& whose = "expected") const;
+};
+
+// download_all's failure when a download is not the file asked for (code "checksum").
+class DownloadMismatchError : public InstallError {
+public:
+    DownloadMismatchError(const std::string& message, DownloadMismatch mismatch)
+        : InstallError(Kind::Operation, message, "checksum"), mismatch_(std::move(mismatch)) {}
+    const DownloadMismatch& mismatch() const { return mismatch_; }
+
+private:
+    DownloadMismatch mismatch_;
+};
+
+// "5000 bytes", "3145728 bytes (3.0 MiB)": a size in a download's messages.
+std::string bytes_text(std::uint64_t n);
+
 // Whether the URL may be fetched under `options`: https, file, or http to 127.0.0.1 /
 // localhost / ::1 (or any host when allow_insecure_http). Sets `why` when not.
 bool url_allowed(const std::string& url, const DownloadOptions& options, std::string* why);
 
 // Downloads every request (skipping those whose destination already holds a file with the
 // right checksum). Throws InstallError naming the URL and the reason on the first failure, after
-// stopping the other transfers and removing every partial file.
+// stopping the other transfers and removing every partial file: a DownloadMismatchError when a
+// file is not the one asked for.
 void download_all(const std::vector<DownloadRequest>& requests, const DownloadOptions& options);
 
 // Fetches a small document (a manifest) into memory, with the same retries and checks.

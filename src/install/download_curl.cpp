@@ -18,6 +18,7 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace cvm::install {
@@ -114,6 +115,7 @@ struct Transfer {
     Clock::time_point first_start{}; // of the first attempt: the deadline counts from here
     std::deque<std::pair<Clock::time_point, std::uint64_t>> samples; // (when, received)
     std::string abort_reason; // set by on_write when the body outgrows its size
+    std::optional<DownloadMismatch> abort_mismatch; // with abort_reason, past the request's size
     bool checked_length = false;
     int progress_id = -1;
     std::string write_error;
@@ -136,9 +138,16 @@ std::string label_of(const DownloadRequest& r) {
     return r.destination.filename().u8string();
 }
 
-std::string bytes_text(std::uint64_t n) {
-    return std::to_string(n) + " bytes" +
-           (n >= 10240 ? " (" + Progress::format_bytes(n) + ")" : "");
+// Stops the body for a size past the request's: sets abort_mismatch and abort_reason.
+bool past_expected_size(Transfer& t, DownloadMismatch::Check check, std::uint64_t size) {
+    DownloadMismatch m;
+    m.check = check;
+    m.expected_size = t.request->expected_size;
+    m.actual_size = size;
+    t.abort_reason = m.describe("the manifest gives") +
+                     (check == DownloadMismatch::Check::SentSize ? "; stopped at once" : "");
+    t.abort_mismatch = m;
+    return false;
 }
 
 // Whether the body may grow by `n` bytes: never past the size the manifest gives, the one the
@@ -150,12 +159,9 @@ bool within_size(Transfer& t, std::size_t n, std::uint64_t max_size) {
         curl_off_t length = -1;
         curl_easy_getinfo(t.easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
         if (expected > 0 && length >= 0 &&
-            t.resumed + static_cast<std::uint64_t>(length) > expected) {
-            t.abort_reason = "the server announces " +
-                             bytes_text(t.resumed + static_cast<std::uint64_t>(length)) +
-                             ", more than the " + bytes_text(expected) + " the manifest gives";
-            return false;
-        }
+            t.resumed + static_cast<std::uint64_t>(length) > expected)
+            return past_expected_size(t, DownloadMismatch::Check::AnnouncedSize,
+                                      t.resumed + static_cast<std::uint64_t>(length));
         if (expected == 0 && length >= 0 &&
             t.resumed + static_cast<std::uint64_t>(length) > max_size) {
             t.abort_reason = "the server announces " +
@@ -166,11 +172,8 @@ bool within_size(Transfer& t, std::size_t n, std::uint64_t max_size) {
         }
     }
     std::uint64_t after = t.resumed + t.received + n;
-    if (expected > 0 && after > expected) {
-        t.abort_reason = "the server sent more than the " + bytes_text(expected) +
-                         " the manifest gives; stopped at once";
-        return false;
-    }
+    if (expected > 0 && after > expected)
+        return past_expected_size(t, DownloadMismatch::Check::SentSize, after);
     if (expected == 0 && after > max_size) {
         t.abort_reason = "the server sent more than " + bytes_text(max_size) +
                          " without saying how much (CVM_DOWNLOAD_MAX_SIZE, download.max_size)";
@@ -280,9 +283,9 @@ private:
     }
 
     // `code`: the failure's name for scripts (error.h); a download fails on the network unless
-    // the caller says otherwise.
+    // the caller says otherwise. With `mismatch`: a DownloadMismatchError.
     [[noreturn]] void fail(Transfer& t, const std::string& message, bool input = false,
-                           const char* code = "network") {
+                           const char* code = "network", const DownloadMismatch* mismatch = nullptr) {
         if (options_.progress && t.progress_id >= 0)
             options_.progress->finish(t.progress_id, false);
         for (auto& other : transfers_) {
@@ -290,6 +293,7 @@ private:
             if (options_.progress && other->progress_id >= 0 && other.get() != &t)
                 options_.progress->finish(other->progress_id, false, "stopped");
         }
+        if (mismatch) throw DownloadMismatchError(message, *mismatch);
         if (input) fail_input(message, code);
         fail_operation(message, code);
     }
@@ -299,6 +303,7 @@ private:
         t.received = 0;
         t.write_error.clear();
         t.abort_reason.clear();
+        t.abort_mismatch.reset();
         t.checked_length = false;
         t.errbuf[0] = 0;
         t.samples.clear();
@@ -426,14 +431,16 @@ private:
                 return;
             }
             t.finished = true;
-            std::string what =
-                !sum_ok ? "checksum mismatch: expected sha256 " + r.sha256 + ", got " + digest
-                        : "size mismatch: expected " + std::to_string(r.expected_size) +
-                              " bytes, got " + std::to_string(size);
-            fail(t, "download of " + t.url + " failed: " + what +
+            DownloadMismatch m;
+            m.check = sum_ok ? DownloadMismatch::Check::Size : DownloadMismatch::Check::Sha256;
+            m.expected_sha256 = r.sha256;
+            m.actual_sha256 = digest;
+            m.expected_size = r.expected_size;
+            m.actual_size = size;
+            fail(t, "download of " + t.url + " failed: " + m.describe() +
                         "; the file was deleted, run the command again (if it repeats, the "
                         "mirror or manifest is wrong)",
-                 false, "checksum");
+                 false, "checksum", &m);
         }
         std::error_code ec;
         platform::rename_shared_file(t.part, r.destination, ec);
@@ -462,7 +469,8 @@ private:
             fail(t, "download of " + t.url + " failed: " + t.abort_reason +
                         "; the partial file was deleted (if it repeats, the mirror or manifest "
                         "is wrong)",
-                 false, t.request->expected_size > 0 ? "checksum" : "network");
+                 false, t.abort_mismatch ? "checksum" : "network",
+                 t.abort_mismatch ? &*t.abort_mismatch : nullptr);
         }
         if (code == CURLE_WRITE_ERROR && !t.write_error.empty()) {
             t.finished = true;

@@ -24,17 +24,13 @@ std::string utc_now() {
     return buf;
 }
 
-// "checksum mismatch: expected sha256 X, got Y" (or "the server announces N bytes, more than the
-// M bytes expected") out of the downloader's message.
-std::string mismatch_detail(const std::string& message) {
-    const std::string failed = " failed: ";
-    auto at = message.find(failed);
-    if (at == std::string::npos) return "it differs";
-    std::string detail = message.substr(at + failed.size());
-    detail = detail.substr(0, detail.find(';'));
-    const std::string manifest = " the manifest gives";
-    if (auto m = detail.find(manifest); m != std::string::npos) detail.replace(m, manifest.size(), " expected");
-    return detail;
+// `name` (`where`: " from URL", " at URL") is not the file `want` holds it to. `done`: what
+// became of it ("deleted, ").
+[[noreturn]] void fail_differs(const std::string& name, const std::string& where, const HeldSum& want,
+                               const DownloadMismatch& mismatch, const std::string& done) {
+    fail_operation(name + where + " differs from " + want.from + " (" + mismatch.describe() + "); " + done +
+                       "nothing was installed. " + want.remedy,
+                   "checksum");
 }
 
 } // namespace
@@ -82,15 +78,16 @@ fs::path fetch_held(const std::string& name, const std::string& url, const HeldS
         if (!fs::is_regular_file(file, ec))
             fail_operation("the mirror has no " + name + " (looked for " + file.u8string() + "); check CVM_MIRROR",
                            "not_found");
-        std::uint64_t size = fs::file_size(file, ec);
-        if (!want.sha256.empty()) {
-            std::string got = sha256_file(file);
-            if ((want.size != 0 && size != want.size) || !sha256_equal(got, want.sha256))
-                fail_operation(name + " at " + url + " differs from " + want.from + " (got sha256 " + got + ", " +
-                                   std::to_string(size) + " bytes); nothing was installed. " + want.remedy,
-                               "checksum");
-        }
-        return file;
+        if (want.sha256.empty()) return file;
+        DownloadMismatch m;
+        m.expected_size = want.size;
+        m.actual_size = fs::file_size(file, ec);
+        m.expected_sha256 = want.sha256;
+        if (want.size != 0 && m.actual_size != want.size)
+            m.check = DownloadMismatch::Check::Size;
+        else if (sha256_equal(m.actual_sha256 = sha256_file(file), want.sha256))
+            return file;
+        fail_differs(name, " at " + url, want, m, "");
     }
     std::string why;
     if (!url_allowed(url, options, &why)) fail_input("cannot download " + url + ": " + why);
@@ -105,11 +102,8 @@ fs::path fetch_held(const std::string& name, const std::string& url, const HeldS
     if (want.sha256.empty()) fs::remove(request.destination, ec);
     try {
         download_all({request}, options);
-    } catch (const InstallError& e) {
-        if (e.code() != "checksum") throw;
-        fail_operation(name + " from " + url + " differs from " + want.from + " (" + mismatch_detail(e.what()) +
-                           "); deleted, nothing was installed. " + want.remedy,
-                       "checksum");
+    } catch (const DownloadMismatchError& e) {
+        fail_differs(name, " from " + url, want, e.mismatch(), "deleted, ");
     }
     return request.destination;
 }

@@ -1,6 +1,7 @@
 #include "install/installer.h"
 
 #include "core/installed_files.h"
+#include "core/redist_platform.h"
 #include "install/archive_name.h"
 #include "install/error.h"
 #include "install/extract.h"
@@ -646,7 +647,7 @@ void Installer::finish_toolkit_root(Staged& staged, const fs::path& root, const 
         staged.files["version.json"] = f;
     }
     std::error_code ec;
-    bool windows = host.rfind("windows", 0) == 0;
+    bool windows = is_windows_platform(host);
     if (fs::is_directory(root / "include")) e.include_dirs.push_back("include");
     if (windows) {
         if (fs::is_directory(root / "lib" / "x64")) e.lib_dirs.push_back("lib/x64");

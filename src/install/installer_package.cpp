@@ -1,6 +1,7 @@
 #include "install/installer_package.h"
 #include "install/sha256.h"
 
+#include "core/redist_platform.h"
 #include "core/spec.h"
 #include "install/error.h"
 #include "install/manifest.h"
@@ -44,8 +45,8 @@ std::optional<InstallerFamily> detect_installer(const fs::path& file) {
     if (is_makeself_archive(file)) return InstallerFamily::LinuxRunfile;
     if (is_windows_executable(file)) return InstallerFamily::WindowsLocal;
     if (auto name = parse_installer_name(file.filename().u8string()))
-        return name->platform.rfind("windows", 0) == 0 ? InstallerFamily::WindowsLocal
-                                                       : InstallerFamily::LinuxRunfile;
+        return is_windows_platform(name->platform) ? InstallerFamily::WindowsLocal
+                                                   : InstallerFamily::LinuxRunfile;
     return std::nullopt;
 }
 
@@ -58,7 +59,7 @@ void check_installer_name(const fs::path& file, InstallerFamily family, const st
                    "run; " +
                    local_installer_hint(name->version));
     std::string platform = name ? name->platform : family_platform(family);
-    if ((platform.rfind("windows", 0) == 0) != (family == InstallerFamily::WindowsLocal))
+    if (is_windows_platform(platform) != (family == InstallerFamily::WindowsLocal))
         fail_input(display + " is not the installer its name says (its contents are a " +
                    (family == InstallerFamily::WindowsLocal ? "Windows program" : "Linux runfile") +
                    "); download it again");

@@ -1,5 +1,6 @@
 #include "install/legacy_cudnn.h"
 
+#include "core/redist_platform.h"
 #include "core/toml_input.h"
 #include "install/error.h"
 #include "install/sha256.h"
@@ -111,7 +112,7 @@ LegacyArchive choose_legacy_archive(const registry::CudnnRelease& rel, const std
                            version + "`",
                        "not_found");
     }
-    bool windows = host.rfind("windows", 0) == 0;
+    bool windows = is_windows_platform(host);
     if (host != "linux-x86_64" && host != "windows-x86_64")
         fail_input("cuDNN " + version + " predates NVIDIA's manifests, and its public archives are "
                    "for linux-x86_64 and windows-x86_64 only, not " + host + "; pick a cuDNN from 8.4 on",

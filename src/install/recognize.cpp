@@ -1,5 +1,6 @@
 #include "install/recognize.h"
 
+#include "core/redist_platform.h"
 #include "install/error.h"
 
 #include <nlohmann/json.hpp>
@@ -88,7 +89,7 @@ struct Claim {
 };
 
 std::string os_of(const std::string& platform) {
-    return platform.rfind("windows", 0) == 0 ? "windows" : "linux";
+    return is_windows_platform(platform) ? "windows" : "linux";
 }
 
 bool looks_binary_name(const std::string& name) {

@@ -1,5 +1,6 @@
 #include "install/release_choice.h"
 
+#include "core/redist_platform.h"
 #include "install/error.h"
 #include "registry/registry.h"
 
@@ -7,7 +8,7 @@ namespace cvm::install {
 
 ToolkitChoice choose_toolkit(const registry::Registry* reg, const Version& requested,
                              const std::string& host) {
-    const bool windows = host.rfind("windows", 0) == 0;
+    const bool windows = is_windows_platform(host);
     if (reg) {
         auto rels = registry::find_cuda_releases(*reg, requested);
         for (auto it = rels.rbegin(); it != rels.rend(); ++it) {

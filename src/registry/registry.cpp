@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/redist_platform.h"
 #include "registry/registry.h"
 
 namespace cvm::registry {
@@ -205,7 +206,7 @@ std::vector<std::string> cudnn_library_names(const Registry& reg, unsigned major
 
 std::string cudnn_redist_archive_name(const CudnnBuildRef& ref, std::string_view redist_platform) {
     if (!ref.release || !ref.build) return {};
-    const bool windows = redist_platform.rfind("windows", 0) == 0;
+    const bool windows = is_windows_platform(redist_platform);
     return "cudnn-" + std::string(redist_platform) + "-" + ref.release->version.str() + "_cuda" +
            ref.build->cuda.str() + "-archive" + (windows ? ".zip" : ".tar.xz");
 }

@@ -176,6 +176,9 @@ assert_contains "$ERR" "$OVERLAY"
 assert_contains "$ERR" "ignored"
 assert_contains "$OUT" "registry as shipped"
 expect_rc 2 "$CVM" use 13.4.1+9.30 # only the overlay knew 9.30
+printf 'schema = 1\n[[!]]\n' > "$OVERLAY" # toml++ asserted here: a Debug build aborted
+expect_rc 0 "$CVM" list --available 13.4
+assert_contains "$ERR" "$OVERLAY:2: a table header without a name"
 
 # Bad input on the mirror: a garbled CUDA listing, a cuDNN manifest that is not JSON; what can be
 # read is still added, and the run ends with exit 1 naming each problem.

@@ -133,6 +133,10 @@ assert_contains "$ERR" "$CVM_CONFIG:2"
 assert_contains "$ERR" "unknown setting 'store-path'"
 (cd "$T/project" && expect_rc 2 "$CVM_ROOT/shims/nvcc" && assert_contains "$ERR" "$CVM_CONFIG:2") ||
     fail "the shim does not stop at a mistake in $CVM_CONFIG"
+printf '[!]\n' >"$CVM_CONFIG" # toml++ asserted here: a Debug build aborted
+expect_rc 2 "$CVM" list
+[[ $ERR != *$'\n'* ]] || fail "more than one line: $ERR"
+assert_contains "$ERR" "$CVM_CONFIG:1: a table header without a name"
 rm "$CVM_CONFIG" "$CVM_SYSTEM_CONFIG"
 export CVM_STORE_PATH=$SHARED
 

@@ -46,6 +46,9 @@ cp "$L" "$T/good.lock"
 printf 'lock_version = 1\n[cuda]\nid = "11.2.2"\nsource = "installed"\nid = "x"\n' >"$L"
 expect_rc 2 "$CVM" lock --check
 assert_contains "$ERR" "$L:5"
+printf 'lock_version = 1\n[!]\n' >"$L" # toml++ asserted here: a Debug build aborted
+expect_rc 2 "$CVM" lock --check
+assert_contains "$ERR" "$L:2: a table header without a name"
 cp "$T/good.lock" "$L"
 
 # --- installed from archives: URLs and sums; round trip through a loopback mirror ----------

@@ -156,6 +156,32 @@ TEST_CASE("TOML input: toml++ only ever sees ASCII; strings keep their values, l
     CHECK(problem("a = \"\xC3\"\n") == "1: text that is not UTF-8");
     CHECK(problem("a = \"\xED\xA0\x80\"\n") == "1: text that is not UTF-8"); // a surrogate
     CHECK(problem("a = \"\xC0\xAF\"\n") == "1: text that is not UTF-8");     // overlong
+    // A table header without a key: toml++ 3.3 asserts one follows (a Debug build aborted).
+    const std::string headerless = "a table header without a name (write [name] or [[name]])";
+    for (const char* text : {"[!]\n", "[[!]]\n", "[ #]\n", "[\n", "[[[a]]]\n", "[[ [a]]]\n"})
+        CHECK(problem(text) == "1: " + headerless);
+    CHECK(problem("a = 1\n  [\t!]\n") == "2: " + headerless);
+    CHECK(problem("s = \"\"\"\n[!]\n\"\"\"\n# x\n[!]\n") == "5: " + headerless);
+    // Arrays are not headers; "[ [" is an error toml++ reports itself.
+    CHECK(ascii("a = [\n  [+1],\n  [{b = 1}],\n  [ # c\n 2]]\n[t]\n") ==
+          "a = [\n  [+1],\n  [{b = 1}],\n  [ # c\n 2]]\n[t]\n");
+    CHECK(problem("[ [a]]\n").empty());
+    // A "}" where an array expects a value: toml++ 3.3 asserts there is none.
+    const std::string brace = "a '}' where an array expects a value or ']'";
+    for (const char* text : {"s=[}", "a = [1, }]", "a = [[}]]", "a = {b = [}]}"}) CHECK(problem(text) == "1: " + brace);
+    CHECK(problem("a = [1,\n# c\n}]\n") == "3: " + brace);
+    CHECK(problem("a = [{}}]").empty()); // toml++ says so
+    // A date, a space and one digit: toml++ 3.3 scans for the rest of a time and asserts it is there.
+    const std::string date = "a date followed by a lone digit (a time is written HH:MM:SS)";
+    for (const char* text : {"a = 2020-01-01 0\n", "a = 2020-01-01 0}", "a = [2020-01-01 0]", "a = {b = 2020-01-01 1 }",
+                             "a = 2020_-01-01 0#", "a=7060-1[-0e 0}77"})
+        CHECK(problem(text) == "1: " + date);
+    CHECK(problem("x = 1\na = [\n# c\n1979-05-27 7,\n]\n") == "4: " + date);
+    CHECK(problem("a = 2020-01-01 0").empty()); // toml++ says so
+    CHECK(ascii("a = 2020-01-01\nb = [1979-05-27 07:32:00Z, 1]\n") == "a = 2020-01-01\nb = [1979-05-27 07:32:00Z, 1]\n");
+    CHECK(ascii("a = [\n  \"}\", # ]\n  {b = [1]}, {},\n]\n") == "a = [\n  \"}\", # ]\n  {b = [1]}, {},\n]\n");
+    CHECK_THROWS_WITH(parse_config("[!]\n", "/etc/cvm/config.toml"),
+                      Catch::Contains("/etc/cvm/config.toml:1: " + headerless));
     // Quotes inside bare tokens (invalid TOML) still give toml++ nothing but ASCII.
     ascii("sth =0[\"\xEF\xB7\xBF]\nt?.% ");
     ascii("lock_vc = 3u-aaa.1\"a'.''.'$eaa\xEF\xBB\xB6x");

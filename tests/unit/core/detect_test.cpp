@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/detect.h"
+#include "core/redist_platform.h"
 #include "core/view.h"
 #include "test_support.h"
 
@@ -20,6 +21,16 @@ TEST_CASE("version readers") {
     CHECK(nvcc_version_from_output("Cuda compilation tools, release 11.2, V11.2.152\n")->str() == "11.2.152");
     CHECK(cudnn_version_from_header("#define CUDNN_MAJOR 8\n#define CUDNN_MINOR 1\n#define CUDNN_PATCHLEVEL 0\n")->str() == "8.1.0");
     CHECK_FALSE(cudnn_version_from_header("#define CUDNN_MAJOR 8\n"));
+}
+
+TEST_CASE("Windows platform names") {
+    CHECK(is_windows_platform("windows-x86_64"));
+    CHECK(is_windows_platform("windows-arm64"));
+    CHECK(is_windows_platform("windows10"));
+    CHECK_FALSE(is_windows_platform("linux-x86_64"));
+    CHECK_FALSE(is_windows_platform("linux-sbsa"));
+    CHECK_FALSE(is_windows_platform("win"));
+    CHECK_FALSE(is_windows_platform(""));
 }
 
 TEST_CASE("cuDNN facts from archive and wheel names") {

@@ -130,6 +130,70 @@ TEST_CASE("a wrong checksum deletes the file and fails", "[download]") {
     CHECK_FALSE(fs::exists(fs::path(r.destination.string() + ".part")));
 }
 
+namespace {
+
+// The mismatch download_all reports, as data.
+DownloadMismatch mismatch_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const DownloadMismatchError& e) {
+        CHECK(e.code() == "checksum");
+        CHECK(e.exit_code() == 1);
+        return e.mismatch();
+    }
+    FAIL("no DownloadMismatchError");
+    return {};
+}
+
+} // namespace
+
+TEST_CASE("a file that is not the one asked for is reported as data: which check, expected, got",
+          "[download]") {
+    Fixture f;
+    HttpServer server(f.served, {"/b.tar.xz=pad:5000"}, f.log);
+    auto r = f.request(server);
+    r.sha256 = std::string(64, 'a');
+    DownloadMismatch m = mismatch_of([&] { download_all({r}, f.options()); });
+    CHECK(m.check == DownloadMismatch::Check::Sha256);
+    CHECK(m.expected_sha256 == r.sha256);
+    CHECK(m.actual_sha256 == f.sha);
+    CHECK(m.describe() == "checksum mismatch: expected sha256 " + r.sha256 + ", got " + f.sha);
+
+    r = f.request(server);
+    r.expected_size = f.content.size() + 1; // the server sends less
+    m = mismatch_of([&] { download_all({r}, f.options()); });
+    CHECK(m.check == DownloadMismatch::Check::Size);
+    CHECK(m.expected_size == f.content.size() + 1);
+    CHECK(m.actual_size == f.content.size());
+    CHECK(m.describe() == "size mismatch: expected " + std::to_string(f.content.size() + 1) + " bytes, got " +
+                              std::to_string(f.content.size()));
+
+    write_text(f.served / "b.tar.xz", f.content);
+    r = f.request(server);
+    r.url = server.url("b.tar.xz");
+    r.destination = f.cache / "b.tar.xz";
+    m = mismatch_of([&] { download_all({r}, f.options()); });
+    CHECK(m.check == DownloadMismatch::Check::AnnouncedSize);
+    CHECK(m.expected_size == f.content.size());
+    CHECK(m.actual_size == f.content.size() + 5000);
+    CHECK(m.describe("the lock gives") == "the server announces " + bytes_text(f.content.size() + 5000) +
+                                              ", more than the " + bytes_text(f.content.size()) + " the lock gives");
+    CHECK_FALSE(fs::exists(r.destination));
+
+    // Not a mismatch: a failure of the network.
+    r = f.request(server);
+    r.url = server.url("missing");
+    std::string code;
+    try {
+        download_all({r}, f.options());
+    } catch (const DownloadMismatchError&) {
+        code = "mismatch";
+    } catch (const InstallError& e) {
+        code = e.code();
+    }
+    CHECK(code == "network");
+}
+
 TEST_CASE("404 fails at once, naming the URL", "[download]") {
     Fixture f;
     HttpServer server(f.served, {}, f.log);
@@ -311,6 +375,10 @@ TEST_CASE("an endless body stops right after the manifest's size", "[download]")
     CHECK(f.count("GET /a.tar.xz") == 1); // not retried
     // What the server got rid of before cvm hung up: the size plus what the sockets buffer.
     CHECK(sent_bytes(f, "/a.tar.xz") < f.content.size() + (64u << 20));
+    DownloadMismatch sent = mismatch_of([&] { download_all({r}, f.options()); });
+    CHECK(sent.check == DownloadMismatch::Check::SentSize);
+    CHECK(sent.expected_size == f.content.size());
+    CHECK(sent.actual_size > f.content.size());
 }
 
 TEST_CASE("an endless body of unknown size stops at max_size", "[download]") {
