@@ -16,21 +16,83 @@ void check_folder(const std::string& what, const fs::path& dir) {
     if (meta) check_trusted(what.c_str(), dir, *meta);
 }
 
-void check_subfolders(const std::string& what, const fs::path& root, const std::vector<std::string>& dirs) {
-    for (const std::string& d : dirs)
-        if (!d.empty() && d != ".") check_folder(what, root / fs::u8path(d));
+} // namespace
+
+std::vector<fs::path> entry_folders(const Entry& e) {
+    std::vector<fs::path> out;
+    auto add = [&out](const fs::path& p) {
+        if (!p.empty()) out.push_back(p);
+    };
+    add(e.path);
+    add(e.origin);
+    for (const auto* dirs : {&e.bin_dirs, &e.lib_dirs})
+        for (const std::string& d : *dirs)
+            if (!d.empty() && d != ".") add(e.path / fs::u8path(d));
+    return out;
 }
 
+namespace {
+
+constexpr char kDirSeparator = '\x1f';
+
 } // namespace
+
+std::string entry_folders_field(const Entry& e) {
+    // "@" when the files are an assembled root (path is then <entry dir>/root and the listed path
+    // the imported folder), then the bin and lib folders, relative to the files' folder.
+    std::string field = e.origin.empty() ? "" : "@";
+    bool first = true;
+    for (const auto* dirs : {&e.bin_dirs, &e.lib_dirs})
+        for (const std::string& d : *dirs) {
+            if (d.empty() || d == ".") continue;
+            if (d.find_first_of("\t\n\r\x1e\x1f") != std::string::npos) return "?";
+            if (!first) field += kDirSeparator;
+            field += d;
+            first = false;
+        }
+    return field;
+}
+
+std::optional<std::vector<fs::path>> entry_folders(const ListItem& item, const fs::path& entry_dir) {
+    std::string_view dirs = item.dirs;
+    if (dirs == "?") return std::nullopt;
+    std::vector<fs::path> out;
+    fs::path files = fs::u8path(item.path);
+    if (!dirs.empty() && dirs.front() == '@') {
+        dirs.remove_prefix(1);
+        files = entry_dir / "root";
+        out.push_back(files);
+    }
+    out.push_back(fs::u8path(item.path));
+    while (!dirs.empty()) {
+        size_t end = dirs.find(kDirSeparator);
+        std::string_view d = dirs.substr(0, end);
+        dirs.remove_prefix(end == std::string_view::npos ? dirs.size() : end + 1);
+        if (!d.empty()) out.push_back(files / fs::u8path(d));
+    }
+    return out;
+}
 
 void check_entry_trusted(const Entry& e) {
     const std::string name = entry_name(e);
     check_folder("the folder of " + name, e.entry_dir);
     const std::string files = "a folder of " + name;
-    check_folder(files, e.path);
-    check_folder(files, e.origin);
-    check_subfolders(files, e.path, e.bin_dirs);
-    check_subfolders(files, e.path, e.lib_dirs);
+    for (const fs::path& dir : entry_folders(e)) check_folder(files, dir);
+}
+
+std::string entry_doubt_text(const fs::path& entry_dir, const std::vector<fs::path>& folders) {
+    auto doubt = [](const fs::path& p) -> std::string {
+        auto meta = platform::file_meta(p);
+        if (!meta) return {};
+        Doubt d = doubt_of(*meta);
+        if (d == Doubt::None) return {};
+        return p.u8string() + " is " + doubt_words(d, p, *meta) + "; " + doubt_fix(d, p, *meta);
+    };
+    for (const fs::path& p : {entry_dir, entry_dir / "entry"})
+        if (std::string why = doubt(p); !why.empty()) return why;
+    for (const fs::path& p : folders)
+        if (std::string why = doubt(p); !why.empty()) return why;
+    return {};
 }
 
 void check_entry_file_trusted(const Entry& e, const fs::path& file, const platform::FileMeta* known) {

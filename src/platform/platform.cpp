@@ -41,8 +41,9 @@ namespace cvm::platform {
 
 // FileMeta in the POSIX terms the trust checks read (see platform.h).
 static void apply_security(const win::SecurityVerdict& v, FileMeta& m) {
-    m.uid = v.read && v.owner_trusted ? 0 : FileMeta::kOtherOwner;
+    m.uid = !v.read ? FileMeta::kOtherOwner : v.owner_trusted ? 0 : win::account_uid(v.owner_sid);
     m.mode = !v.read || v.writable_by_others ? 0002 : 0;
+    m.gid = v.writable_by_others ? win::writers_id(v.writer_sids) : 0; // who, for trusted_owners
 }
 
 std::wstring widen(const std::string& s) {

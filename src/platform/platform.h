@@ -70,8 +70,10 @@ void write_file_atomically(const fs::path& file, std::string_view text);
 
 // Who owns a file and who may write it: what the trust checks (core/trust.h) look at. On
 // Windows they come from the security descriptor (windows_security.h), said in the same terms:
-// uid 0 when the owner is the user, SYSTEM, Administrators or TrustedInstaller, else
-// kOtherOwner; mode 0002 when the access list lets another account change it, else 0.
+// uid 0 when the owner is the user, SYSTEM, Administrators or TrustedInstaller, kOtherOwner when
+// the descriptor cannot be read, else the owner's number (win::account_uid); mode 0002 when the
+// access list lets another account change it, else 0, and gid then names those accounts
+// (win::writer_uids).
 struct FileMeta {
     enum class Type { Regular, Directory, Other };
     static constexpr std::uint32_t kOtherOwner = 0xfffffffeu; // Windows: someone else's

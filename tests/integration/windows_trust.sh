@@ -51,7 +51,7 @@ wexpect 0 "$CVM_EXE" list
 # Writable by everyone: refused, naming Everyone and the icacls fix.
 chmod o+w "$ROOT/cuda"
 wexpect 2 "$CVM_EXE" which nvcc
-assert_contains "$ERR" "can be changed by"
+assert_contains "$ERR" "is writable by"
 assert_contains "$ERR" "S-1-1-0"
 assert_contains "$ERR" "icacls"
 one_line "$ERR"
