@@ -98,4 +98,20 @@ refused "refusing the store folder $CVM_ROOT: the folder $T/home above it is wri
 refused "the folder $T/home above it" "$CVM" which nvcc
 chmod 755 "$T/home"
 expect_rc 0 "$NVCC" --version
+
+# --- The machine's config (where trusted_owners comes from): its folders too, and no listed
+# owner helps there.
+SYSDIR=$(dirname "$CVM_SYSTEM_CONFIG")
+mkdir -p "$SYSDIR"
+echo 'trusted_owners = ["nobody"]' > "$CVM_SYSTEM_CONFIG"
+expect_rc 0 "$NVCC" --version
+chmod 777 "$SYSDIR"
+refused "refusing the machine config folder $SYSDIR: the folder is writable by every user" "$CVM" list
+refused "refusing the machine config folder" "$NVCC" --version
+chmod 755 "$SYSDIR"
+chown nobody "$(dirname "$SYSDIR")"
+refused "refusing the machine config folder $SYSDIR: the folder $(dirname "$SYSDIR") above it is owned by nobody" "$CVM" list
+assert_not_contains "$ERR" "trusted_owners"
+chown root "$(dirname "$SYSDIR")"
+expect_rc 0 "$CVM" list
 echo "core_trust_chain: ok"
