@@ -6,7 +6,8 @@
 //   - not writable by everybody (a sticky /tmp-style folder included: anybody can add to it), and
 //   - not writable by its group, unless its owner is listed, or it is the user's own file and
 //     the group is the user's private group.
-// Anything else is refused with one line naming the path, the owner and what to do. The common
+// Anything else is refused with one line naming the path, the owner and what to do. The folders
+// above a store layer are checked by folder_chain.h. The common
 // case (own or root's file, no group or world write) is decided from the stat already made,
 // with no look-up of names and no config read.
 #include <cstdint>

@@ -1,10 +1,16 @@
 #pragma once
 // Windows' side of the trust rules (core/trust.h): whose a file is and who may change it, read
 // from its security descriptor. A file or folder is trusted when
-//   - its owner is the user cvm runs as, SYSTEM, Administrators or TrustedInstaller, and
+//   - its owner is the user cvm runs as, SYSTEM, Administrators or TrustedInstaller (judged
+//     here), or an account listed in trusted_owners (judged by core/trust.cpp from the numbers
+//     below), and
 //   - no allow entry of its access list (DACL) that applies to it lets another account change it
 //     (write or append data, add files, delete children, change the access list or the owner);
-//     a missing access list lets everybody do anything.
+//     a missing access list lets everybody do anything. The accounts that may are all kept
+//     (writer_sids), so listed ones can be let through.
+// Administrators' files are trusted whether or not the user is one of them (no
+// CheckTokenMembership, unlike git's safe.directory): only an elevated administrator can make
+// one, so they are root's files; git asks for membership since it trusts only the user's own.
 // Deny entries are not weighed (a deny that would make an allow harmless is rare; refusing then
 // is the safe side). Only compiled for Windows.
 #ifdef _WIN32
