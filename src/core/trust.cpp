@@ -102,7 +102,7 @@ Doubt doubt_of(const platform::FileMeta& meta, const std::vector<std::uint32_t>*
     if (meta.uid != 0 && !listed(meta.uid, ids)) return Doubt::Owner;
     if ((meta.mode & 0002) && !unlisted_writer(meta, ids).empty()) return Doubt::WorldWritable;
     return Doubt::None;
-#endif
+#else
     const bool own = is_own_uid(meta.uid);
     const bool world = (meta.mode & 0002) != 0;
     const bool group = (meta.mode & 0020) != 0;
@@ -116,6 +116,7 @@ Doubt doubt_of(const platform::FileMeta& meta, const std::vector<std::uint32_t>*
         !(meta.uid == platform::effective_uid() && platform::is_private_group(meta.gid, meta.uid)))
         return Doubt::GroupWritable;
     return Doubt::None;
+#endif
 }
 
 std::string owner_text(std::uint32_t uid) {

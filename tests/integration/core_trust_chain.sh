@@ -7,6 +7,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_teams.sh"
 
 [[ $(id -u) == 0 ]] || skip "needs root (files are chowned to nobody)"
+command -v setpriv >/dev/null || skip "needs setpriv (nobody renames the layer)"
 T=$TEST_TMP
 chmod 755 "$T"
 one_line() { [[ $1 != *$'\n'* ]] || fail "more than one line: $1"; }
