@@ -7,6 +7,7 @@
 #include "cli/context.h"
 #include "core/entry_trust.h"
 #include "core/trust.h"
+#include "platform/platform.h"
 
 namespace cvm::cli {
 
@@ -15,11 +16,16 @@ namespace {
 // What another user could change of a listed entry ("" when nothing): a few stats from what the
 // brief index says, so hundreds of entries still list fast.
 std::string untrusted_item(const Store& store, const ListItem& item) {
-    fs::path entry_dir = store.layers()[item.layer] / kind_dir(item.kind) / fs::u8path(item.id);
+    const char sep = platform::host_os() == platform::Os::Windows ? '\\' : '/';
+    std::string entry_dir = store.layers()[item.layer].u8string();
+    if (entry_dir.empty() || entry_dir.back() != sep) entry_dir += sep;
+    entry_dir += kind_dir(item.kind);
+    entry_dir += sep;
+    entry_dir += item.id;
     if (auto folders = entry_folders(item, entry_dir)) return entry_doubt_text(entry_dir, *folders);
     try {
         auto e = store.find(item.kind, std::string(item.id));
-        return e ? entry_doubt_text(entry_dir, entry_folders(*e)) : std::string();
+        return e ? entry_doubt_text(*e) : std::string();
     } catch (const TrustError& ex) { // its entry file
         return ex.what();
     }
@@ -80,7 +86,7 @@ void register_list(CLI::App& app) {
                     nlohmann::json j = entry_json(store, e);
                     j["active"] = is_active(active, k, e.id);
                     // What the shim would refuse is shown as such (entry_trust.h).
-                    std::string doubt = entry_doubt_text(e.entry_dir, entry_folders(e));
+                    std::string doubt = entry_doubt_text(e);
                     j["trusted"] = doubt.empty();
                     if (!doubt.empty()) j["untrusted"] = doubt;
                     // An import's folder may have gone or changed since (`cvm import --detect`).

@@ -53,22 +53,30 @@ std::string entry_folders_field(const Entry& e) {
     return field;
 }
 
-std::optional<std::vector<fs::path>> entry_folders(const ListItem& item, const fs::path& entry_dir) {
+std::optional<std::vector<std::string>> entry_folders(const ListItem& item, const std::string& entry_dir) {
     std::string_view dirs = item.dirs;
     if (dirs == "?") return std::nullopt;
-    std::vector<fs::path> out;
-    fs::path files = fs::u8path(item.path);
+    const char sep = platform::host_os() == platform::Os::Windows ? '\\' : '/';
+    std::vector<std::string> out;
+    std::string files(item.path);
     if (!dirs.empty() && dirs.front() == '@') {
         dirs.remove_prefix(1);
-        files = entry_dir / "root";
+        files = entry_dir + sep + "root";
         out.push_back(files);
     }
-    out.push_back(fs::u8path(item.path));
+    out.emplace_back(item.path);
+    if (!files.empty() && files.back() != sep) files += sep;
     while (!dirs.empty()) {
         size_t end = dirs.find(kDirSeparator);
         std::string_view d = dirs.substr(0, end);
         dirs.remove_prefix(end == std::string_view::npos ? dirs.size() : end + 1);
-        if (!d.empty()) out.push_back(files / fs::u8path(d));
+        if (d.empty()) continue;
+        std::string dir = files;
+        dir += d;
+        if (sep == '\\')
+            for (char& c : dir)
+                if (c == '/') c = sep;
+        out.push_back(std::move(dir));
     }
     return out;
 }
@@ -80,19 +88,28 @@ void check_entry_trusted(const Entry& e) {
     for (const fs::path& dir : entry_folders(e)) check_folder(files, dir);
 }
 
-std::string entry_doubt_text(const fs::path& entry_dir, const std::vector<fs::path>& folders) {
-    auto doubt = [](const fs::path& p) -> std::string {
-        auto meta = platform::file_meta(p);
+std::string entry_doubt_text(const std::string& entry_dir, const std::vector<std::string>& folders) {
+    // A stat by string each; words only for one that fails.
+    auto doubt = [](const std::string& p) -> std::string {
+        auto meta = platform::file_meta_at(p);
         if (!meta) return {};
         Doubt d = doubt_of(*meta);
         if (d == Doubt::None) return {};
-        return p.u8string() + " is " + doubt_words(d, p, *meta) + "; " + doubt_fix(d, p, *meta);
+        fs::path path = fs::u8path(p);
+        return p + " is " + doubt_words(d, path, *meta) + "; " + doubt_fix(d, path, *meta);
     };
-    for (const fs::path& p : {entry_dir, entry_dir / "entry"})
-        if (std::string why = doubt(p); !why.empty()) return why;
-    for (const fs::path& p : folders)
+    const char sep = platform::host_os() == platform::Os::Windows ? '\\' : '/';
+    if (std::string why = doubt(entry_dir); !why.empty()) return why;
+    if (std::string why = doubt(entry_dir + sep + "entry"); !why.empty()) return why;
+    for (const std::string& p : folders)
         if (std::string why = doubt(p); !why.empty()) return why;
     return {};
+}
+
+std::string entry_doubt_text(const Entry& e) {
+    std::vector<std::string> folders;
+    for (const fs::path& p : entry_folders(e)) folders.push_back(p.u8string());
+    return entry_doubt_text(e.entry_dir.u8string(), folders);
 }
 
 void check_entry_file_trusted(const Entry& e, const fs::path& file, const platform::FileMeta* known) {

@@ -1067,6 +1067,16 @@ std::optional<FileMeta> file_meta(const fs::path& p, int* error) {
 #endif
 }
 
+std::optional<FileMeta> file_meta_at(const std::string& utf8_path) {
+#ifdef _WIN32
+    return file_meta(fs::u8path(utf8_path));
+#else
+    struct stat st;
+    if (::stat(utf8_path.c_str(), &st) != 0) return std::nullopt;
+    return meta_of(st);
+#endif
+}
+
 std::string error_text(int error) { return std::strerror(error); }
 
 OwnerWriter windows_owner_writer(const fs::path& p) {
