@@ -5,8 +5,33 @@
 #include "cli/available.h"
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "core/entry_trust.h"
+#include "core/trust.h"
+#include "platform/platform.h"
 
 namespace cvm::cli {
+
+namespace {
+
+// What another user could change of a listed entry ("" when nothing): a few stats from what the
+// brief index says, so hundreds of entries still list fast.
+std::string untrusted_item(const Store& store, const ListItem& item) {
+    const char sep = platform::host_os() == platform::Os::Windows ? '\\' : '/';
+    std::string entry_dir = store.layers()[item.layer].u8string();
+    if (entry_dir.empty() || entry_dir.back() != sep) entry_dir += sep;
+    entry_dir += kind_dir(item.kind);
+    entry_dir += sep;
+    entry_dir += item.id;
+    if (auto folders = entry_folders(item, entry_dir)) return entry_doubt_text(entry_dir, *folders);
+    try {
+        auto e = store.find(item.kind, std::string(item.id));
+        return e ? entry_doubt_text(*e) : std::string();
+    } catch (const TrustError& ex) { // its entry file
+        return ex.what();
+    }
+}
+
+} // namespace
 
 void register_list(CLI::App& app) {
     auto* cmd = app.add_subcommand("list", "List installed toolkits and cuDNN builds (or, with --available, what can be installed)");
@@ -60,6 +85,10 @@ void register_list(CLI::App& app) {
                 for (const Entry& e : listed[static_cast<int>(k)]) {
                     nlohmann::json j = entry_json(store, e);
                     j["active"] = is_active(active, k, e.id);
+                    // What the shim would refuse is shown as such (entry_trust.h).
+                    std::string doubt = entry_doubt_text(e);
+                    j["trusted"] = doubt.empty();
+                    if (!doubt.empty()) j["untrusted"] = doubt;
                     // An import's folder may have gone or changed since (`cvm import --detect`).
                     if (e.imported)
                         j["source_state"] =
@@ -113,6 +142,8 @@ void register_list(CLI::App& app) {
                     if (st == SourceState::Changed) out += ", changed: run cvm import --detect";
                 }
                 if (e.layer != 0) out += ", read-only store " + store.layers()[e.layer].u8string();
+                if (std::string doubt = untrusted_item(store, e); !doubt.empty())
+                    out += ", UNTRUSTED, cvm will not run it: " + doubt;
                 out += ")\n";
             }
         }

@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include "core/download_table.h"
+#include "core/folder_chain.h"
 #include "core/toml_input.h"
 #include "core/trust.h"
 #include "platform/platform.h"
@@ -96,6 +97,7 @@ Config read_config_file(const fs::path& file, bool machine) {
     static const std::vector<std::uint32_t> nobody_else;
     check_trusted(machine ? "the machine config file" : "the config file", file, read.meta,
                   machine ? &nobody_else : nullptr);
+    if (machine) check_machine_config_folder(file); // nobody else may put another file there
     Config config = parse_config(*read.text, file.u8string());
     if (machine) {
         set_trusted_owners(config.trusted_owners, file.u8string());

@@ -13,6 +13,7 @@
 
 #include "core/config.h"
 #include "core/entry_trust.h"
+#include "core/folder_chain.h"
 #include "core/trust.h"
 #include "platform/platform.h"
 
@@ -204,6 +205,8 @@ Store Store::from_environment() {
     for (const fs::path& file : config_files())
         for (const fs::path& p : read_config_file(file, machine && file == *machine).store_path)
             if (std::find(layers.begin(), layers.end(), p) == layers.end()) layers.push_back(p);
+    // Nobody else may swap a layer for their own (folder_chain.h): once per command or shim run.
+    for (const fs::path& layer : layers) check_folder_chain("the store folder", layer);
     return Store(std::move(layers));
 }
 
@@ -279,7 +282,7 @@ LayerStamp index_stamp(const fs::path& dir) {
     auto links = fs::hard_link_count(dir, ec);
     if (ec) links = 0;
     LayerStamp s;
-    s.text = "cvm-index 4 " + std::to_string(t.time_since_epoch().count()) + " " + std::to_string(links) + "\n";
+    s.text = "cvm-index 5 " + std::to_string(t.time_since_epoch().count()) + " " + std::to_string(links) + "\n";
     auto now = fs::file_time_type::clock::now();
     s.settled = t < now && now - t >= kSettleTime;
     return s;
@@ -367,12 +370,13 @@ std::vector<Entry> Store::read_layer(size_t layer, Kind kind, const std::string&
             if (problem.find("; remove the folder") == std::string::npos)
                 problem += "; remove the folder " + it->path().u8string() + " and import or install it again";
             if (id.find_first_of("\t\n") == std::string::npos)
-                brief += id + "\t\t\td\t" + one_field(problem) + "\t" + one_field(entry_file.u8string()) + "\n";
+                brief += id + "\t\t\td\t" + one_field(problem) + "\t\t" + one_field(entry_file.u8string()) + "\n";
             continue;
         }
         text += id + "\n" + *read.text + kRecordSeparator;
         const Entry& e = entries.back();
-        // Brief line: id, version, cuda, source, stamp, path; tab separated, the path last. An id
+        // Brief line: id, version, cuda, source, stamp, dirs (entry_folders_field), path; tab
+        // separated, the path last. An id
         // with a tab or a path with a line break cannot be written so; cvm never makes either
         // (ids are checked versions, `cvm import` refuses line breaks), so such an entry is not
         // listed. A stamp that cannot be written so is left out (the folder is still checked).
@@ -382,7 +386,8 @@ std::vector<Entry> Store::read_layer(size_t layer, Kind kind, const std::string&
             continue;
         std::string stamp_field = e.stamp.find_first_of("\t\n") == std::string::npos ? e.stamp : "";
         brief += e.id + "\t" + e.version.str() + "\t" + (e.kind == Kind::Cudnn ? e.cuda.str() : "") +
-                 "\t" + (e.imported ? "i" : "s") + "\t" + stamp_field + "\t" + path + "\n";
+                 "\t" + (e.imported ? "i" : "s") + "\t" + stamp_field + "\t" + entry_folders_field(e) + "\t" +
+                 path + "\n";
     }
     // Best effort: a store we cannot write still lists, just without the index.
     auto save = [&](const fs::path& index, const std::string& content) {
@@ -490,20 +495,21 @@ Listing Store::brief(Kind kind) const {
             size_t nl = rest.find('\n');
             std::string_view line = rest.substr(0, nl);
             rest.remove_prefix(nl == std::string_view::npos ? rest.size() : nl + 1);
-            std::string_view field[6];
+            std::string_view field[7];
             size_t n = 0;
-            while (n < 5) {
+            while (n < 6) {
                 size_t tab = line.find('\t');
                 if (tab == std::string_view::npos) break;
                 field[n++] = line.substr(0, tab);
                 line.remove_prefix(tab + 1);
             }
-            if (n != 5) continue;
-            field[5] = line;
+            if (n != 6) continue;
+            field[6] = line;
             ListItem item;
             item.kind = kind;
             item.id = field[0];
-            item.path = field[5];
+            item.path = field[6];
+            item.dirs = field[5];
             item.imported = field[3] == "i";
             item.damaged = field[3] == "d";
             item.stamp = field[4];

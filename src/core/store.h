@@ -93,6 +93,7 @@ struct ListItem {
     // what to do) and `path` is the entry file; the version is what the id says, if anything.
     bool damaged = false;
     std::string_view stamp;  // Entry::stamp
+    std::string_view dirs;   // the folders to check besides path (entry_trust.h: entry_folders)
     size_t layer = 0;
     bool version_has_prefix(const Version& prefix) const;
 };

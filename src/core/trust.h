@@ -6,7 +6,8 @@
 //   - not writable by everybody (a sticky /tmp-style folder included: anybody can add to it), and
 //   - not writable by its group, unless its owner is listed, or it is the user's own file and
 //     the group is the user's private group.
-// Anything else is refused with one line naming the path, the owner and what to do. The common
+// Anything else is refused with one line naming the path, the owner and what to do. The folders
+// above a store layer are checked by folder_chain.h. The common
 // case (own or root's file, no group or world write) is decided from the stat already made,
 // with no look-up of names and no config read.
 #include <cstdint>
@@ -44,6 +45,14 @@ inline void check_trusted(const char* what, const fs::path& path, const platform
                           const std::vector<std::uint32_t>* trusted = nullptr) {
     if (doubt_of(meta, trusted) != Doubt::None) check_trusted_at(what, path.u8string(), meta, trusted);
 }
+
+// What is wrong, in words after "it is" / "the folder is": "owned by nobody (uid 65534), not by
+// you or root", "writable by every user (owner ...)", "writable by its group (owner ...)"; on
+// Windows the accounts ("writable by BUILTIN\\Users (S-1-5-32-545) (owner ...)").
+std::string doubt_words(Doubt doubt, const fs::path& path, const platform::FileMeta& meta);
+// What to run about it ("run `chmod o-w PATH`", takeown or icacls on Windows); `listable`: also
+// say that trusted_owners could accept the owner.
+std::string doubt_fix(Doubt doubt, const fs::path& path, const platform::FileMeta& meta, bool listable = true);
 
 // The one-line message for a doubt; `listable`: trusted_owners could accept the owner.
 std::string distrust_message(const std::string& what, const fs::path& path,

@@ -41,8 +41,9 @@ namespace cvm::platform {
 
 // FileMeta in the POSIX terms the trust checks read (see platform.h).
 static void apply_security(const win::SecurityVerdict& v, FileMeta& m) {
-    m.uid = v.read && v.owner_trusted ? 0 : FileMeta::kOtherOwner;
+    m.uid = !v.read ? FileMeta::kOtherOwner : v.owner_trusted ? 0 : win::account_uid(v.owner_sid);
     m.mode = !v.read || v.writable_by_others ? 0002 : 0;
+    m.gid = v.writable_by_others ? win::writers_id(v.writer_sids) : 0; // who, for trusted_owners
 }
 
 std::wstring widen(const std::string& s) {
@@ -1062,6 +1063,16 @@ std::optional<FileMeta> file_meta(const fs::path& p, int* error) {
         if (error) *error = errno;
         return std::nullopt;
     }
+    return meta_of(st);
+#endif
+}
+
+std::optional<FileMeta> file_meta_at(const std::string& utf8_path) {
+#ifdef _WIN32
+    return file_meta(fs::u8path(utf8_path));
+#else
+    struct stat st;
+    if (::stat(utf8_path.c_str(), &st) != 0) return std::nullopt;
     return meta_of(st);
 #endif
 }

@@ -70,8 +70,10 @@ void write_file_atomically(const fs::path& file, std::string_view text);
 
 // Who owns a file and who may write it: what the trust checks (core/trust.h) look at. On
 // Windows they come from the security descriptor (windows_security.h), said in the same terms:
-// uid 0 when the owner is the user, SYSTEM, Administrators or TrustedInstaller, else
-// kOtherOwner; mode 0002 when the access list lets another account change it, else 0.
+// uid 0 when the owner is the user, SYSTEM, Administrators or TrustedInstaller, kOtherOwner when
+// the descriptor cannot be read, else the owner's number (win::account_uid); mode 0002 when the
+// access list lets another account change it, else 0, and gid then names those accounts
+// (win::writer_uids).
 struct FileMeta {
     enum class Type { Regular, Directory, Other };
     static constexpr std::uint32_t kOtherOwner = 0xfffffffeu; // Windows: someone else's
@@ -91,6 +93,8 @@ struct FileRead {
 FileRead read_file_checked(const std::string& utf8_path, std::size_t limit = std::size_t(4) << 20);
 // stat() of a path (links followed); nullopt with `error` set when it fails.
 std::optional<FileMeta> file_meta(const fs::path& p, int* error = nullptr);
+// The same for a UTF-8 path in a string, with no fs::path built (`cvm list` runs it per entry).
+std::optional<FileMeta> file_meta_at(const std::string& utf8_path);
 // The system's text for an errno value ("Permission denied").
 std::string error_text(int error);
 // Windows: who owns `p` and which other account may change it, for messages

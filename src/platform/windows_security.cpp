@@ -5,6 +5,7 @@
 #include <sddl.h>
 
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 namespace cvm::platform::win {
@@ -108,8 +109,10 @@ SecurityVerdict judge_security(PSECURITY_DESCRIPTOR sd, PSID user) {
         // The owner may always change its file: whether the owner is trusted is judged apart.
         if (stands_for_owner(who) || who == v.owner_sid) continue;
         v.writable_by_others = true;
-        v.writer_sid = who;
-        break;
+        if (v.writer_sid.empty()) v.writer_sid = who;
+        bool seen = false;
+        for (const std::string& w : v.writer_sids) seen = seen || w == who;
+        if (!seen) v.writer_sids.push_back(who);
     }
     return v;
 }
@@ -145,6 +148,99 @@ std::string account_text(const std::string& sid_text) {
         out = (domain[0] ? std::string(domain) + "\\" : std::string()) + name + " (" + sid_text + ")";
     LocalFree(sid);
     return out;
+}
+
+namespace {
+
+// The SIDs and writer lists given numbers, for the process (file_meta may run on several threads).
+struct Accounts {
+    std::mutex mutex;
+    std::vector<std::string> sids;
+    std::vector<std::vector<std::uint32_t>> writer_lists;
+};
+
+Accounts& accounts() {
+    static Accounts a;
+    return a;
+}
+
+std::uint32_t number_locked(Accounts& a, const std::string& sid) {
+    for (std::size_t i = 0; i < a.sids.size(); ++i)
+        if (a.sids[i] == sid) return kAccountBase + static_cast<std::uint32_t>(i);
+    a.sids.push_back(sid);
+    return kAccountBase + static_cast<std::uint32_t>(a.sids.size() - 1);
+}
+
+} // namespace
+
+std::uint32_t account_uid(const std::string& sid) {
+    Accounts& a = accounts();
+    std::lock_guard<std::mutex> lock(a.mutex);
+    return number_locked(a, sid);
+}
+
+std::uint32_t writers_id(const std::vector<std::string>& sids) {
+    Accounts& a = accounts();
+    std::lock_guard<std::mutex> lock(a.mutex);
+    std::vector<std::uint32_t> uids;
+    for (const std::string& s : sids) uids.push_back(number_locked(a, s));
+    for (std::size_t i = 0; i < a.writer_lists.size(); ++i)
+        if (a.writer_lists[i] == uids) return static_cast<std::uint32_t>(i);
+    a.writer_lists.push_back(std::move(uids));
+    return static_cast<std::uint32_t>(a.writer_lists.size() - 1);
+}
+
+std::vector<std::uint32_t> writer_uids(std::uint32_t writers) {
+    Accounts& a = accounts();
+    std::lock_guard<std::mutex> lock(a.mutex);
+    return writers < a.writer_lists.size() ? a.writer_lists[writers] : std::vector<std::uint32_t>{};
+}
+
+std::string account_sid(std::uint32_t uid) {
+    Accounts& a = accounts();
+    std::lock_guard<std::mutex> lock(a.mutex);
+    if (uid < kAccountBase || uid - kAccountBase >= a.sids.size()) return {};
+    return a.sids[uid - kAccountBase];
+}
+
+bool stands_for_anyone(const std::string& sid) {
+    static const char* const anyone[] = {"S-1-1-0",      "S-1-2-0",      "S-1-2-1",  "S-1-5-2",
+                                         "S-1-5-4",      "S-1-5-11",     "S-1-5-32-545", "S-1-5-32-546",
+                                         "S-1-5-32-547", "S-1-5-32-555"};
+    for (const char* a : anyone)
+        if (sid == a) return true;
+    // A domain's Domain Users, Domain Guests and Domain Computers.
+    if (sid.rfind("S-1-5-21-", 0) == 0) {
+        std::string rid = sid.substr(sid.rfind('-') + 1);
+        return rid == "513" || rid == "514" || rid == "515";
+    }
+    return false;
+}
+
+std::optional<std::uint32_t> listed_account_uid(const std::string& name_or_sid) {
+    std::string sid_text;
+    PSID sid = nullptr;
+    if ((name_or_sid.rfind("S-1-", 0) == 0 || name_or_sid.rfind("s-1-", 0) == 0) &&
+        ConvertStringSidToSidA(name_or_sid.c_str(), &sid)) {
+        sid_text = sid_string(sid); // the canonical form
+        LocalFree(sid);
+    } else {
+        std::wstring name;
+        int n = MultiByteToWideChar(CP_UTF8, 0, name_or_sid.data(), static_cast<int>(name_or_sid.size()), nullptr, 0);
+        name.resize(static_cast<std::size_t>(n));
+        MultiByteToWideChar(CP_UTF8, 0, name_or_sid.data(), static_cast<int>(name_or_sid.size()), name.data(), n);
+        DWORD sid_size = 0, domain_size = 0;
+        SID_NAME_USE use;
+        LookupAccountNameW(nullptr, name.c_str(), nullptr, &sid_size, nullptr, &domain_size, &use);
+        if (sid_size == 0) return std::nullopt;
+        std::vector<BYTE> buf(sid_size);
+        std::wstring domain(domain_size ? domain_size : 1, L'\0');
+        if (!LookupAccountNameW(nullptr, name.c_str(), buf.data(), &sid_size, domain.data(), &domain_size, &use))
+            return std::nullopt;
+        sid_text = sid_string(buf.data());
+    }
+    if (sid_text.empty() || stands_for_anyone(sid_text)) return std::nullopt;
+    return account_uid(sid_text);
 }
 
 } // namespace cvm::platform::win

@@ -45,13 +45,46 @@ assert_contains "$ERR" "takeown"
 one_line "$ERR"
 wexpect 2 "$SHIM" --version
 assert_contains "$ERR" "refusing the store folder"
+
+# Listed in the machine's config (trusted_owners), by SID or by a name Windows resolves: trusted.
+SYS="$WIN_C/sys/cvm"
+mkdir -p "$SYS"
+TEST_SYSTEM_CONFIG=$CVM_SYSTEM_CONFIG
+export CVM_SYSTEM_CONFIG="$(winpath "$SYS")\\config.toml"
+for owner in S-1-5-7 "ANONYMOUS LOGON"; do
+    printf 'trusted_owners = ["%s"]\n' "$owner" > "$SYS/config.toml"
+    wexpect 0 "$CVM_EXE" list
+    wexpect 0 "$SHIM" --version
+done
+# Another account's SID, or a name nobody has, trusts nobody; the message names the file to list it in.
+printf 'trusted_owners = ["S-1-5-21-1-2-3-1002", "no-such-account-of-cvm"]\n' > "$SYS/config.toml"
+wexpect 2 "$CVM_EXE" list
+assert_contains "$ERR" "S-1-5-7"
+assert_contains "$ERR" "trusted_owners in $(winpath "$SYS")\\config.toml"
+one_line "$ERR"
+# Writable by everyone: refused even with Everyone listed (an account that stands for anyone).
+printf 'trusted_owners = ["S-1-5-7", "Everyone"]\n' > "$SYS/config.toml"
+chmod o+w "$ROOT/cuda"
+wexpect 2 "$CVM_EXE" list
+assert_contains "$ERR" "is writable by"
+assert_contains "$ERR" "S-1-1-0"
+chmod o-w "$ROOT/cuda"
+wexpect 0 "$CVM_EXE" list
+# The machine config's folder must be one only administrators (or the user) may change.
+chmod o+w "$SYS"
+wexpect 2 "$CVM_EXE" list
+assert_contains "$ERR" "refusing the machine config folder $(winpath "$SYS")"
+one_line "$ERR"
+chmod o-w "$SYS"
+rm "$SYS/config.toml"
+export CVM_SYSTEM_CONFIG=$TEST_SYSTEM_CONFIG
 chown root "$ROOT/cuda"
 wexpect 0 "$CVM_EXE" list
 
 # Writable by everyone: refused, naming Everyone and the icacls fix.
 chmod o+w "$ROOT/cuda"
 wexpect 2 "$CVM_EXE" which nvcc
-assert_contains "$ERR" "can be changed by"
+assert_contains "$ERR" "is writable by"
 assert_contains "$ERR" "S-1-1-0"
 assert_contains "$ERR" "icacls"
 one_line "$ERR"

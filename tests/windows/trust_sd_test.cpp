@@ -66,6 +66,61 @@ void null_dacl() {
     LocalFree(user);
 }
 
+// Every account besides the owner that may change the file, in the list's order, once each:
+// what trusted_owners is compared with (core/trust.cpp).
+void all_writers() {
+    const std::string sddl = "O:" + kUser + "D:(A;;FA;;;" + kUser + ")(A;;0x2;;;S-1-5-21-1-2-3-1002)" +
+                             "(A;;FR;;;WD)(A;;GA;;;BU)(A;;0x4;;;S-1-5-21-1-2-3-1002)";
+    PSECURITY_DESCRIPTOR sd = nullptr;
+    PSID user = nullptr;
+    if (!ConvertStringSecurityDescriptorToSecurityDescriptorA(sddl.c_str(), SDDL_REVISION_1, &sd, nullptr) ||
+        !ConvertStringSidToSidA(kUser.c_str(), &user)) {
+        std::printf("FAIL all writers: Windows could not build %s\n", sddl.c_str());
+        ++failures;
+        return;
+    }
+    SecurityVerdict v = judge_security(sd, user);
+    std::string got;
+    for (const auto& w : v.writer_sids) got += w + " ";
+    if (got != "S-1-5-21-1-2-3-1002 S-1-5-32-545 ") {
+        std::printf("FAIL all writers: got '%s'\n", got.c_str());
+        ++failures;
+    } else {
+        std::printf("ok all writers\n");
+    }
+    LocalFree(sd);
+    LocalFree(user);
+}
+
+// trusted_owners items: SIDs as text, names Windows resolves; nothing for unknown names and for
+// accounts that stand for anyone.
+void listed_accounts() {
+    using namespace cvm::platform::win;
+    struct Case {
+        const char* item;
+        const char* sid; // "" when it must trust nobody
+    } cases[] = {
+        {"S-1-5-21-1-2-3-1002", "S-1-5-21-1-2-3-1002"},
+        {"s-1-5-7", "S-1-5-7"},
+        {"Administrators", "S-1-5-32-544"},
+        {"SYSTEM", "S-1-5-18"},
+        {"S-1-1-0", ""},
+        {"Everyone", ""},
+        {"Users", ""},
+        {"S-1-5-11", ""},
+        {"S-1-5-21-1-2-3-513", ""},
+        {"no-such-account-of-cvm", ""},
+        {"S-1-5-x", ""},
+    };
+    for (const Case& c : cases) {
+        auto uid = listed_account_uid(c.item);
+        std::string got = uid ? account_sid(*uid) : "";
+        bool ok = got == c.sid && (!uid || *uid == account_uid(c.sid));
+        std::printf("%s listed %s -> '%s'\n", ok ? "ok" : "FAIL", c.item, got.c_str());
+        if (!ok) ++failures;
+    }
+}
+
 } // namespace
 
 int main() {
@@ -101,6 +156,11 @@ int main() {
     expect("owner rights of a trusted owner", me + mine + "(A;;FA;;;OW)", true, "-");
     expect("a deny is not weighed", me + "(D;;FA;;;WD)" + mine + "(A;;FA;;;BU)", true, "S-1-5-32-545");
     expect("Administrators may write", me + mine + "(A;;FA;;;BA)", true, "-");
+    // Administrators stand for root: their files are trusted whether or not the user is one of
+    // them (kUser is not), as root's are on POSIX; only an elevated administrator can make one.
+    expect("Administrators' for a user who is not one", "O:BAD:(A;;FA;;;BA)(A;;0x1200a9;;;BU)", true, "-");
+    all_writers();
+    listed_accounts();
     std::printf("%d failed\n", failures);
     return failures ? 1 : 0;
 }
