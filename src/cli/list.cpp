@@ -13,21 +13,17 @@ namespace cvm::cli {
 
 namespace {
 
-// What another user could change of a listed entry ("" when nothing): a few stats from what the
-// brief index says, so hundreds of entries still list fast.
+// What another user could change of a listed entry ("" when nothing). The list index says what
+// was found when it was made (when the store's folders last changed): no stat per entry, so
+// hundreds of entries still list fast. An entry it doubts is looked at again, so that a fix
+// (chown, chmod, trusted_owners) shows at once; the shim and `cvm verify` always look.
 std::string untrusted_item(const Store& store, const ListItem& item) {
-    const char sep = platform::host_os() == platform::Os::Windows ? '\\' : '/';
-    std::string entry_dir = store.layers()[item.layer].u8string();
-    if (entry_dir.empty() || entry_dir.back() != sep) entry_dir += sep;
-    entry_dir += kind_dir(item.kind);
-    entry_dir += sep;
-    entry_dir += item.id;
-    if (auto folders = entry_folders(item, entry_dir)) return entry_doubt_text(entry_dir, *folders);
+    if (item.doubt.empty()) return {};
     try {
         auto e = store.find(item.kind, std::string(item.id));
         return e ? entry_doubt_text(*e) : std::string();
-    } catch (const TrustError& ex) { // its entry file
-        return ex.what();
+    } catch (const TrustError&) { // its entry file: still doubted, as the index says
+        return std::string(item.doubt);
     }
 }
 

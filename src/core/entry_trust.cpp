@@ -31,56 +31,6 @@ std::vector<fs::path> entry_folders(const Entry& e) {
     return out;
 }
 
-namespace {
-
-constexpr char kDirSeparator = '\x1f';
-
-} // namespace
-
-std::string entry_folders_field(const Entry& e) {
-    // "@" when the files are an assembled root (path is then <entry dir>/root and the listed path
-    // the imported folder), then the bin and lib folders, relative to the files' folder.
-    std::string field = e.origin.empty() ? "" : "@";
-    bool first = true;
-    for (const auto* dirs : {&e.bin_dirs, &e.lib_dirs})
-        for (const std::string& d : *dirs) {
-            if (d.empty() || d == ".") continue;
-            if (d.find_first_of("\t\n\r\x1e\x1f") != std::string::npos) return "?";
-            if (!first) field += kDirSeparator;
-            field += d;
-            first = false;
-        }
-    return field;
-}
-
-std::optional<std::vector<std::string>> entry_folders(const ListItem& item, const std::string& entry_dir) {
-    std::string_view dirs = item.dirs;
-    if (dirs == "?") return std::nullopt;
-    const char sep = platform::host_os() == platform::Os::Windows ? '\\' : '/';
-    std::vector<std::string> out;
-    std::string files(item.path);
-    if (!dirs.empty() && dirs.front() == '@') {
-        dirs.remove_prefix(1);
-        files = entry_dir + sep + "root";
-        out.push_back(files);
-    }
-    out.emplace_back(item.path);
-    if (!files.empty() && files.back() != sep) files += sep;
-    while (!dirs.empty()) {
-        size_t end = dirs.find(kDirSeparator);
-        std::string_view d = dirs.substr(0, end);
-        dirs.remove_prefix(end == std::string_view::npos ? dirs.size() : end + 1);
-        if (d.empty()) continue;
-        std::string dir = files;
-        dir += d;
-        if (sep == '\\')
-            for (char& c : dir)
-                if (c == '/') c = sep;
-        out.push_back(std::move(dir));
-    }
-    return out;
-}
-
 void check_entry_trusted(const Entry& e) {
     const std::string name = entry_name(e);
     check_folder("the folder of " + name, e.entry_dir);
@@ -88,7 +38,9 @@ void check_entry_trusted(const Entry& e) {
     for (const fs::path& dir : entry_folders(e)) check_folder(files, dir);
 }
 
-std::string entry_doubt_text(const std::string& entry_dir, const std::vector<std::string>& folders) {
+namespace {
+
+std::string first_doubt(const std::string& entry_dir, const std::vector<std::string>& folders) {
     // A stat by string each; words only for one that fails.
     auto doubt = [](const std::string& p) -> std::string {
         auto meta = platform::file_meta_at(p);
@@ -106,10 +58,12 @@ std::string entry_doubt_text(const std::string& entry_dir, const std::vector<std
     return {};
 }
 
+} // namespace
+
 std::string entry_doubt_text(const Entry& e) {
     std::vector<std::string> folders;
     for (const fs::path& p : entry_folders(e)) folders.push_back(p.u8string());
-    return entry_doubt_text(e.entry_dir.u8string(), folders);
+    return first_doubt(e.entry_dir.u8string(), folders);
 }
 
 void check_entry_file_trusted(const Entry& e, const fs::path& file, const platform::FileMeta* known) {

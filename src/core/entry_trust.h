@@ -15,16 +15,9 @@ void check_entry_trusted(const Entry& e);
 // The folders check_entry_trusted() checks besides the entry's own: the folder of its files, the
 // imported folder behind an assembled root, its bin and lib folders.
 std::vector<fs::path> entry_folders(const Entry& e);
-// The same for a line of `cvm list` (ListItem::dirs), as UTF-8 strings (no fs::path per entry);
-// nullopt when the index could not say (then read the entry).
-std::optional<std::vector<std::string>> entry_folders(const ListItem& item, const std::string& entry_dir);
-// The brief index's field for ListItem::dirs.
-std::string entry_folders_field(const Entry& e);
-
-// For `cvm list`: the first of the entry's folder, its entry file and `folders` that another user
-// could change, as "PATH is owned by nobody (uid 65534), not by you or root; run `chown ...`";
-// empty when none. One stat each.
-std::string entry_doubt_text(const std::string& entry_dir, const std::vector<std::string>& folders);
+// For `cvm list` and `cvm verify`: the first of the entry's folder, its entry file and its other
+// folders (entry_folders) that another user could change, as "PATH is owned by nobody (uid
+// 65534), not by you or root; run `chown ...`"; empty when none. One stat each.
 std::string entry_doubt_text(const Entry& e);
 
 // The same for a program or library of an entry about to be run or loaded: the file itself.

@@ -282,7 +282,7 @@ LayerStamp index_stamp(const fs::path& dir) {
     auto links = fs::hard_link_count(dir, ec);
     if (ec) links = 0;
     LayerStamp s;
-    s.text = "cvm-index 5 " + std::to_string(t.time_since_epoch().count()) + " " + std::to_string(links) + "\n";
+    s.text = "cvm-index 6 " + std::to_string(t.time_since_epoch().count()) + " " + std::to_string(links) + "\n";
     auto now = fs::file_time_type::clock::now();
     s.settled = t < now && now - t >= kSettleTime;
     return s;
@@ -375,8 +375,9 @@ std::vector<Entry> Store::read_layer(size_t layer, Kind kind, const std::string&
         }
         text += id + "\n" + *read.text + kRecordSeparator;
         const Entry& e = entries.back();
-        // Brief line: id, version, cuda, source, stamp, dirs (entry_folders_field), path; tab
-        // separated, the path last. An id
+        // Brief line: id, version, cuda, source, stamp, doubt, path; tab separated, the path
+        // last. `doubt` is what another user could change of the entry (entry_doubt_text), found
+        // when the index is made: a few stats per entry then, none when `cvm list` reads it. An id
         // with a tab or a path with a line break cannot be written so; cvm never makes either
         // (ids are checked versions, `cvm import` refuses line breaks), so such an entry is not
         // listed. A stamp that cannot be written so is left out (the folder is still checked).
@@ -386,7 +387,7 @@ std::vector<Entry> Store::read_layer(size_t layer, Kind kind, const std::string&
             continue;
         std::string stamp_field = e.stamp.find_first_of("\t\n") == std::string::npos ? e.stamp : "";
         brief += e.id + "\t" + e.version.str() + "\t" + (e.kind == Kind::Cudnn ? e.cuda.str() : "") +
-                 "\t" + (e.imported ? "i" : "s") + "\t" + stamp_field + "\t" + entry_folders_field(e) + "\t" +
+                 "\t" + (e.imported ? "i" : "s") + "\t" + stamp_field + "\t" + one_field(entry_doubt_text(e)) + "\t" +
                  path + "\n";
     }
     // Best effort: a store we cannot write still lists, just without the index.
@@ -509,7 +510,7 @@ Listing Store::brief(Kind kind) const {
             item.kind = kind;
             item.id = field[0];
             item.path = field[6];
-            item.dirs = field[5];
+            item.doubt = field[5];
             item.imported = field[3] == "i";
             item.damaged = field[3] == "d";
             item.stamp = field[4];

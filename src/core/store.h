@@ -93,7 +93,9 @@ struct ListItem {
     // what to do) and `path` is the entry file; the version is what the id says, if anything.
     bool damaged = false;
     std::string_view stamp;  // Entry::stamp
-    std::string_view dirs;   // the folders to check besides path (entry_trust.h: entry_folders)
+    // What another user could change of the entry, as `cvm list` says it (entry_trust.h:
+    // entry_doubt_text), found when the list index was made; empty when nothing.
+    std::string_view doubt;
     size_t layer = 0;
     bool version_has_prefix(const Version& prefix) const;
 };

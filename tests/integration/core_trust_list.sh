@@ -24,14 +24,16 @@ json_field() {
     python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print([e for e in d["cuda"] if e["id"]==sys.argv[2]][0].get(sys.argv[3], "-"))' "$OUT" "$1" "$2"
 }
 # untrusted_in_list WANT: the 12.4.1 line says UNTRUSTED with WANT, the 11.8.0 line does not;
-# both from the entries and (after the store folder has been still, so an index is written)
-# from the index.
+# both from the entries (the store folder just changed: no index is used) and (after it has
+# been still, so an index is written) from the index.
 untrusted_in_list() {
     local pass line
     for pass in entries index; do
         if [[ $pass == index ]]; then
             touch -d '1 minute ago' "$CVM_ROOT/cuda"
             expect_rc 0 "$CVM" list # writes the index
+        else
+            touch "$CVM_ROOT/cuda"
         fi
         expect_rc 0 "$CVM" list
         line=$(grep ' 12\.4\.1 ' <<< "$OUT") || fail "12.4.1 not listed ($pass): $OUT"
@@ -49,22 +51,33 @@ untrusted_in_list() {
 expect_rc 0 "$CVM" list
 assert_not_contains "$OUT" "UNTRUSTED"
 
+# fixed_in_list: after the fix, no line says UNTRUSTED, though the index made before it is still
+# valid (an entry the index doubts is looked at again).
+fixed_in_list() {
+    expect_rc 0 "$CVM" list
+    assert_not_contains "$OUT" "UNTRUSTED"
+}
+
 chown nobody "$ENTRY"
 untrusted_in_list "$ENTRY is owned by $NOBODY, not by you or root; run \`chown \$(id -u) $ENTRY\` if it is yours"
 chown root "$ENTRY"
+fixed_in_list
 
 chown nobody "$ENTRY/entry"
 untrusted_in_list "$ENTRY/entry is owned by $NOBODY"
 chown root "$ENTRY/entry"
+fixed_in_list
 
 chmod o+w "$TK"
 untrusted_in_list "$TK is writable by every user (owner root (uid 0)); run \`chmod o-w $TK\`"
 chmod o-w "$TK"
+fixed_in_list
 
 chgrp nogroup "$TK/lib64"
 chmod g+w "$TK/lib64"
 untrusted_in_list "$TK/lib64 is writable by its group (owner root (uid 0)); run \`chmod g-w $TK/lib64\`"
 chmod g-w "$TK/lib64"
+fixed_in_list
 
 chown nobody "$TK/bin"
 untrusted_in_list "$TK/bin is owned by $NOBODY"
