@@ -43,11 +43,11 @@ namespace {
 std::string first_doubt(const std::string& entry_dir, const std::vector<std::string>& folders) {
     // A stat by string each; words only for one that fails.
     auto doubt = [](const std::string& p) -> std::string {
-        auto meta = platform::file_meta_at(p);
+        fs::path path = fs::u8path(p);
+        auto meta = platform::file_meta(path);
         if (!meta) return {};
         Doubt d = doubt_of(*meta);
         if (d == Doubt::None) return {};
-        fs::path path = fs::u8path(p);
         return p + " is " + doubt_words(d, path, *meta) + "; " + doubt_fix(d, path, *meta);
     };
     const char sep = platform::host_os() == platform::Os::Windows ? '\\' : '/';

@@ -2,10 +2,6 @@
 
 #include "core/trust.h"
 
-#ifndef _WIN32
-#include <sys/stat.h>
-#endif
-
 namespace cvm {
 
 #ifndef _WIN32
@@ -30,27 +26,22 @@ void check_chain(const std::string& what, const fs::path& folder, const std::vec
     if (p.has_filename() == false && p.has_parent_path() && p != p.root_path()) p = p.parent_path(); // "a/b/"
     // The folder and each above it, up to /: the folder itself first.
     for (fs::path at = p;; at = at.parent_path()) {
-        struct stat st;
-        if (::lstat(at.c_str(), &st) == 0) {
-            if (S_ISLNK(st.st_mode)) {
+        bool link = false;
+        if (auto meta = platform::link_meta(at, link)) {
+            if (link) {
                 // Whoever may change the link was judged with the folder above; the target and its
                 // own path are checked as well (a bounded number of times: a loop of links ends).
                 std::error_code ec;
                 fs::path target = fs::canonical(at, ec);
                 if (!ec && hops < 8) check_chain(what + " (through the link " + at.u8string() + ")", target, trusted, hops + 1);
-            } else if (S_ISDIR(st.st_mode)) {
-                platform::FileMeta meta;
-                meta.type = platform::FileMeta::Type::Directory;
-                meta.uid = st.st_uid;
-                meta.gid = st.st_gid;
-                meta.mode = st.st_mode & 07777;
-                if (Doubt d = chain_doubt(meta, trusted); d != Doubt::None) {
+            } else if (meta->type == platform::FileMeta::Type::Directory) {
+                if (Doubt d = chain_doubt(*meta, trusted); d != Doubt::None) {
                     const bool listable = trusted == nullptr;
-                    if (at == p) throw TrustError(distrust_message(what, p, meta, d, listable));
+                    if (at == p) throw TrustError(distrust_message(what, p, *meta, d, listable));
                     throw TrustError("refusing " + what + " " + p.u8string() + ": the folder " + at.u8string() +
-                                     " above it is " + doubt_words(d, at, meta) +
+                                     " above it is " + doubt_words(d, at, *meta) +
                                      ", so another user could put their own in its place; " +
-                                     doubt_fix(d, at, meta, listable));
+                                     doubt_fix(d, at, *meta, listable));
                 }
             }
         }

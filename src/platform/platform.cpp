@@ -1067,12 +1067,14 @@ std::optional<FileMeta> file_meta(const fs::path& p, int* error) {
 #endif
 }
 
-std::optional<FileMeta> file_meta_at(const std::string& utf8_path) {
+std::optional<FileMeta> link_meta(const fs::path& p, bool& link) {
+    link = false;
 #ifdef _WIN32
-    return file_meta(fs::u8path(utf8_path));
+    return file_meta(p);
 #else
     struct stat st;
-    if (::stat(utf8_path.c_str(), &st) != 0) return std::nullopt;
+    if (::lstat(p.c_str(), &st) != 0) return std::nullopt;
+    link = S_ISLNK(st.st_mode);
     return meta_of(st);
 #endif
 }

@@ -93,8 +93,9 @@ struct FileRead {
 FileRead read_file_checked(const std::string& utf8_path, std::size_t limit = std::size_t(4) << 20);
 // stat() of a path (links followed); nullopt with `error` set when it fails.
 std::optional<FileMeta> file_meta(const fs::path& p, int* error = nullptr);
-// The same for a UTF-8 path in a string, with no fs::path built (`cvm list` runs it per entry).
-std::optional<FileMeta> file_meta_at(const std::string& utf8_path);
+// lstat() of a path (POSIX; `link` says whether it is a symlink, whose meta is then the link's);
+// on Windows file_meta() with `link` false.
+std::optional<FileMeta> link_meta(const fs::path& p, bool& link);
 // The system's text for an errno value ("Permission denied").
 std::string error_text(int error);
 // Windows: who owns `p` and which other account may change it, for messages
