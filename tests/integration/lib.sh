@@ -25,6 +25,22 @@ export NO_COLOR=1
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
+# need_tools TOOL...: a skip when one is missing, but a failure under scripts/test.sh (CI), which
+# installed scripts/deps.sh's packages first (CVM_TEST_DEPS=installed): CI never skips silently.
+need_tools() {
+    local t
+    for t in "$@"; do
+        command -v "$t" > /dev/null 2>&1 && continue
+        [[ ${CVM_TEST_DEPS:-} != installed ]] || fail "$t is missing, though scripts/test.sh installed scripts/deps.sh's packages; add its package there"
+        skip "$t is not installed (scripts/deps.sh lists its package)"
+    done
+}
+# windows_missing REASON: a skip, but a failure where scripts/test.sh built the Windows programs
+# (CVM_TEST_WINDOWS=built, so mingw-w64 and Wine are installed).
+windows_missing() {
+    [[ ${CVM_TEST_WINDOWS:-} != built ]] || fail "$* (scripts/test.sh built for Windows, so this test must run)"
+    skip "$*"
+}
 assert_eq() { [[ "$1" == "$2" ]] || fail "${3:-values differ}: expected [$2], got [$1]"; }
 assert_contains() { [[ "$1" == *"$2"* ]] || fail "${3:-missing text}: [$2] not in [$1]"; }
 assert_not_contains() { [[ "$1" != *"$2"* ]] || fail "${3:-unexpected text}: [$2] in [$1]"; }

@@ -2,8 +2,7 @@
 # whose rc file evaluates `cvm init`, is sent keystrokes; `cd` moves between two projects (each
 # a toolkit with a fake cuDNN that really loads) and out; a program dlopen()s libcudnn and prints
 # the file it got from /proc/self/maps.
-command -v tmux > /dev/null || skip "tmux is not installed"
-command -v cc > /dev/null || skip "no C compiler"
+need_tools tmux cc
 
 FAKES="$(cd "$(dirname "${BASH_SOURCE[0]}")/../probe_fakes" && pwd)"
 # A path with a space and both quotes: the hook's code must quote what it reads.
@@ -126,7 +125,7 @@ run_hook_steps() {
     step 'true'
     # A manual activation stays in force across cd, until cvm_deactivate.
     step 'cd "$OUTSIDE"'
-    step 'whichdnn > "$OUTD/outside2"'
+    step 'whichdnn > "$OUTD/outside2"; env > "$OUTD/env_outside2"'
     step "$manual"
     step 'cd "$PA"'
     step 'whichdnn > "$OUTD/manual_in_a"'
@@ -143,6 +142,22 @@ run_hook_steps() {
     step 'whichdnn > "$OUTD/after_deactivate"'
 }
 
+# env_of FILE: the variables of an `env` dump that do not vary with the folder or the shell's
+# own bookkeeping, sorted.
+env_of() { grep -v -E '^(PWD|OLDPWD|_|SHLVL)=' "$1" | sort; }
+
+# same_as_cvm_env DUMP SPEC BASE: the variables of DUMP (the shell in a project) are those that
+# `eval "$(cvm env SPEC)"` gives in the environment BASE, apart from cvm's own records (_CVM_*).
+same_as_cvm_env() {
+    local -a base
+    mapfile -t base < <(env_of "$3")
+    local code want got
+    code=$(env -i "${base[@]}" "$CVM" env --shell bash "$2") || fail "cvm env $2"
+    want=$(env -i "${base[@]}" bash --norc --noprofile -c 'eval "$1"; env' _ "$code" | grep -v '^_CVM_' | env_of /dev/stdin)
+    got=$(grep -v '^_CVM_' "$1" | env_of /dev/stdin)
+    assert_eq "$got" "$want" "the hook's environment in $1 and that of cvm env $2"
+}
+
 check_hook_results() {
     # Outside the projects the program gets what the machine has (a system cuDNN, or none).
     local system
@@ -153,6 +168,8 @@ check_hook_results() {
     assert_eq "$(cat "$OUTD/b")" "$DNN_B/lib/libcudnn.so.9" "in project b"
     assert_eq "$(cat "$OUTD/outside1")" "$system" "outside, after the projects"
     grep -qx "CVM_ACTIVE=11.2.2+8.1.0.77-cuda11" "$OUTD/env_a" || fail "project a: CVM_ACTIVE"
+    # The hook applies the whole environment of the selection, as cvm env does.
+    same_as_cvm_env "$OUTD/env_a" 11.2+8.1 "$OUTD/env_outside0"
     grep -q "^PATH=$TK_A/bin:" "$OUTD/env_a" || fail "project a: the toolkit is not first on PATH"
     grep -q "^PATH=$TK_B/bin:" "$OUTD/env_b" || fail "project b: the toolkit is not first on PATH"
     ! grep -q "$TK_A" "$OUTD/env_b" || fail "project b still has project a's toolkit"
@@ -176,6 +193,9 @@ check_hook_results() {
     assert_eq "$(grep -c "CUDA 10.1 is not installed" <<< "$text")" 1 "lines about 10.1"
     assert_eq "$(grep -c "fifo/.cudaversion is not a regular file" <<< "$text")" 1 "lines about the FIFO"
     assert_eq "$(cat "$OUTD/outside2")" "$system" "outside after the bad folders"
+    # Leaving project a (entered with the user's PATH and CUDA_HOME of outside1) gives back exactly
+    # what the hook replaced: the whole environment is that of outside1 again.
+    assert_eq "$(env_of "$OUTD/env_outside2")" "$(env_of "$OUTD/env_outside1")" "the environment after leaving project a"
     assert_eq "$(cat "$OUTD/manual_in_a")" "$DNN_B/lib/libcudnn.so.9" "a manual cvm env in project a"
     assert_eq "$(cat "$OUTD/manual_off_in_a")" "$DNN_A/lib/libcudnn.so.8" "project a after cvm_deactivate"
     # cvm shell: the session override wins over the folder, and --unset gives it back.

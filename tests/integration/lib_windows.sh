@@ -10,18 +10,18 @@
 # drive C: ($WIN_C / $WIN_C_WIN), both removed at exit.
 
 WINDOWS_BIN="${CVM_WINDOWS_BIN:-${CVM_SOURCE_DIR:?}/build-windows/bin}"
-[[ -f $WINDOWS_BIN/cvm.exe ]] || skip "no $WINDOWS_BIN/cvm.exe: run scripts/build-windows.sh (or set CVM_WINDOWS_BIN)"
+[[ -f $WINDOWS_BIN/cvm.exe ]] || windows_missing "no $WINDOWS_BIN/cvm.exe: run scripts/build-windows.sh (or set CVM_WINDOWS_BIN)"
 WINE=""
 for candidate in wine64 wine; do
     if command -v "$candidate" > /dev/null 2>&1; then WINE=$(command -v "$candidate"); break; fi
 done
-[[ -n $WINE ]] || skip "wine is not installed (apt-get install wine wine64)"
+[[ -n $WINE ]] || windows_missing "wine is not installed (apt-get install wine wine64)"
 MINGW_CC=x86_64-w64-mingw32-gcc
 MINGW_WINDRES=x86_64-w64-mingw32-windres
-command -v "$MINGW_CC" > /dev/null 2>&1 || skip "$MINGW_CC is not installed (mingw-w64)"
-command -v "$MINGW_WINDRES" > /dev/null 2>&1 || skip "$MINGW_WINDRES is not installed (mingw-w64)"
+command -v "$MINGW_CC" > /dev/null 2>&1 || windows_missing "$MINGW_CC is not installed (mingw-w64)"
+command -v "$MINGW_WINDRES" > /dev/null 2>&1 || windows_missing "$MINGW_WINDRES is not installed (mingw-w64)"
 for tool in jq zip unzip flock; do
-    command -v "$tool" > /dev/null 2>&1 || skip "$tool is not installed"
+    command -v "$tool" > /dev/null 2>&1 || windows_missing "$tool is not installed"
 done
 WIN_FIXTURES_SRC="$CVM_SOURCE_DIR/tests/windows"
 
@@ -40,7 +40,7 @@ mkdir -p "$(dirname "$WINEPREFIX")"
         "$WINE" wineserver -w > /dev/null 2>&1 || true
     fi
 ) 9> "$WINEPREFIX.lock"
-[[ -d $WINEPREFIX/drive_c ]] || skip "wine could not create a prefix at $WINEPREFIX"
+[[ -d $WINEPREFIX/drive_c ]] || windows_missing "wine could not create a prefix at $WINEPREFIX"
 
 # This test's folder on drive C: (C:\cvm-tests\<name>).
 WIN_C_NAME="$(basename "$TEST_TMP")"

@@ -4,10 +4,8 @@
 # a prefix: registry, companions (cvm-install, cvm-probe), shims that start the packaged cvm-shim,
 # and shims that keep working when a newer package is extracted over the same prefix.
 source "$(dirname "$0")/lib.sh"
-for tool in cpack dpkg-deb dpkg-shlibdeps tar; do
-    command -v "$tool" >/dev/null || skip "$tool is not installed (scripts/deps.sh lists it)"
-done
-[[ -f ${CVM_BUILD_DIR:?}/CPackConfig.cmake ]] || skip "this build has no CPack configuration"
+need_tools cpack dpkg-deb dpkg-shlibdeps file tar
+[[ -f ${CVM_BUILD_DIR:?}/CPackConfig.cmake ]] || fail "$CVM_BUILD_DIR has no CPackConfig.cmake (CMakeLists.txt includes cmake/Packaging.cmake on Linux)"
 
 dist="$TEST_TMP/dist"
 "$CVM_SOURCE_DIR/scripts/package.sh" --linux-only --build-dir "$CVM_BUILD_DIR" --out "$dist" >"$TEST_TMP/package.log" 2>&1 ||

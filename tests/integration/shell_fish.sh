@@ -2,7 +2,8 @@
 # Real fish evaluates `cvm env`, `cvm deactivate` and a `cvm script` file under a hostile path.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_shell.sh"
-FISH_BIN=$(command -v fish) || skip "fish is not installed"
+need_tools fish
+FISH_BIN=$(command -v fish)
 "$CVM" script 11.2 --shell fish -o "$OUTD/act.fish" 2>/dev/null || fail "cvm script --shell fish failed"
 cat > "$OUTD/driver.fish" <<'EOS'
 env -0 > $OUTD/before

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The prompt hook of `cvm init zsh` in a real interactive zsh driven through tmux.
 source "$(dirname "$0")/lib.sh"
-command -v zsh > /dev/null || skip "zsh is not installed"
+need_tools zsh
 source "$(dirname "$0")/lib_hook.sh"
 mkdir -p "$TEST_TMP/zdot"
 printf '%s\n' 'setopt nounset' 'eval "$("$CVM" init zsh)"' 'PS1="%% "' > "$TEST_TMP/zdot/.zshrc"

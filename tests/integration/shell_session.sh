@@ -3,7 +3,7 @@
 # at a terminal they say so; `cvm use` under a session override says it still wins; `cvm env`
 # speaks the language of the shell that runs it; `cvm init --no-hook` leaves the hook out.
 source "$(dirname "$0")/lib.sh"
-command -v script > /dev/null || skip "script (util-linux) is not installed"
+need_tools script fish
 make_toolkit "$TEST_TMP/cuda-11.2" 11.2.2
 "$CVM" import "$TEST_TMP/cuda-11.2" 2> /dev/null || fail "import"
 mkdir -p "$TEST_TMP/w"

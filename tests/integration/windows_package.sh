@@ -19,6 +19,10 @@ done
 unzip -q "$zipfile" -d "$WIN_C"
 unpacked="$WIN_C/cvm-${version}-windows-x64"
 [[ $(head -c 200 "$unpacked/install.cmd") == *$'\r\n'* ]] || fail "install.cmd should have Windows line ends"
+[[ $(head -c 200 "$unpacked/install.ps1") == *$'\r\n'* ]] || fail "install.ps1 should have Windows line ends"
+# PowerShell cannot run here: the zip's install.ps1 passes the text checks (package_install_ps1.sh).
+python3 "$CVM_SOURCE_DIR/tests/integration/pwsh_text.py" --variables "$unpacked/install.ps1" ||
+    fail "the zip's install.ps1 does not pass the PowerShell text checks (above)"
 
 # The user's Path before the test (restored at exit); this test's Path is long, as real ones are.
 saved=$("$WINE" reg query 'HKCU\Environment' /v Path 2>/dev/null | tr -d '\r' | sed -n 's/^ *Path *REG_[A-Z_]* *//p' || true)
