@@ -47,13 +47,16 @@ EOS
 cc -o "$TEST_TMP/bin/whichdnn" "$TEST_TMP/whichdnn.c" -ldl || fail "cannot build whichdnn"
 
 PA="$BASE/proj a" PB="$BASE/proj b" OUTSIDE="$BASE/elsewhere"
-PBAD="$BASE/broken" PNONE="$BASE/missing" PFIFO="$BASE/fifo"
-mkdir -p "$PA/sub" "$PB" "$OUTSIDE" "$PBAD" "$PNONE" "$PFIFO"
+PBAD="$BASE/broken" PNONE="$BASE/missing" PFIFO="$BASE/fifo" PUNREAD="$BASE/unreadable"
+mkdir -p "$PA/sub" "$PB" "$OUTSIDE" "$PBAD" "$PNONE" "$PFIFO" "$PUNREAD"
 printf '11.2+8.1\n' > "$PA/.cudaversion"
 printf '12.4+9\n' > "$PB/.cudaversion"
 printf 'not a version!\n' > "$PBAD/.cudaversion"
 printf '10.1\n' > "$PNONE/.cudaversion"
 mkfifo "$PFIFO/.cudaversion"
+# A file no one can read, root included (chmod does not stop root): reading /proc/self/mem from
+# its start fails with EIO, for whoever reads it.
+ln -s /proc/self/mem "$PUNREAD/.cudaversion"
 OUTD="$TEST_TMP/out"
 mkdir -p "$OUTD" "$TEST_TMP/mybin"
 
@@ -66,7 +69,7 @@ start_shell() {
     tmux -S "$SOCK" -f /dev/null new-session -d -x 200 -y 50 -s t \
         env -i HOME="$TEST_TMP" TERM=screen LANG=C.UTF-8 PATH="$TEST_TMP/bin:/usr/bin:/bin" \
         CVM_ROOT="$CVM_ROOT" CVM="$CVM" CVM_CONFIG="$CVM_CONFIG" CVM_SYSTEM_CONFIG="$CVM_SYSTEM_CONFIG" \
-        OUTD="$OUTD" PA="$PA" PB="$PB" OUTSIDE="$OUTSIDE" PBAD="$PBAD" PNONE="$PNONE" PFIFO="$PFIFO" \
+        OUTD="$OUTD" PA="$PA" PB="$PB" OUTSIDE="$OUTSIDE" PBAD="$PBAD" PNONE="$PNONE" PFIFO="$PFIFO" PUNREAD="$PUNREAD" \
         MYBIN="$TEST_TMP/mybin" CUDA_HOME="orig home" XDG_CONFIG_HOME="$TEST_TMP/config" \
         "$@" || fail "tmux cannot start $*"
 }
@@ -121,6 +124,8 @@ run_hook_steps() {
     step 'whichdnn > "$OUTD/none"'
     step 'cd "$PFIFO"'
     step 'whichdnn > "$OUTD/fifo"'
+    step 'cd "$PUNREAD"'
+    step 'whichdnn > "$OUTD/unreadable"'
     step 'true'
     step 'true'
     # A manual activation stays in force across cd, until cvm_deactivate.
@@ -187,11 +192,13 @@ check_hook_results() {
     assert_eq "$(cat "$OUTD/bad")" "$DNN_A/lib/libcudnn.so.8" "in the broken folder"
     assert_eq "$(cat "$OUTD/none")" "$DNN_A/lib/libcudnn.so.8" "in the folder naming nothing installed"
     assert_eq "$(cat "$OUTD/fifo")" "$DNN_A/lib/libcudnn.so.8" "in the folder with a FIFO"
+    assert_eq "$(cat "$OUTD/unreadable")" "$DNN_A/lib/libcudnn.so.8" "in the folder with an unreadable file"
     local text
     text=$(pane)
     assert_eq "$(grep -c "broken/.cudaversion" <<< "$text")" 1 "lines about the broken file"
     assert_eq "$(grep -c "CUDA 10.1 is not installed" <<< "$text")" 1 "lines about 10.1"
     assert_eq "$(grep -c "fifo/.cudaversion is not a regular file" <<< "$text")" 1 "lines about the FIFO"
+    assert_eq "$(grep -c "cannot read .*unreadable/.cudaversion" <<< "$text")" 1 "lines about the unreadable file"
     assert_eq "$(cat "$OUTD/outside2")" "$system" "outside after the bad folders"
     # Leaving project a (entered with the user's PATH and CUDA_HOME of outside1) gives back exactly
     # what the hook replaced: the whole environment is that of outside1 again.
