@@ -61,6 +61,10 @@ grep -q '^\.TH' "$TEST_TMP/deb/usr/share/man/man1/cvm.1" || fail "the packaged m
 # The tarball, extracted into a prefix as the README says.
 mkdir -p "$TEST_TMP/prefix"
 tar xzf "$tgz" --strip-components=1 -C "$TEST_TMP/prefix"
+for f in share/man/man1/cvm.1 share/bash-completion/completions/cvm share/zsh/vendor-completions/_cvm \
+    share/fish/vendor_completions.d/cvm.fish; do
+    [[ -s $TEST_TMP/prefix/$f ]] || fail "the tarball has no $f"
+done
 check_tree "$TEST_TMP/prefix" tgz
 # An upgrade: the package extracted again over the same prefix replaces cvm-shim in place; the
 # shims made before still run the selection's nvcc.

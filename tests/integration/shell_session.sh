@@ -59,6 +59,21 @@ assert_contains "$OUT" "cvm() {"
 expect_rc 0 "$CVM" init fish --no-hook
 assert_not_contains "$OUT" "_cvm_hook"
 assert_contains "$OUT" "function cvm"
+# In a real bash: with --no-hook a project's .cudaversion changes nothing at the prompt, and
+# `cvm shell` only sets CVM_VERSION (the shims follow it); with the hook the same prompt applies it.
+mkdir -p "$TEST_TMP/proj"
+printf '11.2\n' > "$TEST_TMP/proj/.cudaversion"
+for hook in --no-hook ""; do
+    out=$(cd "$TEST_TMP" && bash --norc --noprofile -c '
+        eval "$("$1" init bash $2)"; cd proj; eval "${PROMPT_COMMAND-}"
+        echo "active=${CVM_ACTIVE-none}"; cvm shell 11.2 2> /dev/null; echo "version=${CVM_VERSION-none}"' _ "$CVM" "$hook") ||
+        fail "bash with cvm init bash $hook: $out"
+    if [[ -n $hook ]]; then
+        assert_eq "$out" $'active=none\nversion=11.2' "cvm init bash --no-hook at a prompt in a project"
+    else
+        assert_eq "$out" $'active=11.2.2\nversion=11.2' "cvm init bash at a prompt in a project"
+    fi
+done
 # The hook step itself is quiet where nothing is selected, applies what is, and refuses cmd.
 mkdir -p "$TEST_TMP/none"
 (cd "$TEST_TMP/none" && expect_rc 0 "$CVM" hook-env --shell bash && assert_eq "$OUT" "")
