@@ -54,10 +54,30 @@ after=$(user_path)
 assert_eq "$after" "$long;$dest_win\\bin;$store_win\\shims" "the user's Path after install.cmd"
 assert_contains "$("$WINE" reg query 'HKCU\Environment' /v Path | tr -d '\r')" "REG_EXPAND_SZ" "Path stays REG_EXPAND_SZ"
 
-# Again (an upgrade in place): nothing is added twice.
+# A project whose nvcc shim the installed cvm made (in the store's shims folder on PATH).
+make_win_toolkit "$WIN_C/cuda-11.2" 11.2.2
+wexpect 0 "$WIN_C/prog/bin/cvm.exe" import "$(winpath "$WIN_C/cuda-11.2")"
+mkdir -p "$WIN_C/proj"
+cd "$WIN_C/proj"
+wexpect 0 "$WIN_C/prog/bin/cvm.exe" use 11.2
+shim="$WIN_C/store/shims/nvcc.exe"
+[[ -f $shim ]] || fail "no shim $shim after cvm use: $(ls "$WIN_C/store/shims" 2>&1)"
+wexpect 0 "$shim" -c k.cu
+assert_ieq "$(value_of self "$OUT")" "$(winpath "$WIN_C/cuda-11.2")\\bin\\nvcc.exe" "the shim before the upgrade"
+
+# Again, from a newer zip (an upgrade in place: its cvm-shim.exe differs): nothing is added twice
+# to Path, and the shim made before runs the project's nvcc still.
+printf 'newer build' >> "$unpacked/bin/cvm-shim.exe"
 wrun cmd /c "$(winpath "$unpacked/install.cmd")" "$dest_win"
 [[ $RC == 0 ]] || fail "install.cmd (second run) exited $RC: $OUT $ERR"
 assert_eq "$(user_path)" "$after" "a second install.cmd must not add the folders again"
+cmp -s "$unpacked/bin/cvm-shim.exe" "$WIN_C/prog/bin/cvm-shim.exe" || fail "the upgrade did not replace cvm-shim.exe"
+# The shims are hard links of the installed cvm-shim.exe (copy /y rewrites that file in place, so
+# they follow it), or copies where no link can be made, which the upgrade's `cvm rehash` renews.
+cmp -s "$shim" "$WIN_C/prog/bin/cvm-shim.exe" || fail "the nvcc shim is not the upgraded cvm-shim.exe"
+wexpect 0 "$shim" -c k.cu
+assert_ieq "$(value_of self "$OUT")" "$(winpath "$WIN_C/cuda-11.2")\\bin\\nvcc.exe" "the shim after the upgrade"
+cd "$TEST_TMP"
 
 # The installed cvm runs and finds its registry.
 wexpect 0 "$WIN_C/prog/bin/cvm.exe" --version
