@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# Benchmark the prompt hook of `cvm init bash` against `mise hook-env` when nothing changed.
+# Benchmark the prompt hook of `cvm init SHELL` against `mise hook-env` when nothing changed.
 #
-#   scripts/bench-hook.sh [--cvm PATH] [--mise PATH] [--prompts N] [--runs N] [--work DIR]
+#   scripts/bench-hook.sh [--cvm PATH] [--mise PATH] [--shells "bash zsh fish"] [--prompts N]
+#                         [--runs N] [--work DIR]
 #
-# In one bash, in a project folder that each tool has applied already, calls the prompt hook N
-# times (cvm: _cvm_hook; mise: _mise_hook from `mise activate bash`, which runs `mise hook-env`);
-# the same with no calls gives the start-up cost, which is subtracted. hyperfine times the four
-# side by side. Goals: cvm at most 2 ms per prompt and at most 1/5 of mise's.
+# In one shell, in a project folder that each tool has applied already, runs the prompt hook N
+# times (cvm: _cvm_hook; mise: what `mise activate SHELL` runs at a prompt: _mise_hook (bash),
+# _mise_hook_precmd (zsh), __mise_env_eval_on_prompt (fish), each running `mise hook-env`); the
+# same with no prompts gives the start-up cost, which is subtracted. hyperfine times the four side
+# by side, for each shell. Goals: cvm at most 2 ms per prompt and at most 1/5 of mise's.
 # mise comes from npm (@jdxcode/mise-linux-x64), installed into ~/.cache/cvm/bench-mise if missing.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 cvm="${CVM:-}"
 mise=""
+shells="bash zsh fish"
 prompts=200
 runs=10
 work=""
@@ -20,10 +23,11 @@ while [[ $# -gt 0 ]]; do
     case $1 in
         --cvm) cvm=$2; shift 2 ;;
         --mise) mise=$2; shift 2 ;;
+        --shells) shells=$2; shift 2 ;;
         --prompts) prompts=$2; shift 2 ;;
         --runs) runs=$2; shift 2 ;;
         --work) work=$2; shift 2 ;;
-        -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
         *) echo "bench-hook: unknown argument $1" >&2; exit 2 ;;
     esac
 done
@@ -32,7 +36,7 @@ if [[ -z $cvm ]]; then
 fi
 [[ -x $cvm ]] || { echo "bench-hook: no cvm binary; build it or pass --cvm" >&2; exit 2; }
 source "$here/scripts/deps.sh"
-need_packages hyperfine python3 bash
+need_packages hyperfine python3 bash zsh fish
 if [[ -z $mise ]]; then
     cache="${XDG_CACHE_HOME:-$HOME/.cache}/cvm/bench-mise"
     mise="$cache/node_modules/@jdxcode/mise-linux-x64/bin/mise"
@@ -60,28 +64,61 @@ printf '#!/bin/sh\n' > "$tk/bin/nvcc" && chmod +x "$tk/bin/nvcc"
 printf '12.4\n' > "$work/proj/.cudaversion"
 printf '[env]\nCUDA_HOME = "%s"\n_.path = ["%s/bin"]\n' "$tk" "$tk" > "$work/proj/mise.toml"
 "$mise" trust -q "$work/proj/mise.toml" 2> /dev/null || "$mise" trust "$work/proj/mise.toml"
+# fish compares file times in whole seconds: within the second of an edit its hook runs
+# `cvm hook-env` again at each prompt (on purpose). The prompts measured come after that second.
+sleep 1.1
 
-deep="$work/proj/a/b/c"
-# Each command: start bash, set up the hook, apply once in the folder, then N prompts.
-cvm_cmd() { echo "bash --norc --noprofile -c 'eval \"\$(\"$cvm\" init bash)\"; cd \"$deep\"; _cvm_hook; for ((i = 0; i < $1; i++)); do _cvm_hook; done; [[ \$CVM_ACTIVE == 12.4.1 ]]'"; }
-mise_cmd() { echo "bash --norc --noprofile -c 'eval \"\$(\"$mise\" activate bash)\"; cd \"$deep\"; _mise_hook; for ((i = 0; i < $1; i++)); do _mise_hook; done; [[ \$CUDA_HOME == \"$tk\" ]]'"; }
-# Both must apply their environment, or the comparison means nothing.
-bash -c "$(cvm_cmd 1)" || { echo "bench-hook: the cvm hook did not apply 12.4 in $deep" >&2; exit 1; }
-bash -c "$(mise_cmd 1)" || { echo "bench-hook: mise did not apply its environment in $deep" >&2; exit 1; }
-
-hyperfine -N --warmup 2 --runs "$runs" --export-json "$work/times.json" \
-    -n "cvm x$prompts" "$(cvm_cmd "$prompts")" -n "cvm x0" "$(cvm_cmd 0)" \
-    -n "mise x$prompts" "$(mise_cmd "$prompts")" -n "mise x0" "$(mise_cmd 0)" > /dev/null
-
-python3 - "$work/times.json" "$prompts" <<'EOF'
+report() {
+python3 - "$work/times.json" "$prompts" "$1" <<'EOF'
 import json, sys
 runs = {r["command"]: r["median"] for r in json.load(open(sys.argv[1]))["results"]}
 n = int(sys.argv[2])
 cvm = (runs[f"cvm x{n}"] - runs["cvm x0"]) / n * 1000
 mise = (runs[f"mise x{n}"] - runs["mise x0"]) / n * 1000
 ratio = cvm / mise if mise > 0 else float("inf")
-print(f"per prompt, nothing changed: cvm {cvm:.3f} ms, mise hook-env {mise:.3f} ms, ratio {ratio:.3f}")
+print(f"{sys.argv[3]}: per prompt, nothing changed: cvm {cvm:.3f} ms, mise hook-env {mise:.3f} ms, ratio {ratio:.3f}")
 ok = cvm <= 2.0 and ratio <= 0.2
-print(f"goals (cvm <= 2 ms, cvm <= mise/5): {'met' if ok else 'NOT met'}")
+print(f"{sys.argv[3]}: goals (cvm <= 2 ms, cvm <= mise/5): {'met' if ok else 'NOT met'}")
 sys.exit(0 if ok else 1)
 EOF
+}
+
+deep="$work/proj/a/b/c"
+# One driver per tool and shell, run as `SHELL DRIVER N`: set up the hook, apply once in the
+# folder, then N prompts (the function each tool's hook runs at a prompt), then check that the
+# tool applied its environment. bash and zsh share the driver's text.
+for sh in bash zsh; do
+    printf '%s\n' 'eval "$("$CVM_BIN" init '"$sh"')"' "cd '$deep'" '_cvm_hook' \
+        'for ((i = 0; i < $1; i++)); do _cvm_hook; done' '[[ $CVM_ACTIVE == 12.4.1 ]]' > "$work/cvm.$sh"
+done
+printf '%s\n' 'eval "$("$MISE_BIN" activate bash)"' "cd '$deep'" '_mise_hook' \
+    'for ((i = 0; i < $1; i++)); do _mise_hook; done' "[[ \$CUDA_HOME == '$tk' ]]" > "$work/mise.bash"
+printf '%s\n' 'eval "$("$MISE_BIN" activate zsh)"' "cd '$deep'" '_mise_hook' \
+    'for ((i = 0; i < $1; i++)); do _mise_hook_precmd; done' "[[ \$CUDA_HOME == '$tk' ]]" > "$work/mise.zsh"
+printf '%s\n' '$CVM_BIN init fish | source' "cd '$deep'" '_cvm_hook' \
+    'set i 0' 'while test $i -lt $argv[1]; _cvm_hook; set i (math $i + 1); end' 'test "$CVM_ACTIVE" = 12.4.1' \
+    > "$work/cvm.fish"
+printf '%s\n' '$MISE_BIN activate fish | source' "cd '$deep'" '__mise_env_eval' \
+    'set i 0' 'while test $i -lt $argv[1]; __mise_env_eval_on_prompt; set i (math $i + 1); end' \
+    "test \"\$CUDA_HOME\" = '$tk'" > "$work/mise.fish"
+export CVM_BIN=$cvm MISE_BIN=$mise
+run_shell() { # SHELL TOOL N
+    case $1 in
+        bash) echo "bash --norc --noprofile $work/$2.bash $3" ;;
+        zsh) echo "zsh -f $work/$2.zsh $3" ;;
+        fish) echo "fish --no-config $work/$2.fish $3" ;;
+    esac
+}
+
+status=0
+for sh in $shells; do
+    command -v "$sh" > /dev/null || { echo "bench-hook: $sh is not installed" >&2; exit 2; }
+    # Both must apply their environment, or the comparison means nothing.
+    $(run_shell "$sh" cvm 1) || { echo "bench-hook: the cvm hook did not apply 12.4 in $deep ($sh)" >&2; exit 1; }
+    $(run_shell "$sh" mise 1) || { echo "bench-hook: mise did not apply its environment in $deep ($sh)" >&2; exit 1; }
+    hyperfine -N --warmup 2 --runs "$runs" --export-json "$work/times.json" \
+        -n "cvm x$prompts" "$(run_shell "$sh" cvm "$prompts")" -n "cvm x0" "$(run_shell "$sh" cvm 0)" \
+        -n "mise x$prompts" "$(run_shell "$sh" mise "$prompts")" -n "mise x0" "$(run_shell "$sh" mise 0)" > /dev/null
+    report "$sh" || status=1
+done
+exit $status

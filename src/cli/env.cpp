@@ -88,6 +88,10 @@ void register_env_command(CLI::App& app) {
         "Undo with cvm_deactivate (bash, zsh, fish, pwsh) or the output of `cvm deactivate`.");
     cmd->callback([shell, spec] {
         Shell sh = shell_of(*shell, "env");
+        // As `cvm script`: cmd code for Linux toolkits would set Linux paths and LD_LIBRARY_PATH.
+        if (sh == Shell::Cmd && platform::host_os() != platform::Os::Windows)
+            throw UsageError("env: cmd code needs a Windows store, and this one holds Linux toolkits; run "
+                             "`cvm env --shell cmd` with cvm on Windows, or `cvm env --shell bash` here");
         Store store = open_store();
         Selection sel = current_selection(store, spec->empty() ? std::nullopt
                                                                : std::optional<std::string>(*spec));

@@ -28,6 +28,11 @@ assert_contains "$ERR" "PATH"
 expect_rc 2 "$CVM" script 11.2 --shell cmd
 assert_contains "$ERR" "Windows store"
 [[ ! -e "$work/activate_cuda112.bat" ]] || fail "cvm script --shell cmd wrote a .bat for a Linux store"
+# cvm env too: one line, exit 2, no code.
+expect_rc 2 "$CVM" env 11.2 --shell cmd
+assert_eq "$OUT" "" "cvm env --shell cmd for a Linux store"
+assert_eq "$(wc -l <<< "$ERR")" 1 "lines of the refusal"
+assert_contains "$ERR" "Windows store"
 
 # pwsh: activate_cuda112.ps1, pure ASCII (non-ASCII letters as [char] codes).
 expect_rc 0 "$CVM" script 11.2 --shell pwsh
