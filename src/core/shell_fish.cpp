@@ -202,30 +202,35 @@ end
         functions += "set -g _cvm_stamp " + quote_fish(o.stamp_dir) + "/$fish_pid\n";
         functions += R"FISH(function _cvm_hook --on-variable PWD --on-event fish_prompt
     # The prompt hook (cvm init): applies the selection of this folder when it changed. Cheap
-    # when nothing did: a test per folder up to the nearest .cudaversion, and a few more.
+    # when nothing did: a few builtins, no process.
     set -l _cvm_status $status
-    set -l d $PWD
-    set -l f
-    while true
-        if test -e "$d/.cudaversion"
-            set f "$d/.cudaversion"
-            break
-        end
-        test -n "$d"; or break
-        set d (string replace -r '/[^/]*$' '' -- $d)
+    # The nearest .cudaversion: every folder's from / down to $PWD, the deepest that exists.
+    # A command substitution costs more than a test in fish, so there are two, not one a folder.
+    set -l c /.cudaversion
+    set -l p
+    for part in (string split -n / -- $PWD)
+        set p "$p/$part"
+        set -a c "$p/.cudaversion"
     end
-    set -l k "$PWD|$CVM_VERSION|"(set -q _CVM_SAVED; and echo m; or echo -)"|$f"
+    set -l f (path filter -- $c)[-1]
+    set -l m -
+    set -q _CVM_SAVED; and set m m
+    set -l k "$PWD|$CVM_VERSION|$m|$f"
     test -n "$f"; or set f )FISH" +
                      quote_fish(o.global_file) + R"FISH(
-    if test "$k" = "$_cvm_key"; and set -l s (path mtime -- $_cvm_stamp)
-        # Unchanged when these are older than the stamp (seconds: equal counts as changed).
-        set -l fresh 1
-        for x in $f)FISH" +
-                     watched + R"FISH(
-            set -l m (path mtime -- $x); or continue
-            test $m -lt $s; or set fresh 0
+    if test "$k" = "$_cvm_key"
+        # Unchanged when the stamp exists and these are older (seconds: equal counts as changed).
+        set -l x (path filter -- $_cvm_stamp $f)FISH" +
+                     watched + R"FISH()
+        if test "$x[1]" = "$_cvm_stamp"; and set -l t (path mtime -- $x)
+            set -l s $t[1]
+            set -e t[1]
+            set -l fresh 1
+            for y in $t
+                test $y -lt $s; or set fresh 0
+            end
+            test $fresh = 1; and return $_cvm_status
         end
-        test $fresh = 1; and return $_cvm_status
     end
     set -g _cvm_key $k
     command cvm hook-env --shell fish --pid $fish_pid | source

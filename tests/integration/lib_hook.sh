@@ -141,6 +141,9 @@ run_hook_steps() {
     step 'whichdnn > "$OUTD/shell_a"'
     step 'cvm shell --unset'
     step 'whichdnn > "$OUTD/shell_unset"'
+    # The .cudaversion edited where the shell is (no cd): the next prompt applies it.
+    step 'cvm use 11.2+8.1 2> /dev/null'
+    step 'whichdnn > "$OUTD/b_edited"'
     step 'cd "$OUTSIDE"'
     step 'cvm deactivate'
     step 'cd "$PA"'
@@ -208,6 +211,7 @@ check_hook_results() {
     # cvm shell: the session override wins over the folder, and --unset gives it back.
     assert_eq "$(cat "$OUTD/shell_a")" "$DNN_A/lib/libcudnn.so.8" "cvm shell 11.2+8 in project b"
     assert_eq "$(cat "$OUTD/shell_unset")" "$DNN_B/lib/libcudnn.so.9" "cvm shell --unset in project b"
+    assert_eq "$(cat "$OUTD/b_edited")" "$DNN_A/lib/libcudnn.so.8" "project b after cvm use 11.2+8.1 there"
     # cvm deactivate: the hook is off in this shell.
     assert_eq "$(cat "$OUTD/after_deactivate")" "$system" "project a after cvm deactivate"
 }
