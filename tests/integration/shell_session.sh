@@ -9,14 +9,23 @@ make_toolkit "$TEST_TMP/cuda-11.2" 11.2.2
 mkdir -p "$TEST_TMP/w"
 cd "$TEST_TMP/w"
 
-# At a terminal (stdout is one), without the function: one line, exit 2, how to enable it.
-for cmd in "shell 11.2" "deactivate"; do
-    rc=0
-    out=$(SHELL=/bin/zsh script -qec "$CVM $cmd" /dev/null) || rc=$?
-    assert_eq "$rc" 2 "cvm $cmd at a terminal without the function"
-    assert_contains "$out" "shell integration is not enabled"
-    # `script` runs the command in $SHELL (zsh), which starts cvm: the hint names zsh's rc file.
-    assert_contains "$out" "cvm init zsh"
+# At a terminal (stdout is one), without the function: one line, exit 2, how to enable it in
+# the shell that runs cvm (`script` runs the command in $SHELL, which starts cvm).
+for sh in bash zsh fish; do
+    case $sh in
+        bash) hint='`eval "$(cvm init bash)"` to ~/.bashrc' ;;
+        zsh) hint='`eval "$(cvm init zsh)"` to ~/.zshrc' ;;
+        fish) hint='`cvm init fish | source` to ~/.config/fish/config.fish' ;;
+    esac
+    for cmd in "shell 11.2" "deactivate"; do
+        rc=0
+        out=$(SHELL=$(command -v $sh) script -qec "$CVM $cmd" /dev/null) || rc=$?
+        assert_eq "$rc" 2 "cvm $cmd at a terminal of $sh without the function"
+        out=${out//$'\r'/}
+        assert_eq "$(grep -c . <<< "$out")" 1 "lines from cvm $cmd at a terminal of $sh"
+        assert_contains "$out" "shell integration is not enabled"
+        assert_contains "$out" "$hint"
+    done
 done
 
 # Through the function's way (--shell), the code.
