@@ -46,12 +46,18 @@ fall_path="$CVM_ROOT/shims:$tmp/p1:$tmp/p2:$tmp/p3:$tmp/p4:$tmp/p5:$tmp/p6:$tmp/
 fall() { (cd "$tmp/none" && PATH=$fall_path "$@"); }
 [ "$(fall /bin/sh -c 'command -v cvmbench')" = "$CVM_ROOT/shims/cvmbench" ] || { echo "fall-through set-up is wrong" >&2; exit 1; }
 # The floor of any launcher that execs the tool: a static program that does nothing else. Its
-# cost is the kernel's exec and the C library's start-up (on some virtual machines mostly the
-# CPU-feature queries of a static glibc, which trap to the hypervisor).
+# cost is the kernel's exec and the C library's start-up (with glibc, on some virtual machines
+# mostly the CPU-feature queries of its static start-up, which trap to the hypervisor: the
+# reason the shim links musl where it can).
 printf '#include <unistd.h>\nint main(int c, char** v) { (void)c; execv("%s", v); return 127; }\n' \
     "$tk/bin/cvmbench" > "$tmp/floor.c"
 cmds=(-n direct "$tk/bin/cvmbench" -n cvm-shim "$CVM_ROOT/shims/cvmbench")
-cc -O2 -static -o "$tmp/exec-floor" "$tmp/floor.c" 2>/dev/null && cmds+=(-n exec-floor "$tmp/exec-floor")
+# Built as the shim is: against musl where the shim is (shims/CMakeLists.txt), else glibc.
+floor_cc=cc
+if command -v musl-gcc >/dev/null && ! readelf -n "$CVM_ROOT/shims/cvmbench" | grep -q NT_GNU_ABI_TAG; then
+    floor_cc=musl-gcc
+fi
+"$floor_cc" -O2 -static -o "$tmp/exec-floor" "$tmp/floor.c" 2>/dev/null && cmds+=(-n exec-floor "$tmp/exec-floor")
 if fall "$CVM_ROOT/shims/cvmbench"; then
     cmds+=(-n direct-system "$tmp/sysbin/cvmbench"
            -n cvm-fallthrough "env -C $tmp/none PATH=$fall_path $CVM_ROOT/shims/cvmbench"

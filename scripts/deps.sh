@@ -16,7 +16,8 @@ need_packages() {
 }
 
 BUILD_PACKAGES=(build-essential cmake ninja-build pkg-config libcli11-dev libtomlplusplus-dev libarchive-dev
-                libcurl4-openssl-dev nlohmann-json3-dev libssl-dev liblzma-dev zlib1g-dev catch2 ca-certificates python3)
+                libcurl4-openssl-dev nlohmann-json3-dev libssl-dev liblzma-dev zlib1g-dev catch2 ca-certificates python3
+                musl-tools)
 # What the tests run besides the build: real shells, a real Lmod, hyperfine-free (benchmarks are
 # separate), archive tools to build test archives, clang for the fuzzers, mingw-w64 and Wine for
 # the Windows build.

@@ -664,7 +664,7 @@ void exec_replace(const fs::path& program, const std::vector<std::string>& args,
     auto envp = c_strings(env_storage);
     execve(program.c_str(), argv.data(), envp.data());
     int err = errno;
-    std::fprintf(stderr, "cvm: cannot run %s: %s\n", program.c_str(), std::strerror(err));
+    std::fprintf(stderr, "cvm: cannot run %s: %s\n", program.c_str(), error_text(err).c_str());
     std::_Exit(err == ENOENT ? 127 : 126);
 }
 
@@ -680,7 +680,7 @@ void exec_replace(const fs::path& program, const std::vector<std::string>& args)
     auto argv = c_strings(argv_storage);
     execv(program.c_str(), argv.data());
     int err = errno;
-    std::fprintf(stderr, "cvm: cannot run %s: %s\n", program.c_str(), std::strerror(err));
+    std::fprintf(stderr, "cvm: cannot run %s: %s\n", program.c_str(), error_text(err).c_str());
     std::_Exit(err == ENOENT ? 127 : 126);
 }
 
@@ -1079,7 +1079,39 @@ std::optional<FileMeta> link_meta(const fs::path& p, bool& link) {
 #endif
 }
 
-std::string error_text(int error) { return std::strerror(error); }
+// The C library's words differ between glibc, musl (the shim's, shims/CMakeLists.txt) and
+// Windows' CRT ("Symbolic link loop" against "Too many levels of symbolic links"): the reasons
+// cvm gives for files are its own, in glibc's wording, so cvm and its shim say the same thing.
+std::string error_text(int error) {
+    switch (error) {
+    case EPERM: return "Operation not permitted";
+    case ENOENT: return "No such file or directory";
+    case EIO: return "Input/output error";
+    case ENXIO: return "No such device or address";
+    case ENOEXEC: return "Exec format error";
+    case ENOMEM: return "Cannot allocate memory";
+    case EACCES: return "Permission denied";
+    case EBUSY: return "Device or resource busy";
+    case EEXIST: return "File exists";
+    case EXDEV: return "Invalid cross-device link";
+    case ENOTDIR: return "Not a directory";
+    case EISDIR: return "Is a directory";
+    case EINVAL: return "Invalid argument";
+    case ENFILE: return "Too many open files in system";
+    case EMFILE: return "Too many open files";
+    case ETXTBSY: return "Text file busy";
+    case EFBIG: return "File too large";
+    case ENOSPC: return "No space left on device";
+    case EROFS: return "Read-only file system";
+    case ENAMETOOLONG: return "File name too long";
+    case ENOTEMPTY: return "Directory not empty";
+    case ELOOP: return "Too many levels of symbolic links";
+#ifdef EDQUOT
+    case EDQUOT: return "Disk quota exceeded";
+#endif
+    default: return std::strerror(error);
+    }
+}
 
 OwnerWriter windows_owner_writer(const fs::path& p) {
     OwnerWriter out;
