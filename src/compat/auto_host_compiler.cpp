@@ -3,6 +3,7 @@
 #include <fstream>
 #include <system_error>
 
+#include "compat/visual_studio.h"
 #include "registry/registry.h"
 
 namespace cvm::compat {
@@ -74,7 +75,10 @@ HostCompilerQuery toolkit_query(const Store& store, const Entry& toolkit) {
         path += (path.empty() ? "" : std::string(1, sep)) + dir;
     }
     q.env["PATH"] = path;
-    if (q.os == platform::Os::Windows) q.visual_studio_roots = default_visual_studio_roots();
+    if (q.os == platform::Os::Windows) {
+        q.visual_studio_roots = default_visual_studio_roots();
+        q.visual_studio_instances = default_visual_studio_instances();
+    }
     return q;
 }
 

@@ -45,6 +45,9 @@ CVM_LIBCUDA="$TEST_TMP/libcuda/libcuda.so.1" expect_rc 0 env PATH="$BASE_PATH" "
 assert_contains "$(finding_codes)" "note:driver-library-only"
 assert_not_contains "$(finding_codes)" "no-driver"
 assert_eq "$(json_get 'd["driver"]["version"]')" "535.261.03"
+assert_eq "$(json_get 'd["driver"]["source"]')" "$TEST_TMP/libcuda/libcuda.so.535.261.03"
+msg=$(json_get '[f["message"] for f in d["findings"] if f["code"] == "driver-library-only"][0]')
+[[ $(grep -o "user-space library" <<< "$msg" | wc -l) == 1 ]] || fail "the finding says its source twice: $msg"
 fake_driver 525.60.13
 
 # 2. Two toolkits' bin folders on PATH and CUDA_PATH naming the other one.
