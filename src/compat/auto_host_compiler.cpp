@@ -112,7 +112,7 @@ std::string host_compiler_line(const HostCompilerStatus& s) {
         return "host compiler: " + s.choice->ccbin + " is handed to nvcc" +
                (s.choice->via_env ? " (NVCC_CCBIN, CUDAHOSTCXX)" : " (-ccbin, CUDAHOSTCXX)") + ": " + s.problem;
     const auto& o = s.nvcc_default.origin;
-    if (o != "PATH" && o != "nvcc.profile's PATH" && o != "the newest Visual Studio")
+    if (o != "PATH" && o != "nvcc.profile's PATH")
         return "warning: " + s.problem + "; change " + o;
     return "warning: " + s.problem + "; no installed compiler fits: " + host_compiler_fix(*s.limits, platform::host_os());
 }

@@ -148,10 +148,9 @@ FoundCompiler find_nvcc_host_compiler(const HostCompilerQuery& q) {
     std::string path = env_of(q, "PATH").value_or("");
     if (windows) {
         fs::path cl = platform::find_executable("cl.exe", path);
-        if (!cl.empty()) return found(cl.u8string(), "PATH", q.os);
-        auto all = visual_studio_cl_programs(q.visual_studio_roots, q.visual_studio_instances);
-        if (!all.empty()) return found(all.front().u8string(), "the newest Visual Studio", q.os);
-        return found("", "PATH", q.os);
+        // nvcc does not look for Visual Studio itself: without cl.exe on PATH (a Developer Command
+        // Prompt's) it stops with "Cannot find compiler 'cl.exe' in PATH".
+        return found(cl.u8string(), "PATH", q.os);
     }
     std::string prefix = profile_path_prefix(q.nvcc);
     fs::path gcc = platform::find_executable("gcc", prefix + path);
@@ -241,7 +240,7 @@ HostCompilerStatus host_compiler_status(const HostCompilerQuery& q, const HostCo
     }
     if (s.problem.empty()) return s;
     // A compiler the user named is theirs to change; auto only replaces nvcc's own pick.
-    if (d.origin != "PATH" && d.origin != "nvcc.profile's PATH" && d.origin != "the newest Visual Studio")
+    if (d.origin != "PATH" && d.origin != "nvcc.profile's PATH")
         return s;
     for (const auto& c : installed_host_compilers(q)) {
         if (judge(*limits, *c.id) != Verdict::Supported) continue;

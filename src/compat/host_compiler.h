@@ -36,8 +36,8 @@ struct FoundCompiler {
 
 // The compiler nvcc would use for `query`: -ccbin/--compiler-bindir on the command line, then
 // in NVCC_PREPEND_FLAGS / NVCC_APPEND_FLAGS, then NVCC_CCBIN (an nvcc that reads it), then gcc
-// on PATH after nvcc.profile's additions (Linux) or cl.exe on PATH, else of the newest Visual
-// Studio (Windows). The compiler is run to identify it.
+// on PATH after nvcc.profile's additions (Linux) or cl.exe on PATH (Windows; nvcc looks nowhere
+// else). The compiler is run to identify it.
 FoundCompiler find_nvcc_host_compiler(const HostCompilerQuery& query);
 
 // Runs `program --version` (gcc, clang) or reads the MSVC toolset folder of a cl.exe (elsewhere

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Windows, under Wine: the host compiler of a toolkit with the cross-built cvm.exe. CUDA 11.8's
-# include\crt\host_config.h accepts _MSC_VER 1910 to 1939; the newest Visual Studio here (2022,
-# MSVC 14.44, 1944) is too new, so nvcc's own pick would fail. The Visual Studio Installer's
-# records name Build Tools elsewhere (MSVC 14.29): `cvm use` says it hands that cl.exe over, the
-# nvcc shim adds -ccbin (never over the user's own), `cvm current` and `cvm doctor` say so. A cl.exe
-# on PATH outside a toolset folder (a wrapper) is known by the banner it prints. nvcuda.dll's file
-# version gives the driver where nothing else answers.
+# Windows, under Wine: the host compiler of a toolkit with the cross-built cvm.exe. nvcc finds
+# cl.exe only on PATH ("Cannot find compiler 'cl.exe' in PATH" outside a Developer Command Prompt).
+# CUDA 11.8's include\crt\host_config.h accepts _MSC_VER 1910 to 1939: the newest Visual Studio
+# here (2022, MSVC 14.44, 1944) is too new; the Visual Studio Installer's records name Build Tools
+# elsewhere (MSVC 14.29). `cvm use` says it hands that cl.exe over, the nvcc shim adds -ccbin (never
+# over the user's own), `cvm current` and `cvm doctor` say so. A too new cl.exe on PATH outside a
+# toolset folder (a wrapper) is known by the banner it prints. nvcuda.dll's file version gives the
+# driver where nothing else answers.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_windows.sh"
 
@@ -41,7 +42,7 @@ wexpect 0 "$CVM_EXE" import "$(winpath "$TK")"
 PROJ="$WIN_C/proj"
 mkdir -p "$PROJ" && cd "$PROJ"
 wexpect 0 "$CVM_EXE" use 11.8
-assert_contains "$ERR" "host compiler: $BT_CL_WIN is handed to nvcc (-ccbin, CUDAHOSTCXX): MSVC 19.44 (Visual Studio 2022) ($VS_CL_WIN, the newest Visual Studio) is newer than CUDA 11.8.0 supports (MSVC 1910 to 1939"
+assert_contains "$ERR" "host compiler: $BT_CL_WIN is handed to nvcc (-ccbin, CUDAHOSTCXX): nvcc finds no host compiler (cl.exe is not on PATH); CUDA 11.8.0 supports MSVC 1910 to 1939"
 
 # The shim adds -ccbin and CUDAHOSTCXX; the user's own -ccbin stays alone.
 SHIM="$STORE/shims/nvcc.exe"

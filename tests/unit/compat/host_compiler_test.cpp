@@ -353,11 +353,13 @@ TEST_CASE("Visual Studio installs: cl.exe of every MSVC toolset, newest first") 
     REQUIRE(all.size() == 3);
     CHECK(describe(*all[0].id) == "MSVC 19.44 (Visual Studio 2022)");
     CHECK(describe(*all[2].id) == "MSVC 19.29 (Visual Studio 2019)");
-    // Without cl.exe on PATH nvcc takes the newest Visual Studio; 17.14 (1944) is too new for 11.8.
+    // Without cl.exe on PATH nvcc finds no compiler (it looks for no Visual Studio); the newest
+    // one CUDA 11.8 takes is handed over: 17.14 (1944) is too new for it.
     auto l = cuda118();
     auto s = host_compiler_status(q, &l);
-    CHECK(s.nvcc_default.origin == "the newest Visual Studio");
-    CHECK(s.verdict == Verdict::TooNew);
+    CHECK(s.nvcc_default.origin == "PATH");
+    CHECK(s.nvcc_default.path.empty());
+    CHECK(s.problem.find("nvcc finds no host compiler (cl.exe is not on PATH)") != std::string::npos);
     REQUIRE(s.choice);
     CHECK(s.choice->ccbin.find("14.38.33130") != std::string::npos);
 }
@@ -398,8 +400,7 @@ TEST_CASE("Visual Studio installs the Installer records, anywhere, each toolset 
     q.visual_studio_instances = instances;
     auto l = cuda118();
     auto s = host_compiler_status(q, &l);
-    CHECK(s.nvcc_default.origin == "the newest Visual Studio");
-    CHECK(s.verdict == Verdict::TooNew);
+    CHECK(s.nvcc_default.path.empty());
     REQUIRE(s.choice);
     CHECK(s.choice->ccbin == (tools / "VC/Tools/MSVC/14.29.30133/bin/Hostx64/x64/cl.exe").u8string());
 }
