@@ -33,7 +33,7 @@ cat >> "$T/tk124/bin/nvcc" <<'EOS'
 # NVCC_CCBIN
 EOS
 # Both print the host compiler variables they get (the pattern keeps 11.8's program free of the name).
-sed -i 's/^exit /env | grep -E "^(NVCC_CC|CUDAHOSTC)" || true; exit /' "$T/tk118/bin/nvcc" "$T/tk124/bin/nvcc"
+sed -i 's/^exit /env | grep -E "^(NVCC_|CUDAHOSTC)" || true; exit /' "$T/tk118/bin/nvcc" "$T/tk124/bin/nvcc"
 
 export PATH="$CVM_ROOT/shims:$cc:/usr/bin:/bin"
 expect_rc 0 "$CVM" import "$T/tk118"
@@ -47,6 +47,7 @@ expect_rc 0 nvcc -c x.cu
 assert_contains "$OUT" "args=-ccbin $cc/g++-11 -c x.cu"
 assert_contains "$OUT" "CUDAHOSTCXX=$cc/g++-11"
 assert_not_contains "$OUT" "NVCC_CCBIN="
+assert_not_contains "$OUT" "NVCC_PREPEND_FLAGS=" # nvcc refuses a second -ccbin there
 # The user's own choice always wins, wherever it is made.
 expect_rc 0 nvcc -ccbin clang++-19 -c x.cu
 assert_contains "$OUT" "args=-ccbin clang++-19 -c x.cu"
@@ -88,6 +89,7 @@ assert_contains "$ERR" "(NVCC_CCBIN, CUDAHOSTCXX)"
 expect_rc 0 nvcc -c x.cu
 assert_contains "$OUT" "args=-c x.cu"
 assert_contains "$OUT" "NVCC_CCBIN=$cc/g++-13"
+assert_not_contains "$OUT" "NVCC_PREPEND_FLAGS="
 expect_rc 0 nvcc -ccbin clang++-19 -c x.cu
 assert_not_contains "$OUT" "NVCC_CCBIN="
 
