@@ -3,6 +3,7 @@
 #include <fstream>
 #include <system_error>
 
+#include "compat/visual_studio.h"
 #include "registry/registry.h"
 
 namespace cvm::compat {
@@ -74,7 +75,10 @@ HostCompilerQuery toolkit_query(const Store& store, const Entry& toolkit) {
         path += (path.empty() ? "" : std::string(1, sep)) + dir;
     }
     q.env["PATH"] = path;
-    if (q.os == platform::Os::Windows) q.visual_studio_roots = default_visual_studio_roots();
+    if (q.os == platform::Os::Windows) {
+        q.visual_studio_roots = default_visual_studio_roots();
+        q.visual_studio_instances = default_visual_studio_instances();
+    }
     return q;
 }
 
@@ -108,7 +112,7 @@ std::string host_compiler_line(const HostCompilerStatus& s) {
         return "host compiler: " + s.choice->ccbin + " is handed to nvcc" +
                (s.choice->via_env ? " (NVCC_CCBIN, CUDAHOSTCXX)" : " (-ccbin, CUDAHOSTCXX)") + ": " + s.problem;
     const auto& o = s.nvcc_default.origin;
-    if (o != "PATH" && o != "nvcc.profile's PATH" && o != "the newest Visual Studio")
+    if (o != "PATH" && o != "nvcc.profile's PATH")
         return "warning: " + s.problem + "; change " + o;
     return "warning: " + s.problem + "; no installed compiler fits: " + host_compiler_fix(*s.limits, platform::host_os());
 }

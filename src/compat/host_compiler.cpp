@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "compat/visual_studio.h"
 #include "core/config.h"
 
 namespace cvm::compat {
@@ -67,8 +68,23 @@ FoundCompiler found(const std::string& path, const std::string& origin, platform
     // cl.exe is judged by its toolset folder, whatever the machine running cvm thinks of it.
     f.exists = !path.empty() && (os == platform::Os::Windows ? platform::exists(path)
                                                              : platform::is_executable(fs::u8path(path)));
-    if (f.exists) f.id = identify_compiler(fs::u8path(path), os);
+    if (f.exists) f.id = identify_compiler(fs::u8path(path), os, &f.said);
     return f;
+}
+
+// The first non-blank line of a program's output, at most 200 characters.
+std::string first_words(const std::string& text) {
+    size_t pos = 0;
+    while (pos < text.size()) {
+        size_t end = text.find_first_of("\r\n", pos);
+        std::string line = text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+        pos = end == std::string::npos ? text.size() : end + 1;
+        size_t first = line.find_first_not_of(" \t");
+        if (first == std::string::npos) continue;
+        line = line.substr(first, line.find_last_not_of(" \t") - first + 1);
+        return line.size() > 200 ? line.substr(0, 200) + "..." : line;
+    }
+    return {};
 }
 
 bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
@@ -89,52 +105,35 @@ bool is_cxx_compiler_name(const std::string& name) {
     return false;
 }
 
-// cl.exe of every MSVC toolset under the Visual Studio roots, newest toolset first.
-std::vector<fs::path> visual_studio_cl_programs(const std::vector<fs::path>& roots) {
-    std::vector<std::pair<Version, fs::path>> found;
-    for (const auto& root : roots)
-        for (const auto& year : platform::folder_names(root.u8string()))
-            for (const auto& edition : platform::folder_names((root / year).u8string())) {
-                fs::path msvc = root / year / edition / "VC" / "Tools" / "MSVC";
-                for (const auto& toolset : platform::folder_names(msvc.u8string())) {
-                    auto v = cl_version_of_toolset(toolset);
-                    if (!v) continue;
-                    fs::path cl = msvc / toolset / "bin" / "Hostx64" / "x64" / "cl.exe";
-                    if (platform::exists(cl.u8string())) found.emplace_back(*v, cl);
-                }
-            }
-    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    std::vector<fs::path> out;
-    for (auto& f : found) out.push_back(f.second);
-    return out;
-}
-
 } // namespace
 
-std::optional<CompilerId> identify_compiler(const fs::path& program, platform::Os os) {
+std::optional<CompilerId> identify_compiler(const fs::path& program, platform::Os os, std::string* said) {
     if (os == platform::Os::Windows) {
         // ...\VC\Tools\MSVC\14.29.30133\bin\Hostx64\x64\cl.exe: the toolset names the version.
         fs::path p = program;
         for (int up = 0; up < 4 && p.has_parent_path(); ++up) p = p.parent_path();
         if (auto v = cl_version_of_toolset(p.filename().u8string())) return CompilerId{CompilerKind::Msvc, *v};
     }
-    auto out = platform::capture_output(program, {program.u8string(), "--version"}, 10000);
-    if (!out) return std::nullopt;
-    return parse_compiler_banner(*out);
+    std::string name = program.filename().u8string();
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    // cl.exe has no --version: run alone, it prints its banner (and usage) on stderr.
+    const bool cl = os == platform::Os::Windows && (name == "cl.exe" || name == "cl");
+    std::vector<std::string> args{program.u8string()};
+    if (!cl) args.push_back("--version");
+    auto out = platform::capture_output(program, args, 10000, cl);
+    std::optional<CompilerId> id = out ? parse_compiler_banner(*out) : std::nullopt;
+    if (id || !said) return id;
+    // Unidentified: what it printed, stderr included, tells why (Debian's gcc wrapper of its CUDA
+    // says which compiler to use instead).
+    if (!cl) out = platform::capture_output(program, args, 10000, true);
+    if (out) *said = first_words(*out);
+    return id;
 }
 
 std::optional<bool> nvcc_reads_ccbin_env(const fs::path& nvcc) {
     auto bytes = platform::read_file(nvcc, std::size_t(256) << 20);
     if (!bytes) return std::nullopt;
     return bytes->find("NVCC_CCBIN") != std::string::npos;
-}
-
-std::vector<fs::path> default_visual_studio_roots() {
-    std::vector<fs::path> out;
-    for (const char* var : {"ProgramFiles", "ProgramFiles(x86)"})
-        if (auto v = platform::get_env(var); v && !v->empty())
-            out.push_back(fs::u8path(*v) / "Microsoft Visual Studio");
-    return out;
 }
 
 FoundCompiler find_nvcc_host_compiler(const HostCompilerQuery& q) {
@@ -149,10 +148,9 @@ FoundCompiler find_nvcc_host_compiler(const HostCompilerQuery& q) {
     std::string path = env_of(q, "PATH").value_or("");
     if (windows) {
         fs::path cl = platform::find_executable("cl.exe", path);
-        if (!cl.empty()) return found(cl.u8string(), "PATH", q.os);
-        auto all = visual_studio_cl_programs(q.visual_studio_roots);
-        if (!all.empty()) return found(all.front().u8string(), "the newest Visual Studio", q.os);
-        return found("", "PATH", q.os);
+        // nvcc does not look for Visual Studio itself: without cl.exe on PATH (a Developer Command
+        // Prompt's) it stops with "Cannot find compiler 'cl.exe' in PATH".
+        return found(cl.u8string(), "PATH", q.os);
     }
     std::string prefix = profile_path_prefix(q.nvcc);
     fs::path gcc = platform::find_executable("gcc", prefix + path);
@@ -164,7 +162,7 @@ FoundCompiler find_nvcc_host_compiler(const HostCompilerQuery& q) {
 std::vector<FoundCompiler> installed_host_compilers(const HostCompilerQuery& q) {
     std::vector<FoundCompiler> out;
     if (q.os == platform::Os::Windows) {
-        for (const auto& cl : visual_studio_cl_programs(q.visual_studio_roots)) {
+        for (const auto& cl : visual_studio_cl_programs(q.visual_studio_roots, q.visual_studio_instances)) {
             FoundCompiler f = found(cl.u8string(), "Visual Studio", q.os);
             if (f.id) out.push_back(std::move(f));
         }
@@ -228,9 +226,9 @@ HostCompilerStatus host_compiler_status(const HostCompilerQuery& q, const HostCo
                               " is not on PATH); " + cuda + " supports " + range
                         : "nvcc's host compiler " + d.path + " (" + d.origin + ") does not exist";
     } else if (!d.id) {
-        s.problem = "nvcc's host compiler " + d.path + " (" + d.origin +
-                    ") does not say which compiler it is (its --version failed); " + cuda +
-                    " supports " + range;
+        s.problem = "nvcc's host compiler " + d.path + " (" + d.origin + ") does not say which compiler it is (" +
+                    (d.said.empty() ? std::string("its --version failed") : "it says \"" + d.said + "\"") +
+                    "); " + cuda + " supports " + range;
     } else {
         s.verdict = judge(*limits, *d.id);
         if (s.verdict == Verdict::TooNew)
@@ -242,7 +240,7 @@ HostCompilerStatus host_compiler_status(const HostCompilerQuery& q, const HostCo
     }
     if (s.problem.empty()) return s;
     // A compiler the user named is theirs to change; auto only replaces nvcc's own pick.
-    if (d.origin != "PATH" && d.origin != "nvcc.profile's PATH" && d.origin != "the newest Visual Studio")
+    if (d.origin != "PATH" && d.origin != "nvcc.profile's PATH")
         return s;
     for (const auto& c : installed_host_compilers(q)) {
         if (judge(*limits, *c.id) != Verdict::Supported) continue;

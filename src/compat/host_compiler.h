@@ -22,6 +22,7 @@ struct HostCompilerQuery {
     std::filesystem::path nvcc;             // the toolkit's nvcc (its nvcc.profile is read)
     bool nvcc_reads_ccbin_env = false;      // nvcc_reads_ccbin_env() of that nvcc
     std::vector<std::filesystem::path> visual_studio_roots; // Windows: "...\Microsoft Visual Studio"
+    std::filesystem::path visual_studio_instances; // Windows: the Visual Studio Installer's records
     std::filesystem::path skip_dir;         // cvm's shims folder: never a compiler
 };
 
@@ -29,27 +30,28 @@ struct FoundCompiler {
     std::string path;   // the program
     std::string origin; // "-ccbin on the command line", "NVCC_APPEND_FLAGS", "NVCC_CCBIN", "PATH", ...
     std::optional<CompilerId> id;
+    std::string said; // unidentified: the first line it printed (stderr too)
     bool exists = false;
 };
 
 // The compiler nvcc would use for `query`: -ccbin/--compiler-bindir on the command line, then
 // in NVCC_PREPEND_FLAGS / NVCC_APPEND_FLAGS, then NVCC_CCBIN (an nvcc that reads it), then gcc
-// on PATH after nvcc.profile's additions (Linux) or cl.exe on PATH, else of the newest Visual
-// Studio (Windows). The compiler is run to identify it.
+// on PATH after nvcc.profile's additions (Linux) or cl.exe on PATH (Windows; nvcc looks nowhere
+// else). The compiler is run to identify it.
 FoundCompiler find_nvcc_host_compiler(const HostCompilerQuery& query);
 
-// Runs `program --version` (gcc, clang) or reads the MSVC toolset folder of a cl.exe.
-std::optional<CompilerId> identify_compiler(const std::filesystem::path& program, platform::Os os);
+// Runs `program --version` (gcc, clang) or reads the MSVC toolset folder of a cl.exe (elsewhere
+// cl.exe's banner). Unidentified, `said` (when given) gets the first line the program printed.
+std::optional<CompilerId> identify_compiler(const std::filesystem::path& program, platform::Os os,
+                                            std::string* said = nullptr);
 
 // The C++ host compilers installed: g++, g++-N, clang++, clang++-N on PATH (Linux); cl.exe of
-// every MSVC toolset of the Visual Studio roots (Windows). Identified; newest first per kind.
+// every MSVC toolset of the Visual Studio installs (Windows; visual_studio.h). Identified; newest
+// first per kind.
 std::vector<FoundCompiler> installed_host_compilers(const HostCompilerQuery& query);
 
 // Whether an nvcc program reads NVCC_CCBIN (its file holds the name); nullopt when unreadable.
 std::optional<bool> nvcc_reads_ccbin_env(const std::filesystem::path& nvcc);
-
-// The Visual Studio roots of this machine (%ProgramFiles%, %ProgramFiles(x86)%).
-std::vector<std::filesystem::path> default_visual_studio_roots();
 
 struct HostCompilerStatus {
     FoundCompiler nvcc_default;                // what nvcc would use unaided

@@ -155,7 +155,7 @@ DriverInfo detect_driver(const DriverProbe& probe) {
             }
             if (!v) continue;
             info.version = *v;
-            info.source = real + " (the driver's user-space library; no kernel module answered)";
+            info.source = real;
             info.user_space_only = true;
             break;
         }

@@ -206,7 +206,11 @@ std::string report_text(const DoctorReport& r, bool colour, const TextLayout& la
         line(st.bold(pad("Selected", 10)) + "nothing");
     }
     std::string driver = r.driver.version
-                             ? *r.driver.version + " " + st.dim("(" + r.driver.source + ")")
+                             ? *r.driver.version + " " +
+                                   st.dim("(" + r.driver.source +
+                                          (r.driver.user_space_only
+                                               ? ": the driver's user-space library; no kernel module answered)"
+                                               : ")"))
                              : std::string("not found");
     if (!r.driver.gpus.empty()) {
         driver += "; GPU: " + r.driver.gpus.front();

@@ -305,7 +305,8 @@ void exec_replace(const fs::path& program, const std::vector<std::string>& args)
 }
 
 std::optional<std::string> capture_output(const fs::path& program,
-                                          const std::vector<std::string>& args, int timeout_ms) {
+                                          const std::vector<std::string>& args, int timeout_ms,
+                                          bool with_stderr) {
     SECURITY_ATTRIBUTES sa{sizeof(sa), nullptr, TRUE};
     HANDLE rd = nullptr, wr = nullptr;
     if (!CreatePipe(&rd, &wr, &sa, 0)) return std::nullopt;
@@ -314,7 +315,7 @@ std::optional<std::string> capture_output(const fs::path& program,
     si.cb = sizeof(si);
     si.dwFlags = STARTF_USESTDHANDLES;
     si.hStdOutput = wr;
-    si.hStdError = GetStdHandle(STD_ERROR_HANDLE);
+    si.hStdError = with_stderr ? wr : GetStdHandle(STD_ERROR_HANDLE);
     si.hStdInput = GetStdHandle(STD_INPUT_HANDLE);
     PROCESS_INFORMATION pi{};
     DWORD err = start_process(program, args, 0, nullptr, si, pi);
@@ -733,7 +734,8 @@ int run_process(const fs::path& program, const std::vector<std::string>& args,
 }
 
 std::optional<std::string> capture_output(const fs::path& program,
-                                          const std::vector<std::string>& args, int timeout_ms) {
+                                          const std::vector<std::string>& args, int timeout_ms,
+                                          bool with_stderr) {
     int fds[2];
     if (pipe(fds) != 0) return std::nullopt;
     std::vector<std::string> argv_storage = args;
@@ -747,8 +749,12 @@ std::optional<std::string> capture_output(const fs::path& program,
     if (pid == 0) {
         close(fds[0]);
         dup2(fds[1], 1);
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0) dup2(devnull, 2);
+        if (with_stderr) {
+            dup2(fds[1], 2);
+        } else {
+            int devnull = open("/dev/null", O_WRONLY);
+            if (devnull >= 0) dup2(devnull, 2);
+        }
         execv(program.c_str(), argv.data());
         _exit(127);
     }

@@ -149,9 +149,12 @@ int run_process(const fs::path& program, const std::vector<std::string>& args,
 
 // Run and capture stdout (for `nvcc --version`). nullopt when it cannot start. With
 // `timeout_ms` > 0, a program still running then is killed and nullopt returned (for programs
-// found on the user's machine, such as a python that may hang).
+// found on the user's machine, such as a python that may hang). With `with_stderr`, stderr is
+// captured with it (cl.exe prints its banner there); otherwise it is discarded (POSIX) or the
+// caller's (Windows).
 std::optional<std::string> capture_output(const fs::path& program,
-                                          const std::vector<std::string>& args, int timeout_ms = 0);
+                                          const std::vector<std::string>& args, int timeout_ms = 0,
+                                          bool with_stderr = false);
 
 // True when the file is executable by the user (Windows: by PATHEXT suffix).
 bool is_executable(const fs::path& p);

@@ -33,7 +33,7 @@ cat >> "$T/tk124/bin/nvcc" <<'EOS'
 # NVCC_CCBIN
 EOS
 # Both print the host compiler variables they get (the pattern keeps 11.8's program free of the name).
-sed -i 's/^exit /env | grep -E "^(NVCC_CC|CUDAHOSTC)" || true; exit /' "$T/tk118/bin/nvcc" "$T/tk124/bin/nvcc"
+sed -i 's/^exit /env | grep -E "^(NVCC_|CUDAHOSTC)" || true; exit /' "$T/tk118/bin/nvcc" "$T/tk124/bin/nvcc"
 
 export PATH="$CVM_ROOT/shims:$cc:/usr/bin:/bin"
 expect_rc 0 "$CVM" import "$T/tk118"
@@ -47,6 +47,7 @@ expect_rc 0 nvcc -c x.cu
 assert_contains "$OUT" "args=-ccbin $cc/g++-11 -c x.cu"
 assert_contains "$OUT" "CUDAHOSTCXX=$cc/g++-11"
 assert_not_contains "$OUT" "NVCC_CCBIN="
+assert_not_contains "$OUT" "NVCC_PREPEND_FLAGS=" # nvcc refuses a second -ccbin there
 # The user's own choice always wins, wherever it is made.
 expect_rc 0 nvcc -ccbin clang++-19 -c x.cu
 assert_contains "$OUT" "args=-ccbin clang++-19 -c x.cu"
@@ -88,6 +89,7 @@ assert_contains "$ERR" "(NVCC_CCBIN, CUDAHOSTCXX)"
 expect_rc 0 nvcc -c x.cu
 assert_contains "$OUT" "args=-c x.cu"
 assert_contains "$OUT" "NVCC_CCBIN=$cc/g++-13"
+assert_not_contains "$OUT" "NVCC_PREPEND_FLAGS="
 expect_rc 0 nvcc -ccbin clang++-19 -c x.cu
 assert_not_contains "$OUT" "NVCC_CCBIN="
 
@@ -137,5 +139,32 @@ if [[ -x $deb/bin/nvcc && -x /usr/bin/clang++-14 ]] && ! /usr/bin/g++-11 --versi
     [[ -s explicit.o ]] || fail "no object from nvcc -ccbin clang-14 through the shim"
     rc=0; CVM_HOST_COMPILER=off nvcc -c x.cu -o off.o 2>/dev/null || rc=$?
     [[ $rc != 0 ]] || fail "with CVM_HOST_COMPILER=off Debian's nvcc should refuse gcc 12"
+fi
+
+# The real CUDA 13.0 nvcc reads NVCC_CCBIN: with a gcc newer than it supports first on PATH, the
+# shim hands g++-12 over through NVCC_CCBIN (no -ccbin added), and a command-line -ccbin still wins.
+cuda13=/usr/local/cuda-13.0
+if [[ -x $cuda13/bin/nvcc && -x /usr/bin/g++-12 ]]; then
+    rm -rf "$CVM_ROOT"
+    mkdir -p "$T/cc16" "$T/real13"
+    for name in gcc g++; do
+        printf '#!/bin/sh\necho "%s (GCC) 16.1.0"\necho "Copyright (C) 2026 Free Software Foundation, Inc."\n[ "$1" = --version ] && exit 0\necho "gcc 16 stand-in was run" >&2\nexit 1\n' "$name" > "$T/cc16/$name"
+        chmod +x "$T/cc16/$name"
+    done
+    export PATH="$CVM_ROOT/shims:$T/cc16:/usr/bin:/bin"
+    expect_rc 0 "$CVM" import "$cuda13"
+    cd "$T/real13"
+    printf '__global__ void k(int *p) { *p = 1; }\nint main() { k<<<1, 1>>>(nullptr); return 0; }\n' > x.cu
+    rc=0; "$cuda13/bin/nvcc" -c x.cu -o unaided.o 2>/dev/null || rc=$?
+    [[ $rc != 0 ]] || fail "CUDA 13.0's nvcc compiled with the gcc 16 stand-in; this test expects it to fail"
+    expect_rc 0 "$CVM" use 13.0.2
+    assert_contains "$ERR" "host compiler: /usr/bin/g++-12 is handed to nvcc (NVCC_CCBIN, CUDAHOSTCXX): gcc 16.1.0 ($T/cc16/gcc, PATH) is newer than CUDA 13.0.2 supports"
+    expect_rc 0 nvcc -c x.cu -o auto.o
+    [[ -s auto.o ]] || fail "no object from CUDA 13.0's nvcc through the shim (NVCC_CCBIN)"
+    expect_rc 0 nvcc -ccbin /usr/bin/g++-12 -c x.cu -o explicit.o
+    [[ -s explicit.o ]] || fail "no object from nvcc -ccbin through the shim"
+    # The variable is the shim's, for this nvcc only: `cvm current` says so once.
+    expect_rc 0 "$CVM" current
+    [[ $(grep -c 'host compiler:' <<< "$OUT") == 1 ]] || fail "cvm current should say the host compiler once: $OUT"
 fi
 echo "compat_host_compiler: ok"

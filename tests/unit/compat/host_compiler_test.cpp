@@ -5,10 +5,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "compat/ccbin.h"
 #include "compat/compiler_id.h"
 #include "compat/host_compiler.h"
 #include "compat/host_compiler_limits.h"
+#include "compat/visual_studio.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
 
@@ -303,6 +306,8 @@ TEST_CASE("nvcc's own compiler and the auto choice, with fake compilers") {
     CHECK(s.nvcc_default.origin == "nvcc.profile's PATH");
     CHECK_FALSE(s.nvcc_default.id);
     CHECK(s.problem.find("does not say which compiler it is") != std::string::npos);
+    // What it printed on stderr says why.
+    CHECK(s.problem.find("it says \"ERROR: No supported gcc/g++ host compiler found\"") != std::string::npos);
     REQUIRE(s.choice);
     CHECK(s.choice->ccbin == (bin / "clang++-14").u8string());
 
@@ -348,11 +353,79 @@ TEST_CASE("Visual Studio installs: cl.exe of every MSVC toolset, newest first") 
     REQUIRE(all.size() == 3);
     CHECK(describe(*all[0].id) == "MSVC 19.44 (Visual Studio 2022)");
     CHECK(describe(*all[2].id) == "MSVC 19.29 (Visual Studio 2019)");
-    // Without cl.exe on PATH nvcc takes the newest Visual Studio; 17.14 (1944) is too new for 11.8.
+    // Without cl.exe on PATH nvcc finds no compiler (it looks for no Visual Studio); the newest
+    // one CUDA 11.8 takes is handed over: 17.14 (1944) is too new for it.
     auto l = cuda118();
     auto s = host_compiler_status(q, &l);
-    CHECK(s.nvcc_default.origin == "the newest Visual Studio");
-    CHECK(s.verdict == Verdict::TooNew);
+    CHECK(s.nvcc_default.origin == "PATH");
+    CHECK(s.nvcc_default.path.empty());
+    CHECK(s.problem.find("nvcc finds no host compiler (cl.exe is not on PATH)") != std::string::npos);
     REQUIRE(s.choice);
     CHECK(s.choice->ccbin.find("14.38.33130") != std::string::npos);
 }
+
+TEST_CASE("Visual Studio installs the Installer records, anywhere, each toolset once") {
+    TempDir t;
+    fs::path vs = t.path / "Program Files" / "Microsoft Visual Studio";
+    write(vs / "2022/Community/VC/Tools/MSVC/14.44.35207/bin/Hostx64/x64/cl.exe", "MZ");
+    fs::path tools = t.path / "D" / "BuildTools";
+    write(tools / "VC/Tools/MSVC/14.29.30133/bin/Hostx64/x64/cl.exe", "MZ");
+    fs::path instances = t.path / "ProgramData" / "_Instances";
+    // state.json as the Visual Studio Installer writes it (abridged), BOM included.
+    auto state = [](const fs::path& install) {
+        nlohmann::json j = {{"installationName", "VisualStudio/17.14.4+36203.30"},
+                            {"installationPath", install.u8string()},
+                            {"launchParams", {{"fileName", "Common7\\IDE\\devenv.exe"}}},
+                            {"installationVersion", "17.14.36203.30"}};
+        return "\xEF\xBB\xBF" + j.dump();
+    };
+    write(instances / "1a2b3c4d" / "state.json", state(tools));
+    write(instances / "5e6f7a8b" / "state.json", state(vs / "2022" / "Community")); // also under the root
+    write(instances / "9c0d1e2f" / "state.json", "{ not json");
+    write(instances / "0a0b0c0d" / "state.json", R"({"installationPath": 7})");
+    CHECK(installation_path_of_state(state(tools)) == tools);
+    CHECK_FALSE(installation_path_of_state("{ not json"));
+    CHECK_FALSE(installation_path_of_state(R"({"installationName": "x"})"));
+
+    auto cls = visual_studio_cl_programs({vs}, instances);
+    REQUIRE(cls.size() == 2);
+    CHECK(cls[0].u8string().find("14.44.35207") != std::string::npos);
+    CHECK(cls[1].u8string().find("BuildTools") != std::string::npos);
+    // Without the records, only what lies under the roots.
+    CHECK(visual_studio_cl_programs({vs}, t.path / "absent").size() == 1);
+
+    HostCompilerQuery q;
+    q.os = platform::Os::Windows;
+    q.visual_studio_roots = {vs};
+    q.visual_studio_instances = instances;
+    auto l = cuda118();
+    auto s = host_compiler_status(q, &l);
+    CHECK(s.nvcc_default.path.empty());
+    REQUIRE(s.choice);
+    CHECK(s.choice->ccbin == (tools / "VC/Tools/MSVC/14.29.30133/bin/Hostx64/x64/cl.exe").u8string());
+}
+
+#ifndef _WIN32
+TEST_CASE("a cl.exe outside a toolset folder is known by the banner it prints on stderr") {
+    TempDir t;
+    // As cl.exe run alone: the banner and the usage on stderr, nothing on stdout.
+    write(t.path / "wrappers" / "cl.exe",
+          "#!/bin/sh\n[ $# = 0 ] || exit 2\n"
+          "echo 'Microsoft (R) C/C++ Optimizing Compiler Version 19.44.35211 for x64' >&2\n"
+          "echo 'Copyright (C) Microsoft Corporation.  All rights reserved.' >&2\n"
+          "echo '' >&2\necho 'usage: cl [ option... ] filename... [ /link linkoption... ]' >&2\n",
+          true);
+    auto id = identify_compiler(t.path / "wrappers" / "cl.exe", platform::Os::Windows);
+    REQUIRE(id);
+    CHECK(describe(*id) == "MSVC 19.44 (Visual Studio 2022)");
+    HostCompilerQuery q;
+    q.os = platform::Os::Windows;
+    q.env["PATH"] = (t.path / "wrappers").u8string();
+    auto l = cuda118();
+    auto s = host_compiler_status(q, &l);
+    CHECK(s.nvcc_default.origin == "PATH");
+    CHECK(s.verdict == Verdict::TooNew);
+    CHECK(s.problem.find("MSVC 19.44 (Visual Studio 2022) (" + (t.path / "wrappers" / "cl.exe").u8string() +
+                         ", PATH) is newer than CUDA 11.8 supports") != std::string::npos);
+}
+#endif
