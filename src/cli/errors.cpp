@@ -92,8 +92,11 @@ std::string advice_for(const std::error_code& code, const fs::path& path) {
 std::string system_error_line(const std::system_error& error) {
     if (const auto* f = dynamic_cast<const fs::filesystem_error*>(&error)) {
         std::string line = operation_of(*f);
-        if (!f->path1().empty()) line += " " + f->path1().u8string();
-        if (!f->path2().empty()) line += " (to " + f->path2().u8string() + ")";
+        // remove_all names the file inside that it could not remove as its second path.
+        bool removal = line == "cannot remove" && !f->path2().empty();
+        const fs::path& named = removal ? f->path2() : f->path1();
+        if (!named.empty()) line += " " + named.u8string();
+        if (!removal && !f->path2().empty()) line += " (to " + f->path2().u8string() + ")";
         return line + ": " + reason_of(f->code()) + "; " + advice_for(f->code(), f->path1());
     }
     return reason_of(error.code()) + "; " + advice_for(error.code(), {});
