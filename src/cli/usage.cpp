@@ -38,18 +38,24 @@ CLI::App* find_command(CLI::App& app, const std::string& name) {
     return found.empty() ? nullptr : found.front();
 }
 
-std::string unknown_command(CLI::App& app, const std::string& word) {
+// `word` names no command of `app` (cvm itself, or a command with commands: `cvm cache clen`).
+std::string unknown_command(CLI::App& app, const std::string& word, const std::string& who = "cvm",
+                            const std::string& see = "cvm help") {
     std::vector<std::string> names;
     for (CLI::App* sub : app.get_subcommands([](CLI::App* s) { return !s->get_name().empty(); })) {
         names.push_back(sub->get_name());
         for (const auto& alias : sub->get_aliases()) names.push_back(alias);
     }
     auto guess = closest_match(word, names);
-    return "cvm: unknown command '" + word + "'" + (guess ? "; did you mean '" + *guess + "'?" : "") +
-           " (see cvm help)";
+    return who + ": unknown command '" + word + "'" + (guess ? "; did you mean '" + *guess + "'?" : "") +
+           " (see " + see + ")";
 }
 
-std::vector<std::string> option_names(CLI::App& cmd) {
+bool has_commands(CLI::App& app) {
+    return !app.get_subcommands([](CLI::App* s) { return !s->get_group().empty(); }).empty();
+}
+
+std::vector<std::string> visible_option_names(CLI::App& cmd) {
     std::vector<std::string> names;
     for (const CLI::Option* opt : cmd.get_options()) {
         if (opt->get_group().empty()) continue; // hidden
@@ -120,6 +126,8 @@ std::string help_footer() {
 
 } // namespace
 
+std::vector<std::string> option_names(CLI::App& cmd) { return visible_option_names(cmd); }
+
 const std::vector<HelpItem>& help_examples() {
     static const std::vector<HelpItem> items{
         {"cvm install 12.4+9", "install CUDA 12.4 and a cuDNN 9 built for it"},
@@ -178,8 +186,15 @@ std::optional<int> answer_help(CLI::App& app, std::vector<std::string>& args) {
     }
     std::vector<std::string> asked{cmd->get_name()};
     // `cvm help cache clean`: a command's own command.
-    if (args.size() > 2)
-        if (CLI::App* sub = find_command(*cmd, args[2])) asked.push_back(sub->get_name());
+    if (args.size() > 2 && has_commands(*cmd)) {
+        CLI::App* sub = find_command(*cmd, args[2]);
+        if (!sub) {
+            std::fprintf(stderr, "%s\n",
+                         unknown_command(*cmd, args[2], "cvm " + cmd->get_name(), "cvm help " + cmd->get_name()).c_str());
+            return 2;
+        }
+        asked.push_back(sub->get_name());
+    }
     asked.push_back("--help");
     args = std::move(asked);
     return std::nullopt;
@@ -208,7 +223,7 @@ std::string parse_error_line(CLI::App& app, const CLI::ParseError& error, const 
         if (item == "--") after_dashes = true;
         if (after_dashes || item.size() < 2 || item[0] != '-') continue;
         std::string word = item.substr(0, item.find('='));
-        auto guess = closest_match(word, option_names(*cmd));
+        auto guess = closest_match(word, visible_option_names(*cmd));
         return who + ": unknown option '" + word + "'" + (guess ? "; did you mean '" + *guess + "'?" : "; see " + see);
     }
     // `--` itself is no argument: name the first word after it (or `--` when nothing follows).
@@ -216,6 +231,7 @@ std::string parse_error_line(CLI::App& app, const CLI::ParseError& error, const 
     if (extra == left.end() && !left.empty()) extra = left.begin();
     if (extra != left.end()) {
         if (top) return unknown_command(app, *extra);
+        if (has_commands(*cmd) && *extra != "--") return unknown_command(*cmd, *extra, who, see);
         return who + ": unexpected argument '" + *extra + "'; see " + see;
     }
 

@@ -26,6 +26,9 @@ std::string examples_text(const std::vector<HelpItem>& items, std::size_t width)
 // Ends each command's help with its examples (help_examples.cpp).
 void add_command_examples(CLI::App& app);
 
+// The options of `cmd` a user can type ("--global", "-g"), for "did you mean".
+std::vector<std::string> option_names(CLI::App& cmd);
+
 // After every command is registered: `help`, the aliases (ls, rm), -V, and the top-level
 // help's examples and variables.
 void describe_app(CLI::App& app);
