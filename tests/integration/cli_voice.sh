@@ -96,6 +96,24 @@ for cmd in $commands; do
     done
 done
 
+# ---- the next command after `use --unset` leaves nothing selected -------------------------------
+mkdir -p "$TEST_TMP/unset" && cd "$TEST_TMP/unset"
+expect_rc 0 "$CVM" use --force 12.4
+expect_rc 0 "$CVM" use --unset
+assert_contains "$ERR" "next: cvm use SPEC (nothing is selected here now)"
+expect_rc 0 "$CVM" use -g --force 12.4
+expect_rc 0 "$CVM" use --unset -g
+assert_contains "$ERR" "next: cvm use --global SPEC (nothing is selected here now)"
+expect_rc 0 "$CVM" use -g --force 12.4
+expect_rc 0 "$CVM" use --force 11.8
+expect_rc 0 "$CVM" use --unset
+assert_contains "$ERR" "the selection here is now 12.4"
+assert_not_contains "$ERR" "next:"
+expect_rc 0 "$CVM" use --force 11.8
+expect_rc 0 "$CVM" use --unset -g
+assert_not_contains "$ERR" "next:" # ./.cudaversion still selects
+cd "$TEST_TMP"
+
 # ---- completion: exec's own options after a lone `-` ----------------------------------------
 assert_eq "$("$CVM" __complete exec - | cut -f1 | LC_ALL=C sort | tr '\n' ' ')" "--help --quiet --spec --version -h -q :none "
 assert_eq "$("$CVM" __complete exec -- -)" ":commands" # after --, the program
