@@ -128,8 +128,9 @@ assert_contains "$ERR" "CVM_ROOT ($TEST_TMP/afile/sub) must be a folder"
 
 # ---- a failed removal names the file that stayed, once ---------------------------------------
 if [[ $(id -u) == 0 ]] && id nobody > /dev/null 2>&1; then
-    shared=$(mktemp -d /tmp/cvm-voice.XXXXXX)
-    chmod 755 "$shared"
+    chmod 711 "$TEST_TMP" # nobody may pass through to its own folder (removed with the rest)
+    shared=$TEST_TMP/shared
+    mkdir -m 755 "$shared"
     mkdir -p "$shared/root/cache/downloads"
     : > "$shared/root/cache/downloads/x.tgz"
     chown -R nobody "$shared/root"
@@ -137,10 +138,18 @@ if [[ $(id -u) == 0 ]] && id nobody > /dev/null 2>&1; then
     rc=0
     err=$(cd "$shared" && su nobody -s /bin/bash -c \
         "CVM_ROOT=$shared/root CVM_CONFIG=$shared/c.toml CVM_SYSTEM_CONFIG=$shared/s.toml $CVM cache clean" 2>&1) || rc=$?
-    chmod -R u+w "$shared"
-    rm -rf "$shared"
     assert_eq "$rc" "1" "exit of cache clean in a read-only folder"
     assert_eq "$err" "cvm: cannot remove $shared/root/cache/downloads/x.tgz: permission denied; check that you can write to $shared/root (CVM_ROOT), or set CVM_ROOT to a folder you own"
+    # An import into a store nobody may write: the store is named, not the staging folder made in it.
+    make_toolkit "$shared/cuda-12.4" 12.4.1
+    mkdir -p "$shared/root"
+    chown -R nobody "$shared"
+    chmod 555 "$shared/root"
+    rc=0
+    err=$(cd "$shared" && su nobody -s /bin/bash -c \
+        "CVM_ROOT=$shared/root CVM_CONFIG=$shared/c.toml CVM_SYSTEM_CONFIG=$shared/s.toml $CVM import $shared/cuda-12.4" 2>&1) || rc=$?
+    assert_eq "$rc" "1" "exit of an import into a read-only store"
+    assert_eq "$err" "cvm: cannot write in $shared/root: permission denied; check that you can write to $shared/root (CVM_ROOT), or set CVM_ROOT to a folder you own"
 fi
 
 # ---- offline: the reason in cvm's words, with the hint ---------------------------------------
