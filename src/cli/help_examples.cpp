@@ -1,7 +1,9 @@
 // The examples at the end of each command's --help (and of its part of the man page): a few
 // lines a user can type as they are, with what each does.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <map>
+#include <string>
 
 #include "cli/usage.h"
 
@@ -55,6 +57,9 @@ const std::map<std::string, std::vector<HelpItem>>& command_examples() {
         {"shell", {{"cvm shell 11.8", "CUDA 11.8 in this shell only"}, {"cvm shell --unset", "back to the files"}}},
         {"rehash", {{"cvm rehash", "make the shims again"}}},
         {"cache", {{"cvm cache clean", "remove downloaded archives"}, {"cvm cache clean --all", "and the registry overlay"}}},
+        {"cache clean",
+         {{"cvm cache clean", "remove downloaded archives"},
+          {"cvm cache clean --all --json", "empty the whole cache; say what went, as JSON"}}},
         {"doctor", {{"cvm doctor", "what loads, what is wrong, how to fix it"}}},
         {"probe", {{"cvm probe", "run a convolution with the selection"}, {"cvm probe 12.4+9 --json", "with another spec"}}},
         {"export", {{"cvm export lmod ~/modulefiles", "Lmod modules for every installed build"}}},
@@ -79,9 +84,11 @@ std::string examples_text(const std::vector<HelpItem>& items, std::size_t width)
     return out;
 }
 
-void add_command_examples(CLI::App& app) {
+void add_command_examples(CLI::App& app, const std::string& path) {
     for (CLI::App* cmd : app.get_subcommands([](CLI::App*) { return true; })) {
-        auto found = command_examples().find(cmd->get_name());
+        std::string name = path.empty() ? cmd->get_name() : path + " " + cmd->get_name();
+        add_command_examples(*cmd, name); // its own commands: "cache clean"
+        auto found = command_examples().find(name);
         if (found == command_examples().end()) continue;
         std::string footer = cmd->get_footer();
         if (!footer.empty() && footer.back() != '\n') footer += "\n";

@@ -161,7 +161,7 @@ void describe_help(CLI::App& cmd) {
 
 void describe_app(CLI::App& app) {
     add_quiet(app);
-    add_command_examples(app);
+    add_command_examples(app, "");
     for (auto [name, alias] : {std::pair{"list", "ls"}, std::pair{"uninstall", "rm"}})
         if (CLI::App* cmd = find_command(app, name)) cmd->alias(alias);
     auto* help = app.add_subcommand("help", "Show this help, or the help of one command (cvm help use)");

@@ -50,6 +50,7 @@ assert_contains "$OUT" "cvm exec 11.8 -- make"
 expect_rc 0 "$CVM" cache clean --help
 clean_help=$OUT
 assert_contains "$clean_help" "--all"
+assert_contains "$clean_help" "cvm cache clean --all --json"
 expect_rc 0 "$CVM" help cache clean
 assert_eq "$OUT" "$clean_help" "cvm help cache clean"
 # The man page carries the same examples.
