@@ -144,8 +144,9 @@ Completion complete_words(const CommandModel& root, std::vector<std::string> wor
     Completion out;
     if (pending) return values_of(*pending, given, current, "");
     if (cmd->passthrough) {
-        // exec: cvm's options, then the program (first after `--`), then the program's words.
-        if ((dashdash && after_dashdash == 0) || (!dashdash && given.empty() && !is_option_word(current))) {
+        // exec: cvm's options (a word starting with `-`, even `-` alone), then the program (first
+        // after `--`), then the program's words.
+        if ((dashdash && after_dashdash == 0) || (!dashdash && given.empty() && !starts_with(current, "-"))) {
             out.directive = "commands";
             // `cvm exec 12.4 -- CMD`: a word that starts like a version is the SPEC of --spec.
             const OptionModel* spec = nullptr;

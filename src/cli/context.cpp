@@ -10,6 +10,14 @@ namespace cvm::cli {
 
 Store open_store() { return Store::from_environment(); }
 
+void require_store_folder(const Store& store) {
+    std::error_code ec;
+    auto status = fs::status(store.root(), ec);
+    if (ec == std::errc::not_a_directory || (!ec && fs::exists(status) && !fs::is_directory(status)))
+        throw fs::filesystem_error("cannot read the folder", store.root(),
+                                   std::make_error_code(std::errc::not_a_directory));
+}
+
 Selection current_selection(const Store& store, const std::optional<std::string>& explicit_spec) {
     if (explicit_spec) {
         Selection sel;

@@ -52,6 +52,10 @@ struct ExitCode {
 
 Store open_store();
 
+// Throws the filesystem error of a store root that is a file, or below one (CVM_ROOT=/etc/passwd):
+// a command that only reads the store would otherwise take it for an empty one.
+void require_store_folder(const Store& store);
+
 // The selection for the current folder (CVM_VERSION, .cudaversion, global), or `explicit_spec`
 // when given. Throws UsageError for bad specs (the message names the file and line).
 Selection current_selection(const Store& store, const std::optional<std::string>& explicit_spec);

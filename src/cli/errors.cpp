@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <utility>
 
 #include "cli/context.h"
@@ -87,13 +88,42 @@ std::string advice_for(const std::error_code& code, const fs::path& path) {
     return "check the folder's permissions, or run the command in a folder you can write";
 }
 
+// The folder a temporary name was made in, when `p` is one (an install's or import's staging
+// folder <root>/.staging/import-12-13.0.2, a download's NAME.part, a write's .NAME.tmp123):
+// those names mean nothing to the user and are gone once the command ends.
+std::optional<fs::path> temporary_parent(const fs::path& p) {
+    fs::path before;
+    for (const auto& part : p) {
+        if (part == ".staging") return before;
+        before /= part;
+    }
+    std::string name = p.filename().u8string();
+    auto tmp = name.rfind(".tmp");
+    bool temporary = (name.size() > 5 && name.compare(name.size() - 5, 5, ".part") == 0) ||
+                     (tmp != std::string::npos && name[0] == '.' && tmp + 4 < name.size() &&
+                      name.find_first_not_of("0123456789", tmp + 4) == std::string::npos);
+    if (temporary) return p.parent_path();
+    return std::nullopt;
+}
+
 } // namespace
 
 std::string system_error_line(const std::system_error& error) {
     if (const auto* f = dynamic_cast<const fs::filesystem_error*>(&error)) {
         std::string line = operation_of(*f);
-        if (!f->path1().empty()) line += " " + f->path1().u8string();
-        if (!f->path2().empty()) line += " (to " + f->path2().u8string() + ")";
+        // remove_all names the file inside that it could not remove as its second path.
+        bool removal = line == "cannot remove" && !f->path2().empty();
+        fs::path named = removal ? f->path2() : f->path1();
+        bool second = !removal && !f->path2().empty(); // a rename's or copy's target
+        if (auto folder = temporary_parent(named)) {
+            // A temporary renamed into place: the file it was to become, else where it was.
+            bool target = second && !temporary_parent(f->path2());
+            line = target ? "cannot write" : "cannot write in";
+            named = target ? f->path2() : *folder;
+            second = false;
+        }
+        if (!named.empty()) line += " " + named.u8string();
+        if (second) line += " (to " + f->path2().u8string() + ")";
         return line + ": " + reason_of(f->code()) + "; " + advice_for(f->code(), f->path1());
     }
     return reason_of(error.code()) + "; " + advice_for(error.code(), {});

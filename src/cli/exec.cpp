@@ -2,7 +2,9 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/usage.h"
 #include "core/environment.h"
+#include "core/suggest.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {
@@ -72,9 +74,13 @@ void register_exec(CLI::App& app) {
     cmd->prefix_command();
     cmd->callback([spec, version, cmd] {
         std::vector<std::string> words = cmd->remaining();
-        if (!words.empty() && words.front() != "--" && words.front().size() > 1 && words.front()[0] == '-')
-            throw UsageError("exec: unknown option '" + printable(words.front()) +
-                             "'; cvm's options go before CMD; see cvm help exec");
+        if (!words.empty() && words.front() != "--" && words.front().size() > 1 && words.front()[0] == '-') {
+            std::string word = words.front().substr(0, words.front().find('='));
+            auto guess = closest_match(word, option_names(*cmd));
+            throw UsageError("exec: unknown option '" + printable(word) + "'" +
+                             (guess ? "; did you mean '" + *guess + "'? (cvm's options go before CMD)"
+                                    : "; cvm's options go before CMD; see cvm help exec"));
+        }
         ExecWords w = split_exec_words(std::move(words));
         std::optional<std::string> chosen;
         if (!spec->empty()) chosen = *spec;

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <memory>
 #include <sstream>
 
@@ -45,9 +46,50 @@ std::string wrap_line(const std::string& line, std::size_t width) {
     return out + line.substr(start);
 }
 
+std::string upper(std::string s) {
+    for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// CLI11's own names of value types ("TEXT", "UINT", "TEXT:{cuda,cudnn}", "UINT:UINT in [1 - 1000]"):
+// not words of cvm's help, which names a value by what it is.
+bool stock_type_name(const std::string& type) {
+    std::string head = type.substr(0, type.find(':'));
+    static const char* const stock[] = {"TEXT", "INT", "UINT", "FLOAT", "NUMBER", "BOOLEAN", "FLOAT64"};
+    for (const char* s : stock)
+        if (head == s) return true;
+    return head.empty() || type.find(':') != std::string::npos;
+}
+
+// A help in cvm's words: values named by what they are (`--shell SHELL`, `SPEC`, `ID...`), no
+// CLI11 type names, REQUIRED or Excludes, "Arguments" and "Commands" for CLI11's "Positionals"
+// and "Subcommands"; every line wrapped to the width asked for.
 class WrappingFormatter : public CLI::Formatter {
 public:
-    explicit WrappingFormatter(std::size_t columns) : columns_(columns) {}
+    explicit WrappingFormatter(std::size_t columns) : columns_(columns) {
+        label("Positionals", "Arguments");
+        label("SUBCOMMAND", "COMMAND");
+        label("SUBCOMMANDS", "COMMANDS");
+    }
+
+    std::string make_option_name(const CLI::Option* opt, bool is_positional) const override {
+        return is_positional ? upper(opt->get_name(true, false)) : opt->get_name(false, true);
+    }
+    std::string make_option_opts(const CLI::Option* opt) const override {
+        if (!opt->get_option_text().empty()) return " " + opt->get_option_text();
+        if (opt->get_expected_max() == 0) return ""; // a flag
+        const std::string& type = opt->get_type_name();
+        if (!stock_type_name(type)) return " " + type; // "--spec SPEC", "CMD [ARGS...]"
+        if (opt->get_positional()) // its name says what it is
+            return opt->get_expected_max() == CLI::detail::expected_max_vector_size ? "..." : "";
+        std::string name = opt->get_lnames().empty() ? opt->get_snames().front() : opt->get_lnames().front();
+        return " " + upper(name);
+    }
+    std::string make_option_usage(const CLI::Option* opt) const override {
+        std::string name = make_option_name(opt, true);
+        if (opt->get_expected_max() == CLI::detail::expected_max_vector_size) name += "...";
+        return opt->get_required() ? name : "[" + name + "]";
+    }
 
     std::string make_description(const CLI::App* app) const override {
         return wrap_text(CLI::Formatter::make_description(app), columns_);

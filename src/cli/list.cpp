@@ -47,6 +47,7 @@ void register_list(CLI::App& app) {
                                  filter->prefix + "`",
                              "usage");
         Store store = open_store();
+        require_store_folder(store);
         std::vector<Kind> kinds;
         for (Kind k : {Kind::Cuda, Kind::Cudnn})
             if (filter->kind.empty() || filter->kind == kind_dir(k)) kinds.push_back(k);

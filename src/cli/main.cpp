@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
     CLI::App app{"cvm: side-by-side CUDA toolkits and cuDNN builds, selected per project",
                  "cvm"};
     app.require_subcommand(1); // bare `cvm` prints the help (usage.cpp)
-    app.set_version_flag("-V,--version", std::string("cvm ") + CVM_VERSION_STRING);
+    app.set_version_flag("-V,--version", std::string("cvm ") + CVM_VERSION_STRING, "print cvm's version");
 #ifdef CVM_TOOL_INSTALL
     // cvm-install: the install and verify commands alone, and `use --install` (see src/cli/CMakeLists.txt).
     register_install(app);

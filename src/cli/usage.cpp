@@ -1,5 +1,6 @@
 #include "cli/usage.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <map>
@@ -37,18 +38,24 @@ CLI::App* find_command(CLI::App& app, const std::string& name) {
     return found.empty() ? nullptr : found.front();
 }
 
-std::string unknown_command(CLI::App& app, const std::string& word) {
+// `word` names no command of `app` (cvm itself, or a command with commands: `cvm cache clen`).
+std::string unknown_command(CLI::App& app, const std::string& word, const std::string& who = "cvm",
+                            const std::string& see = "cvm help") {
     std::vector<std::string> names;
     for (CLI::App* sub : app.get_subcommands([](CLI::App* s) { return !s->get_name().empty(); })) {
         names.push_back(sub->get_name());
         for (const auto& alias : sub->get_aliases()) names.push_back(alias);
     }
     auto guess = closest_match(word, names);
-    return "cvm: unknown command '" + word + "'" + (guess ? "; did you mean '" + *guess + "'?" : "") +
-           " (see cvm help)";
+    return who + ": unknown command '" + word + "'" + (guess ? "; did you mean '" + *guess + "'?" : "") +
+           " (see " + see + ")";
 }
 
-std::vector<std::string> option_names(CLI::App& cmd) {
+bool has_commands(CLI::App& app) {
+    return !app.get_subcommands([](CLI::App* s) { return !s->get_group().empty(); }).empty();
+}
+
+std::vector<std::string> visible_option_names(CLI::App& cmd) {
     std::vector<std::string> names;
     for (const CLI::Option* opt : cmd.get_options()) {
         if (opt->get_group().empty()) continue; // hidden
@@ -86,6 +93,23 @@ CLI::Option* option_in_message(CLI::App& cmd, const std::string& message) {
     return nullptr;
 }
 
+// "1 to 1000" for an option checked by CLI::Range (whose description reads "UINT in [1 - 1000]").
+std::optional<std::string> accepted_range(CLI::Option& opt) {
+    for (int i = 0;; ++i) {
+        const CLI::Validator* v = nullptr;
+        try {
+            v = opt.get_validator(i);
+        } catch (const CLI::OptionNotFound&) {
+            return std::nullopt;
+        }
+        if (v == nullptr) return std::nullopt;
+        std::string d = v->get_description();
+        auto open = d.find(" in ["), dash = d.find(" - "), close = d.rfind(']');
+        if (open != std::string::npos && dash != std::string::npos && close != std::string::npos && dash < close)
+            return d.substr(open + 5, dash - open - 5) + " to " + d.substr(dash + 3, close - dash - 3);
+    }
+}
+
 // -q/--quiet before or after the command name (`cvm -q install`, `cvm install -q`).
 void add_quiet(CLI::App& cmd) {
     if (!cmd.get_option_no_throw("--quiet") && !cmd.get_option_no_throw("-q"))
@@ -94,14 +118,15 @@ void add_quiet(CLI::App& cmd) {
 }
 
 std::string help_footer() {
-    std::string out = "Examples:\n";
-    for (const auto& e : help_examples()) out += "  " + pad(e.text, 28) + e.meaning + "\n";
+    std::string out = examples_text(help_examples(), 28);
     out += "\nEnvironment:\n";
     for (const auto& v : help_variables()) out += "  " + pad(v.text, 13) + v.meaning + "\n";
     return out;
 }
 
 } // namespace
+
+std::vector<std::string> option_names(CLI::App& cmd) { return visible_option_names(cmd); }
 
 const std::vector<HelpItem>& help_examples() {
     static const std::vector<HelpItem> items{
@@ -124,14 +149,26 @@ const std::vector<HelpItem>& help_variables() {
     return items;
 }
 
+// Help in cvm's words: "show this help" (not CLI11's "Print this help message and exit"), and
+// "Commands" for CLI11's "Subcommands".
+void describe_help(CLI::App& cmd) {
+    if (CLI::Option* h = cmd.get_help_ptr()) h->description("show this help");
+    for (CLI::App* sub : cmd.get_subcommands([](CLI::App*) { return true; })) {
+        if (sub->get_group() == "Subcommands") sub->group("Commands");
+        describe_help(*sub);
+    }
+}
+
 void describe_app(CLI::App& app) {
     add_quiet(app);
+    add_command_examples(app, "");
     for (auto [name, alias] : {std::pair{"list", "ls"}, std::pair{"uninstall", "rm"}})
         if (CLI::App* cmd = find_command(app, name)) cmd->alias(alias);
     auto* help = app.add_subcommand("help", "Show this help, or the help of one command (cvm help use)");
     help->add_option("command")->description("the command to describe");
     help->callback([&app] { std::fputs(app.help().c_str(), stdout); });
     app.footer(help_footer());
+    describe_help(app);
     wrap_help(app, help_columns());
 }
 
@@ -147,28 +184,55 @@ std::optional<int> answer_help(CLI::App& app, std::vector<std::string>& args) {
         std::fprintf(stderr, "%s\n", unknown_command(app, args[1]).c_str());
         return 2;
     }
-    args = {cmd->get_name(), "--help"};
+    std::vector<std::string> asked{cmd->get_name()};
+    // `cvm help cache clean`: a command's own command.
+    if (args.size() > 2 && has_commands(*cmd)) {
+        CLI::App* sub = find_command(*cmd, args[2]);
+        if (!sub) {
+            std::fprintf(stderr, "%s\n",
+                         unknown_command(*cmd, args[2], "cvm " + cmd->get_name(), "cvm help " + cmd->get_name()).c_str());
+            return 2;
+        }
+        asked.push_back(sub->get_name());
+    }
+    asked.push_back("--help");
+    args = std::move(asked);
     return std::nullopt;
 }
 
 std::string parse_error_line(CLI::App& app, const CLI::ParseError& error, const std::vector<std::string>& args) {
     CLI::App* cmd = &app;
-    while (!cmd->get_subcommands().empty()) cmd = cmd->get_subcommands().front();
+    std::vector<CLI::App*> chain; // the commands typed, outermost first (`cache`, `clean`)
+    while (!cmd->get_subcommands().empty()) chain.push_back(cmd = cmd->get_subcommands().front());
     const bool top = cmd == &app;
-    const std::string who = top ? "cvm" : "cvm " + cmd->get_name();
-    const std::string see = top ? "cvm help" : "cvm help " + cmd->get_name();
+    std::string who = "cvm";
+    for (const CLI::App* c : chain) who += " " + c->get_name();
+    const std::string see = top ? "cvm help" : "cvm help " + chain.front()->get_name();
 
     // What nothing took: an unknown option first, then an unknown command or an extra argument.
-    const auto left = cmd->remaining();
+    // A word after `--` that no positional takes is left with an outer command: look there too.
+    std::vector<std::string> left = cmd->remaining();
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        CLI::App* outer = (*it)->get_parent();
+        if (outer == nullptr) continue;
+        for (const std::string& item : outer->remaining(false))
+            if (std::find(left.begin(), left.end(), item) == left.end()) left.push_back(item);
+    }
+    bool after_dashes = false;
     for (const std::string& item : left) {
-        if (item.size() < 2 || item[0] != '-' || item == "--") continue;
+        if (item == "--") after_dashes = true;
+        if (after_dashes || item.size() < 2 || item[0] != '-') continue;
         std::string word = item.substr(0, item.find('='));
-        auto guess = closest_match(word, option_names(*cmd));
+        auto guess = closest_match(word, visible_option_names(*cmd));
         return who + ": unknown option '" + word + "'" + (guess ? "; did you mean '" + *guess + "'?" : "; see " + see);
     }
-    if (!left.empty()) {
-        if (top) return unknown_command(app, left.front());
-        return who + ": unexpected argument '" + left.front() + "'; see " + see;
+    // `--` itself is no argument: name the first word after it (or `--` when nothing follows).
+    auto extra = std::find_if(left.begin(), left.end(), [](const std::string& w) { return w != "--"; });
+    if (extra == left.end() && !left.empty()) extra = left.begin();
+    if (extra != left.end()) {
+        if (top) return unknown_command(app, *extra);
+        if (has_commands(*cmd) && *extra != "--") return unknown_command(*cmd, *extra, who, see);
+        return who + ": unexpected argument '" + *extra + "'; see " + see;
     }
 
     const std::string message = error.what();
@@ -196,9 +260,16 @@ std::string parse_error_line(CLI::App& app, const CLI::ParseError& error, const 
     }
     if ((dynamic_cast<const CLI::ValidationError*>(&error) || dynamic_cast<const CLI::ConversionError*>(&error)) &&
         opt) {
+        if (opt->nonpositional() && opt->get_expected_max() == 0) // a flag: `--json=x`
+            return who + ": " + shown_name(*opt) + " takes no value; see " + see;
         std::string value = opt->results().empty() ? std::string() : opt->results().back();
+        if (value.empty()) { // a conversion error names it ("Could not convert: --max = abc")
+            auto eq = message.rfind(" = ");
+            if (eq != std::string::npos) value = message.substr(eq + 3);
+        }
         std::string line = who + ": '" + value + "' is not a valid " + shown_name(*opt);
-        if (!opt->get_description().empty()) line += " (" + opt->get_description() + ")";
+        if (auto range = accepted_range(*opt)) line += " (a whole number from " + *range + ")";
+        else if (!opt->get_description().empty()) line += " (" + opt->get_description() + ")";
         return line + "; see " + see;
     }
     // Kinds cvm's commands do not use yet: "A excludes B", "A requires B", and the rest.

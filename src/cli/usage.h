@@ -1,5 +1,6 @@
 #pragma once
 // How cvm talks about its own command line: help, aliases, and parse errors in cvm's voice.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,16 @@ struct HelpItem {
 };
 const std::vector<HelpItem>& help_examples();
 const std::vector<HelpItem>& help_variables();
+
+// "Examples:" and one line per item, each item's text padded to `width`.
+std::string examples_text(const std::vector<HelpItem>& items, std::size_t width);
+
+// Ends each command's help (and its commands', "cache clean") with its examples
+// (help_examples.cpp); `path` is the names of `app` below cvm ("" for cvm itself).
+void add_command_examples(CLI::App& app, const std::string& path);
+
+// The options of `cmd` a user can type ("--global", "-g"), for "did you mean".
+std::vector<std::string> option_names(CLI::App& cmd);
 
 // After every command is registered: `help`, the aliases (ls, rm), -V, and the top-level
 // help's examples and variables.

@@ -120,11 +120,13 @@ void unset_selection(const Store& store, bool global, bool json) {
     fs::remove(file);
     note("removed " + file.u8string());
     if (json) print_json({{"file", file.u8string()}, {"removed", true}});
-    if (global) return;
     try {
         Selection sel = current_selection(store, std::nullopt);
-        if (sel.origin != Selection::Origin::None)
+        if (sel.origin == Selection::Origin::None) {
+            if (!json) hint(global ? "cvm use --global SPEC" : "cvm use SPEC", "nothing is selected here now");
+        } else if (!global) {
             note("the selection here is now " + sel.spec.str() + " (set by " + sel.origin_text() + ")");
+        }
     } catch (const UsageError&) {
         // A bad file further up is reported by the commands that read it.
     }

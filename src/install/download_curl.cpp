@@ -35,7 +35,7 @@ void global_init() {
 }
 
 struct UrlParts {
-    std::string scheme, host, path;
+    std::string scheme, host, path, port; // port: as given, else the scheme's
 };
 
 std::optional<UrlParts> parse_url(const std::string& url) {
@@ -50,6 +50,10 @@ std::optional<UrlParts> parse_url(const std::string& url) {
         }
         if (curl_url_get(u, CURLUPART_HOST, &s, 0) == CURLUE_OK) {
             parts.host = s;
+            curl_free(s);
+        }
+        if (curl_url_get(u, CURLUPART_PORT, &s, CURLU_DEFAULT_PORT) == CURLUE_OK) {
+            parts.port = s;
             curl_free(s);
         }
         if (curl_url_get(u, CURLUPART_PATH, &s, CURLU_URLDECODE) == CURLUE_OK) {
@@ -92,6 +96,17 @@ bool transient(CURLcode code, long http_status) {
 bool unreachable(CURLcode code) {
     return code == CURLE_COULDNT_RESOLVE_HOST || code == CURLE_COULDNT_RESOLVE_PROXY ||
            code == CURLE_COULDNT_CONNECT;
+}
+
+// Why a host cannot be reached, in cvm's words (libcurl's own text is about its internals:
+// "Failed to connect to 127.0.0.1 port 9 after 0 ms: Couldn't connect to server").
+std::string unreachable_text(CURLcode code, const std::string& url) {
+    auto parts = parse_url(url);
+    std::string host = parts && !parts->host.empty() ? parts->host : url;
+    if (code == CURLE_COULDNT_RESOLVE_HOST) return "the host " + host + " was not found (DNS lookup failed)";
+    if (code == CURLE_COULDNT_RESOLVE_PROXY) return "the proxy's host was not found (DNS lookup failed; check https_proxy)";
+    return "cannot connect to " + host + (parts && !parts->port.empty() ? ":" + parts->port : "") +
+           " (connection refused, or no route to it)";
 }
 
 struct Transfer {
@@ -507,7 +522,10 @@ private:
         else if (code == CURLE_OPERATION_TIMEDOUT)
             detail = "stalled: no data for " + std::to_string(options_.stall_timeout_s) + " s (" +
                      detail + ")";
-        if (unreachable(code)) ++t.unreachable;
+        if (unreachable(code)) {
+            ++t.unreachable;
+            detail = unreachable_text(code, t.url);
+        }
         if (transient(code, status) && t.attempt < options_.retries &&
             (!unreachable(code) || t.unreachable < 2)) {
             retry_later(t, detail);

@@ -461,6 +461,8 @@ TEST_CASE("a refused connection is tried twice and says what to do offline", "[d
     options.retries = 4;
     std::string m = failure([&] { download_all({r}, options); });
     CHECK(m.find("(after 2 attempts)") != std::string::npos);
+    CHECK(m.find("cannot connect to 127.0.0.1:") != std::string::npos); // in cvm's words,
+    CHECK(m.find("Couldn't") == std::string::npos);                     // not libcurl's
     CHECK(m.find("CVM_MIRROR") != std::string::npos);
     CHECK(m.find("cvm install FILE") != std::string::npos);
     CHECK_FALSE(part_left(r));
