@@ -173,7 +173,22 @@ else
     case $mixed in *ld.so.conf*|*"from PATH"*) bad "the fix mentions a system folder" ;; esac
 fi
 
-say "cvm probe with LD_LIBRARY_PATH=$M"
+# cvm probe runs with the selection's environment, which drops a folder of other CUDA libraries
+# from LD_LIBRARY_PATH: the mixed set is imported as a cuDNN of its own and selected.
+unset LD_LIBRARY_PATH
+MI=$WORK/mixed-import
+mkdir -p "$MI/lib" && cp -a "$M"/. "$MI/lib/" && cp -r "$WHEEL_CUDNN/include" "$MI/"
+say "the mixed folder imported as a cuDNN ($MI: its lib/, the wheel's include/) and selected with CUDA 13"
+mixed_id=$(cvm import --json "$MI" | id_of cudnn)
+cvm use "$cuda_id+$mixed_id" 2>&1
+cvm doctor --json >"$OUT_DIR/doctor-mixed-selected.json" 2>/dev/null
+codes=$(json "$OUT_DIR/doctor-mixed-selected.json" '" ".join(f["code"] for f in d["findings"])')
+case " $codes " in
+*sublibraries-mixed*) ok "cvm doctor flags the selected mixed cuDNN $mixed_id (sublibraries-mixed)" ;;
+*) bad "cvm doctor did not flag the selected mixed cuDNN $mixed_id (findings: $codes)" ;;
+esac
+
+say "cvm probe with $cuda_id+$mixed_id"
 cvm probe 2>&1 | tee "$OUT_DIR/probe-mixed.txt"
 cvm probe --json >"$OUT_DIR/probe-mixed.json" 2>/dev/null
 probe_rc=$?

@@ -653,7 +653,12 @@ Resolved resolve_among(const Store& store, const Spec& spec, const std::vector<s
             if (spec.cudnn_cuda && c->cuda != *spec.cudnn_cuda) continue;
             builds.push_back({id, c->version, c});
         }
-        std::sort(builds.begin(), builds.end(), [](const Cand& a, const Cand& b) {
+        // A cuDNN installed exactly as written wins over newer ones it is a prefix of (an import
+        // recorded as 9.19.0 is not 9.19.0.56 when both are there); otherwise the newest.
+        const std::string cudnn_text = spec.cudnn->str();
+        std::sort(builds.begin(), builds.end(), [&](const Cand& a, const Cand& b) {
+            const bool ea = a.v.str() == cudnn_text, eb = b.v.str() == cudnn_text;
+            if (ea != eb) return ea;
             if (a.v != b.v) return b.v < a.v;
             return b.cudnn->cuda < a.cudnn->cuda;
         });

@@ -119,7 +119,9 @@ public:
             std::vector<LibraryLoad> via_cvm;
             if (selected) via_cvm = load_set(*selected, set);
             if (!set.probing || any_found(now) || any_found(via_cvm)) {
-                if (selected) {
+                // A set the selection does not name (cuDNN beside a toolkit chosen alone) is
+                // judged as the shell loads it, never as "outside the selection".
+                if (selected && !set.probing) {
                     check_set(via_cvm, set, true);
                     check_current_against_selected(now, via_cvm);
                 } else {
@@ -174,6 +176,8 @@ private:
             const int minor = static_cast<int>(tk.version.minor());
             if (in_.resolved->cudnn)
                 sets.push_back({"cudnn", cudnn_names(in_.resolved->cudnn->version.major()), false});
+            else // a toolkit alone: programs still load whatever cuDNN the machine gives them
+                for (unsigned m : {9u, 8u, 7u}) sets.push_back({"cudnn", cudnn_names(m), true});
             sets.push_back({"cudart", {cudart_library(major, minor, target())}, false});
             sets.push_back({"cublas", cublas_libraries(major, minor, target()), false});
             return sets;

@@ -46,6 +46,15 @@ assert_not_contains "$fix" "ld.so.conf"
 # The libraries' versions are the files' own.
 ops=$(json_get '[l["version"] for l in d["libraries"] if l["name"] == "libcudnn_ops.so.9" and l["scenario"] == "current"][0]')
 assert_eq "$ops" "9.19.0"
+# A toolkit selected without cuDNN: the cuDNN a program loads is still looked at.
+make_toolkit "$T/cuda-12.4" 12.4.1
+expect_rc 0 "$CVM" import "$T/cuda-12.4"
+mkdir -p "$T/proj" && cd "$T/proj" && expect_rc 0 "$CVM" use 12.4
+rc=0; OUT=$("$CVM" doctor --json) || rc=$?
+[[ $rc == 1 ]] || fail "doctor found no problem in a mixed cuDNN with a toolkit selected alone (exit $rc)"
+assert_contains "$(finding_codes)" "error:sublibraries-mixed"
+assert_not_contains "$(finding_codes)" "library-outside-selection"
+cd "$T"
 
 # One release in two folders is a warning of its own kind.
 vso "$sl" libcudnn_graph.so.9 cudnn_graph_version 0x091300

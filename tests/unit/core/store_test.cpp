@@ -54,6 +54,16 @@ TEST_CASE("resolve picks the newest match, cuDNN only for its CUDA") {
     CHECK_THROWS_WITH(resolve(store, parse_spec("12+7")), Catch::Contains("no cuDNN 7"));
 }
 
+TEST_CASE("resolve: a cuDNN installed exactly as written wins over newer ones it prefixes") {
+    TempDir t("exact");
+    Store store({t.path / "root"});
+    store.add_imported(cvm::test::toolkit_entry("12.4.1", t.path / "12.4.1"));
+    for (auto id : {"9.19.0-cuda12", "9.19.0.56-cuda12"}) store.add_imported(cvm::test::cudnn_entry(id, t.path / id));
+    CHECK(resolve(store, parse_spec("12.4.1+9.19.0")).cudnn->id == "9.19.0-cuda12");
+    CHECK(resolve(store, parse_spec("12.4.1+9.19")).cudnn->id == "9.19.0.56-cuda12");
+    CHECK(resolve(store, parse_spec("12.4.1+9.19.0.56")).cudnn->id == "9.19.0.56-cuda12");
+}
+
 TEST_CASE("layers: earlier layers hide later ones; removal only in the writable one") {
     TempDir t("layers");
     Store lower({t.path / "shared"});
