@@ -136,9 +136,13 @@ if [[ $(id -u) == 0 ]] && id nobody > /dev/null 2>&1; then
     : > "$shared/root/cache/downloads/x.tgz"
     chown -R nobody "$shared/root"
     chmod 555 "$shared/root/cache/downloads"
-    rc=0
-    err=$(cd "$shared" && su nobody -s /bin/bash -c \
-        "CVM_ROOT=$shared/root CVM_CONFIG=$shared/c.toml CVM_SYSTEM_CONFIG=$shared/s.toml $CVM cache clean" 2>&1) || rc=$?
+    # as_nobody ARGS...: cvm ARGS as nobody with the store in $shared/root; sets rc and err.
+    as_nobody() {
+        rc=0
+        err=$(cd "$shared" && su nobody -s /bin/bash -c \
+            "CVM_ROOT=$shared/root CVM_CONFIG=$shared/c.toml CVM_SYSTEM_CONFIG=$shared/s.toml $CVM $*" 2>&1) || rc=$?
+    }
+    as_nobody cache clean
     assert_eq "$rc" "1" "exit of cache clean in a read-only folder"
     assert_eq "$err" "cvm: cannot remove $shared/root/cache/downloads/x.tgz: permission denied; check that you can write to $shared/root (CVM_ROOT), or set CVM_ROOT to a folder you own"
     # An import into a store nobody may write: the store is named, not the staging folder made in it.
@@ -146,9 +150,7 @@ if [[ $(id -u) == 0 ]] && id nobody > /dev/null 2>&1; then
     mkdir -p "$shared/root"
     chown -R nobody "$shared"
     chmod 555 "$shared/root"
-    rc=0
-    err=$(cd "$shared" && su nobody -s /bin/bash -c \
-        "CVM_ROOT=$shared/root CVM_CONFIG=$shared/c.toml CVM_SYSTEM_CONFIG=$shared/s.toml $CVM import $shared/cuda-12.4" 2>&1) || rc=$?
+    as_nobody import "$shared/cuda-12.4"
     assert_eq "$rc" "1" "exit of an import into a read-only store"
     assert_eq "$err" "cvm: cannot write in $shared/root: permission denied; check that you can write to $shared/root (CVM_ROOT), or set CVM_ROOT to a folder you own"
 fi
