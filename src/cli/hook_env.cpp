@@ -27,11 +27,11 @@ std::optional<std::string> from_environment(const std::string& name) {
 // The stamp the shell compares the version files and the store with: written (not just
 // touched) before anything is read, so its time comes from the same clock as the files' and an
 // edit made while this runs is seen at the next prompt. Stamps of shells gone a day are removed.
-void write_stamp(const Store& store, const std::string& pid) {
+void write_stamp(const fs::path& cache, const std::string& pid) {
     if (pid.empty() || pid.size() > 10 || pid.find_first_not_of("0123456789") != std::string::npos)
         throw UsageError("hook-env: --pid takes the shell's process id");
     std::error_code ec;
-    fs::path dir = store.cache_dir() / "hook";
+    fs::path dir = cache / "hook";
     fs::create_directories(dir, ec);
     {
         std::ofstream out(dir / pid, std::ios::binary | std::ios::trunc);
@@ -144,12 +144,12 @@ std::vector<EnvChange> hook_changes(const Store& store, std::string& problem) {
 // Shows `problem` unless it is what this shell was last told: the hook runs again at prompts
 // within the second of an edit (fish compares whole seconds), and one line is enough. What
 // was said is kept beside the stamp, not in it, so that the stamp's time stays that of the start.
-void say_once(const Store& store, const std::string& pid, const std::string& problem) {
+void say_once(const fs::path& cache, const std::string& pid, const std::string& problem) {
     if (pid.empty()) {
         if (!problem.empty()) note(problem);
         return;
     }
-    fs::path file = store.cache_dir() / "hook" / (pid + ".said");
+    fs::path file = cache / "hook" / (pid + ".said");
     std::string before = platform::read_file(file, 1 << 16).value_or(std::string());
     if (problem == before) return;
     if (!problem.empty()) note(problem);
@@ -204,16 +204,19 @@ void register_hook_env(CLI::App& app) {
         if (!sh || *sh == Shell::Cmd)
             throw UsageError("hook-env: --shell " + printable(*shell) +
                              " is not one of bash, zsh, fish, pwsh");
-        Store store = open_store();
-        if (!pid->empty()) write_stamp(store, *pid);
+        // The stamp and what was said live in $CVM_ROOT/cache (the store's first layer), known
+        // before the config files are read: a broken one is said once too, not at every prompt.
+        const fs::path cache = Store::default_root() / "cache";
+        if (!pid->empty()) write_stamp(cache, *pid);
         // Whatever happens, the prompt goes on: one line, no half-applied code.
         std::string problem;
         try {
+            Store store = open_store();
             print(render_assignments(*sh, hook_changes(store, problem)));
         } catch (const std::exception& e) {
             problem = std::string(e.what()) + " (the environment stays as it is)";
         }
-        say_once(store, *pid, problem);
+        say_once(cache, *pid, problem);
     });
 }
 

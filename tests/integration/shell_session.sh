@@ -91,6 +91,25 @@ assert_contains "$OUT" "export CVM_ACTIVE='11.2.2'"
 assert_contains "$OUT" "export _CVM_HOOK="
 expect_rc 2 "$CVM" hook-env --shell cmd
 expect_rc 2 "$CVM" hook-env --shell bash --pid '../x'
+# A broken config file: one line at the first prompt, none at the next ones, the prompt goes on
+# (exit 0, no code); the line comes again once it is fixed and broken anew.
+mkdir -p "$(dirname "$CVM_CONFIG")"
+printf 'store_path = "not a list"\n' > "$CVM_CONFIG"
+expect_rc 0 "$CVM" hook-env --shell bash --pid 4242
+assert_eq "$OUT" "" "hook-env code with a broken config"
+assert_contains "$ERR" "$CVM_CONFIG:1: store_path must be a list of folders"
+assert_contains "$ERR" "(the environment stays as it is)"
+for _ in 1 2; do
+    expect_rc 0 "$CVM" hook-env --shell bash --pid 4242
+    assert_eq "$ERR" "" "hook-env said the broken config again"
+done
+rm "$CVM_CONFIG"
+expect_rc 0 "$CVM" hook-env --shell bash --pid 4242
+assert_contains "$OUT" "export CVM_ACTIVE='11.2.2'"
+printf 'store_path = "not a list"\n' > "$CVM_CONFIG"
+expect_rc 0 "$CVM" hook-env --shell bash --pid 4242
+assert_contains "$ERR" "store_path must be a list of folders"
+rm "$CVM_CONFIG"
 
 # A .cudaversion its reader cannot read (root reads anything: as nobody): one line, no change.
 if [[ $(id -u) == 0 ]] && command -v setpriv > /dev/null; then

@@ -47,16 +47,15 @@ assert_contains "$ERR" "CUDA 11.8 is not installed; run \`cvm install 11.8\`"
 
 # A config file with a float in it: toml++ reads it (from_chars), then cvm refuses the unknown
 # setting with an exception that names the file and line.
-export XDG_CONFIG_HOME=$T/config
-mkdir -p "$XDG_CONFIG_HOME/cvm"
-printf 'store_path = []\nratio = 2.5e-1\n' >"$XDG_CONFIG_HOME/cvm/config.toml"
+mkdir -p "$(dirname "$CVM_CONFIG")"
+printf 'store_path = []\nratio = 2.5e-1\n' >"$CVM_CONFIG"
 expect_rc 2 "$CVM_ROOT/shims/nvcc" --version
-assert_contains "$ERR" "$XDG_CONFIG_HOME/cvm/config.toml:2: unknown setting 'ratio'"
+assert_contains "$ERR" "$CVM_CONFIG:2: unknown setting 'ratio'"
 # A well-formed one with a second store layer, whose toolkit the shim then runs.
 make_toolkit "$T/cuda-11.8" 11.8.0
-rm "$XDG_CONFIG_HOME/cvm/config.toml"
+rm "$CVM_CONFIG"
 CVM_ROOT=$T/shared expect_rc 0 "$CVM" import "$T/cuda-11.8"
-printf 'store_path = ["%s"]\n' "$T/shared" >"$XDG_CONFIG_HOME/cvm/config.toml"
+printf 'store_path = ["%s"]\n' "$T/shared" >"$CVM_CONFIG"
 CVM_VERSION=11.8 expect_rc 0 "$CVM_ROOT/shims/nvcc" --version
 assert_contains "$OUT" "fake nvcc 11.8.0"
 
