@@ -159,7 +159,15 @@ void describe_help(CLI::App& cmd) {
     }
 }
 
+// A flag takes no value: `--global=3` is refused, not read as on (CLI11 would take any number).
+static void refuse_flag_values(CLI::App& app) {
+    for (CLI::Option* opt : app.get_options())
+        if (opt->nonpositional() && opt->get_expected_max() == 0) opt->disable_flag_override();
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_flag_values(*sub);
+}
+
 void describe_app(CLI::App& app) {
+    refuse_flag_values(app);
     add_quiet(app);
     add_command_examples(app, "");
     for (auto [name, alias] : {std::pair{"list", "ls"}, std::pair{"uninstall", "rm"}})
@@ -254,6 +262,8 @@ std::string parse_error_line(CLI::App& app, const CLI::ParseError& error, const 
                     if (o->nonpositional() && o->check_name(it->substr(0, it->find('=')))) opt = o;
     }
     if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) && opt) {
+        if (opt->nonpositional() && opt->get_expected_max() == 0) // a flag: `--global=3`
+            return who + ": " + shown_name(*opt) + " takes no value; see " + see;
         if (opt->nonpositional() && opt->count() == 0)
             return who + ": " + shown_name(*opt) + " needs a value; see " + see;
         return who + ": wrong number of values for " + shown_name(*opt) + "; see " + see;

@@ -72,6 +72,9 @@ rows=(
     "cvm exec: unknown option '--sepc'; did you mean '--spec'? (cvm's options go before CMD)${S}exec${S}--sepc=12${S}nvcc"
     "cvm list: --json takes no value; see cvm help list${S}list${S}--json=x"
     "cvm use: --global takes no value; see cvm help use${S}use${S}--global=x${S}12"
+    "cvm use: --global takes no value; see cvm help use${S}use${S}--global=3${S}12"
+    "cvm list: --json takes no value; see cvm help list${S}list${S}--json=1"
+    "cvm uninstall: --yes takes no value; see cvm help uninstall${S}uninstall${S}--yes=no${S}12"
     "cvm update: '0' is not a valid --max (a whole number from 1 to 1000); see cvm help update${S}update${S}--max${S}0"
     "cvm update: 'abc' is not a valid --max (a whole number from 1 to 1000); see cvm help update${S}update${S}--max=abc"
 )
