@@ -75,11 +75,8 @@ void register_exec(CLI::App& app) {
     cmd->callback([spec, version, cmd] {
         std::vector<std::string> words = cmd->remaining();
         if (!words.empty() && words.front() != "--" && words.front().size() > 1 && words.front()[0] == '-') {
-            std::string word = words.front().substr(0, words.front().find('='));
-            auto guess = closest_match(word, option_names(*cmd));
-            throw UsageError("exec: unknown option '" + printable(word) + "'" +
-                             (guess ? "; did you mean '" + *guess + "'? (cvm's options go before CMD)"
-                                    : "; cvm's options go before CMD; see cvm help exec"));
+            throw UsageError(unknown_option_line(*cmd, words.front(), "exec", "cvm help exec",
+                                                 "cvm's options go before CMD"));
         }
         ExecWords w = split_exec_words(std::move(words));
         std::optional<std::string> chosen;

@@ -78,10 +78,14 @@ std::string pad(const std::string& s, std::size_t width) {
 
 } // namespace
 
-std::string examples_text(const std::vector<HelpItem>& items, std::size_t width) {
-    std::string out = "Examples:\n";
+std::string items_text(const std::vector<HelpItem>& items, std::size_t width) {
+    std::string out;
     for (const auto& e : items) out += "  " + pad(e.text, width) + e.meaning + "\n";
     return out;
+}
+
+std::string examples_text(const std::vector<HelpItem>& items, std::size_t width) {
+    return "Examples:\n" + items_text(items, width);
 }
 
 void add_command_examples(CLI::App& app, const std::string& path) {

@@ -206,7 +206,7 @@ void register_hook_env(CLI::App& app) {
                              " is not one of bash, zsh, fish, pwsh");
         // The stamp and what was said live in $CVM_ROOT/cache (the store's first layer), known
         // before the config files are read: a broken one is said once too, not at every prompt.
-        const fs::path cache = Store::default_root() / "cache";
+        const fs::path cache = Store::cache_dir_of(Store::default_root());
         if (!pid->empty()) write_stamp(cache, *pid);
         // Whatever happens, the prompt goes on: one line, no half-applied code.
         std::string problem;

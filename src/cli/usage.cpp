@@ -16,10 +16,6 @@ namespace cvm::cli {
 namespace {
 
 // What to type for a command whose required argument is missing.
-std::string pad(const std::string& s, size_t width) {
-    return s.size() + 1 >= width ? s + "  " : s + std::string(width - s.size(), ' ');
-}
-
 const std::map<std::string, std::string>& examples() {
     static const std::map<std::string, std::string> table{
         {"uninstall", "cvm uninstall 12.4.1"},
@@ -118,15 +114,18 @@ void add_quiet(CLI::App& cmd) {
 }
 
 std::string help_footer() {
-    std::string out = examples_text(help_examples(), 28);
-    out += "\nEnvironment:\n";
-    for (const auto& v : help_variables()) out += "  " + pad(v.text, 13) + v.meaning + "\n";
-    return out;
+    return examples_text(help_examples(), 28) + "\nEnvironment:\n" + items_text(help_variables(), 13);
 }
 
 } // namespace
 
-std::vector<std::string> option_names(CLI::App& cmd) { return visible_option_names(cmd); }
+std::string unknown_option_line(CLI::App& cmd, const std::string& typed, const std::string& who,
+                                const std::string& see, const std::string& note) {
+    const std::string word = printable(typed.substr(0, typed.find('=')));
+    auto guess = closest_match(word, visible_option_names(cmd));
+    if (guess) return who + ": unknown option '" + word + "'; did you mean '" + *guess + "'?" + (note.empty() ? "" : " (" + note + ")");
+    return who + ": unknown option '" + word + "'; " + (note.empty() ? "" : note + "; ") + "see " + see;
+}
 
 const std::vector<HelpItem>& help_examples() {
     static const std::vector<HelpItem> items{
@@ -230,9 +229,7 @@ std::string parse_error_line(CLI::App& app, const CLI::ParseError& error, const 
     for (const std::string& item : left) {
         if (item == "--") after_dashes = true;
         if (after_dashes || item.size() < 2 || item[0] != '-') continue;
-        std::string word = item.substr(0, item.find('='));
-        auto guess = closest_match(word, visible_option_names(*cmd));
-        return who + ": unknown option '" + word + "'" + (guess ? "; did you mean '" + *guess + "'?" : "; see " + see);
+        return unknown_option_line(*cmd, item, who, see);
     }
     // `--` itself is no argument: name the first word after it (or `--` when nothing follows).
     auto extra = std::find_if(left.begin(), left.end(), [](const std::string& w) { return w != "--"; });

@@ -20,15 +20,18 @@ struct HelpItem {
 const std::vector<HelpItem>& help_examples();
 const std::vector<HelpItem>& help_variables();
 
-// "Examples:" and one line per item, each item's text padded to `width`.
+// One line per item, each item's text padded to `width`; examples_text puts "Examples:" first.
+std::string items_text(const std::vector<HelpItem>& items, std::size_t width);
 std::string examples_text(const std::vector<HelpItem>& items, std::size_t width);
 
 // Ends each command's help (and its commands', "cache clean") with its examples
 // (help_examples.cpp); `path` is the names of `app` below cvm ("" for cvm itself).
 void add_command_examples(CLI::App& app, const std::string& path);
 
-// The options of `cmd` a user can type ("--global", "-g"), for "did you mean".
-std::vector<std::string> option_names(CLI::App& cmd);
+// "WHO: unknown option 'WORD'" for the option `typed` (its `=value` dropped), with the closest
+// of `cmd`'s options as "did you mean" or else "see SEE"; `note`, when given, is added to either.
+std::string unknown_option_line(CLI::App& cmd, const std::string& typed, const std::string& who,
+                                const std::string& see, const std::string& note = "");
 
 // After every command is registered: `help`, the aliases (ls, rm), -V, and the top-level
 // help's examples and variables.

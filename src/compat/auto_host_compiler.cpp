@@ -1,6 +1,5 @@
 #include "compat/auto_host_compiler.h"
 
-#include <fstream>
 #include <system_error>
 
 #include "compat/visual_studio.h"
@@ -29,19 +28,11 @@ void write_choice(const fs::path& file, const std::optional<HostCompilerChoice>&
         return;
     }
     fs::create_directories(file.parent_path(), ec);
-    fs::path tmp = file;
-    tmp += ".tmp" + std::to_string(platform::process_id());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << format_host_compiler_choice(*choice);
-        out.close();
-        if (!out) { // a full disk or a failed write leaves the old answer, never half of one
-            fs::remove(tmp, ec);
-            return;
-        }
+    try { // replaced only when whole: a failed write leaves the old answer, never half of one
+        platform::write_file_atomically(file, format_host_compiler_choice(*choice));
+    } catch (const std::exception&) {
+        // a kept answer is a cache: without it the choice is made again next time
     }
-    fs::rename(tmp, file, ec);
-    if (ec) fs::remove(tmp, ec);
 }
 
 } // namespace
@@ -111,9 +102,7 @@ std::string host_compiler_line(const HostCompilerStatus& s) {
     if (s.choice)
         return "host compiler: " + s.choice->ccbin + " is handed to nvcc" +
                (s.choice->via_env ? " (NVCC_CCBIN, CUDAHOSTCXX)" : " (-ccbin, CUDAHOSTCXX)") + ": " + s.problem;
-    const auto& o = s.nvcc_default.origin;
-    if (o != "PATH" && o != "nvcc.profile's PATH")
-        return "warning: " + s.problem + "; change " + o;
+    if (!s.nvcc_default.chosen_by_nvcc()) return "warning: " + s.problem + "; change " + s.nvcc_default.origin;
     return "warning: " + s.problem + "; no installed compiler fits: " + host_compiler_fix(*s.limits, platform::host_os());
 }
 

@@ -240,8 +240,7 @@ HostCompilerStatus host_compiler_status(const HostCompilerQuery& q, const HostCo
     }
     if (s.problem.empty()) return s;
     // A compiler the user named is theirs to change; auto only replaces nvcc's own pick.
-    if (d.origin != "PATH" && d.origin != "nvcc.profile's PATH")
-        return s;
+    if (!d.chosen_by_nvcc()) return s;
     for (const auto& c : installed_host_compilers(q)) {
         if (judge(*limits, *c.id) != Verdict::Supported) continue;
         s.choice = HostCompilerChoice{c.path, q.nvcc_reads_ccbin_env,

@@ -32,6 +32,8 @@ struct FoundCompiler {
     std::optional<CompilerId> id;
     std::string said; // unidentified: the first line it printed (stderr too)
     bool exists = false;
+    // nvcc picked it itself (from PATH), rather than the user naming it: auto may replace it.
+    bool chosen_by_nvcc() const { return origin == "PATH" || origin == "nvcc.profile's PATH"; }
 };
 
 // The compiler nvcc would use for `query`: -ccbin/--compiler-bindir on the command line, then

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compat/compiler_id.h"
+#include "core/environment.h"
 #include "platform/platform.h"
 
 namespace cvm::compat {
@@ -14,13 +15,8 @@ namespace fs = std::filesystem;
 std::vector<fs::path> default_visual_studio_roots() {
     std::vector<fs::path> out;
     if (auto list = platform::get_env("CVM_VISUAL_STUDIO_ROOTS")) {
-        size_t pos = 0;
-        while (pos <= list->size()) {
-            size_t end = list->find(';', pos);
-            std::string item = list->substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-            pos = end == std::string::npos ? list->size() + 1 : end + 1;
+        for (const std::string& item : split_path_list(*list, platform::Os::Windows))
             if (!item.empty()) out.push_back(fs::u8path(item));
-        }
         return out;
     }
     for (const char* var : {"ProgramFiles", "ProgramFiles(x86)"})

@@ -38,32 +38,20 @@ void check_entry_trusted(const Entry& e) {
     for (const fs::path& dir : entry_folders(e)) check_folder(files, dir);
 }
 
-namespace {
-
-std::string first_doubt(const std::string& entry_dir, const std::vector<std::string>& folders) {
-    // A stat by string each; words only for one that fails.
-    auto doubt = [](const std::string& p) -> std::string {
-        fs::path path = fs::u8path(p);
-        auto meta = platform::file_meta(path);
+std::string entry_doubt_text(const Entry& e) {
+    // A stat each; words only for the first one that fails.
+    auto doubt = [](const fs::path& p) -> std::string {
+        auto meta = platform::file_meta(p);
         if (!meta) return {};
         Doubt d = doubt_of(*meta);
         if (d == Doubt::None) return {};
-        return p + " is " + doubt_words(d, path, *meta) + "; " + doubt_fix(d, path, *meta);
+        return p.u8string() + " is " + doubt_words(d, p, *meta) + "; " + doubt_fix(d, p, *meta);
     };
-    const char sep = platform::host_os() == platform::Os::Windows ? '\\' : '/';
-    if (std::string why = doubt(entry_dir); !why.empty()) return why;
-    if (std::string why = doubt(entry_dir + sep + "entry"); !why.empty()) return why;
-    for (const std::string& p : folders)
+    for (const fs::path& p : {e.entry_dir, e.entry_dir / "entry"})
+        if (std::string why = doubt(p); !why.empty()) return why;
+    for (const fs::path& p : entry_folders(e))
         if (std::string why = doubt(p); !why.empty()) return why;
     return {};
-}
-
-} // namespace
-
-std::string entry_doubt_text(const Entry& e) {
-    std::vector<std::string> folders;
-    for (const fs::path& p : entry_folders(e)) folders.push_back(p.u8string());
-    return first_doubt(e.entry_dir.u8string(), folders);
 }
 
 void check_entry_file_trusted(const Entry& e, const fs::path& file, const platform::FileMeta* known) {

@@ -633,6 +633,7 @@ Resolved resolve_among(const Store& store, const Spec& spec, const std::vector<s
         std::string id;
         Version v;
         std::optional<CudnnId> cudnn;
+        bool exact = false; // the version is the spec's, not only prefixed by it
     };
     std::vector<Cand> toolkits;
     for (const auto& id : cuda_ids) {
@@ -651,14 +652,12 @@ Resolved resolve_among(const Store& store, const Spec& spec, const std::vector<s
             auto c = parse_cudnn_id(id);
             if (!c || !c->version.has_prefix(*spec.cudnn)) continue;
             if (spec.cudnn_cuda && c->cuda != *spec.cudnn_cuda) continue;
-            builds.push_back({id, c->version, c});
+            builds.push_back({id, c->version, c, c->version == *spec.cudnn});
         }
         // A cuDNN installed exactly as written wins over newer ones it is a prefix of (an import
         // recorded as 9.19.0 is not 9.19.0.56 when both are there); otherwise the newest.
-        const std::string cudnn_text = spec.cudnn->str();
-        std::sort(builds.begin(), builds.end(), [&](const Cand& a, const Cand& b) {
-            const bool ea = a.v.str() == cudnn_text, eb = b.v.str() == cudnn_text;
-            if (ea != eb) return ea;
+        std::sort(builds.begin(), builds.end(), [](const Cand& a, const Cand& b) {
+            if (a.exact != b.exact) return a.exact;
             if (a.v != b.v) return b.v < a.v;
             return b.cudnn->cuda < a.cudnn->cuda;
         });

@@ -120,7 +120,10 @@ public:
     fs::path views_dir() const { return root() / "views"; }
     fs::path staging_dir() const { return root() / ".staging"; }
     fs::path locks_dir() const { return root() / "locks"; }
-    fs::path cache_dir() const { return root() / "cache"; }
+    fs::path cache_dir() const { return cache_dir_of(root()); }
+    // The cache folder of the store rooted at `root` ($CVM_ROOT/cache), without reading the
+    // config files that list the other layers (the prompt hook needs it when one is broken).
+    static fs::path cache_dir_of(const fs::path& root) { return root / "cache"; }
     fs::path global_version_file() const { return root() / "version"; }
 
     // Ids of one kind across all layers (an id in an earlier layer hides the same id later).

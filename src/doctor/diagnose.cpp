@@ -155,7 +155,7 @@ private:
     struct LibrarySet {
         std::string family;             // "cudnn", "cudart", "cublas"
         std::vector<LibraryName> names; // main first
-        bool probing = false;           // a guess (no selection): shown only when found
+        bool probing = false;           // not named by the selection: shown only when found
     };
 
     void add(Severity s, std::string code, std::string message, std::string fix = "") {
@@ -170,6 +170,10 @@ private:
 
     std::vector<LibrarySet> library_sets() const {
         std::vector<LibrarySet> sets;
+        // cuDNN the selection does not name: whichever major a program would find.
+        auto any_cudnn = [&] {
+            for (unsigned m : {9u, 8u, 7u}) sets.push_back({"cudnn", cudnn_names(m), true});
+        };
         if (in_.resolved) {
             const Entry& tk = in_.resolved->toolkit;
             const int major = static_cast<int>(tk.version.major());
@@ -177,13 +181,12 @@ private:
             if (in_.resolved->cudnn)
                 sets.push_back({"cudnn", cudnn_names(in_.resolved->cudnn->version.major()), false});
             else // a toolkit alone: programs still load whatever cuDNN the machine gives them
-                for (unsigned m : {9u, 8u, 7u}) sets.push_back({"cudnn", cudnn_names(m), true});
+                any_cudnn();
             sets.push_back({"cudart", {cudart_library(major, minor, target())}, false});
             sets.push_back({"cublas", cublas_libraries(major, minor, target()), false});
             return sets;
         }
-        for (unsigned m : {9u, 8u, 7u})
-            sets.push_back({"cudnn", cudnn_names(m), true});
+        any_cudnn();
         for (int m : {13, 12, 11})
             sets.push_back({"cudart", {cudart_library(m, 0, target())}, true});
         return sets;

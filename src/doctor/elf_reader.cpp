@@ -48,6 +48,7 @@ struct Header {
     std::uint64_t phoff = 0, shoff = 0;
     std::uint16_t phentsize = 0, shentsize = 0;
     std::uint64_t phnum = 0, shnum = 0;
+    std::uint16_t shstrndx = 0;
 };
 
 // Reads an address-sized field (4 bytes in ELFCLASS32, 8 in ELFCLASS64).
@@ -171,17 +172,16 @@ bool looks_like_elf(ByteView bytes) {
                              4);
 }
 
-ElfReadResult read_elf(const ByteSource& src) {
-    ElfReadResult result;
-    auto ident_bytes = src.read_up_to(0, 64);
-    if (!ident_bytes || ident_bytes->size() < 16) {
-        result.error = "file is too short to be an ELF file";
-        return result;
+// The ELF header of `ident` (the file's first 64 bytes, or fewer); nullopt with `error` set when
+// it is not one this reader understands.
+std::optional<Header> parse_header(const ByteView& ident, std::string& error) {
+    if (ident.size() < 16) {
+        error = "file is too short to be an ELF file";
+        return std::nullopt;
     }
-    ByteView ident(ident_bytes->data(), ident_bytes->size());
     if (!looks_like_elf(ident)) {
-        result.error = "not an ELF file (no \\x7fELF magic)";
-        return result;
+        error = "not an ELF file (no \\x7fELF magic)";
+        return std::nullopt;
     }
     Header h;
     const std::uint8_t cls = *ident.u8(4);
@@ -191,29 +191,22 @@ ElfReadResult read_elf(const ByteSource& src) {
     else if (cls == 2)
         h.bits = 64;
     else {
-        result.error = "unknown ELF class " + std::to_string(cls);
-        return result;
+        error = "unknown ELF class " + std::to_string(cls);
+        return std::nullopt;
     }
     if (data == 1)
         h.endian = Endian::little;
     else if (data == 2)
         h.endian = Endian::big;
     else {
-        result.error = "unknown ELF byte order " + std::to_string(data);
-        return result;
+        error = "unknown ELF byte order " + std::to_string(data);
+        return std::nullopt;
     }
     const std::uint64_t header_size = h.bits == 32 ? 52 : 64;
     if (ident.size() < header_size) {
-        result.error = "ELF header is truncated";
-        return result;
+        error = "ELF header is truncated";
+        return std::nullopt;
     }
-
-    ElfInfo info;
-    info.bits = h.bits;
-    info.endian = h.endian;
-    info.os_abi = *ident.u8(7);
-    info.type = *ident.u16(16, h.endian);
-    info.machine = *ident.u16(18, h.endian);
     if (h.bits == 32) {
         h.phoff = *ident.u32(28, h.endian);
         h.shoff = *ident.u32(32, h.endian);
@@ -221,6 +214,7 @@ ElfReadResult read_elf(const ByteSource& src) {
         h.phnum = *ident.u16(44, h.endian);
         h.shentsize = *ident.u16(46, h.endian);
         h.shnum = *ident.u16(48, h.endian);
+        h.shstrndx = *ident.u16(50, h.endian);
     } else {
         h.phoff = *ident.u64(32, h.endian);
         h.shoff = *ident.u64(40, h.endian);
@@ -228,7 +222,25 @@ ElfReadResult read_elf(const ByteSource& src) {
         h.phnum = *ident.u16(56, h.endian);
         h.shentsize = *ident.u16(58, h.endian);
         h.shnum = *ident.u16(60, h.endian);
+        h.shstrndx = *ident.u16(62, h.endian);
     }
+    return h;
+}
+
+ElfReadResult read_elf(const ByteSource& src) {
+    ElfReadResult result;
+    auto ident_bytes = src.read_up_to(0, 64);
+    ByteView ident = ident_bytes ? ByteView(ident_bytes->data(), ident_bytes->size()) : ByteView();
+    auto header = parse_header(ident, result.error);
+    if (!header) return result;
+    Header h = *header;
+
+    ElfInfo info;
+    info.bits = h.bits;
+    info.endian = h.endian;
+    info.os_abi = *ident.u8(7);
+    info.type = *ident.u16(16, h.endian);
+    info.machine = *ident.u16(18, h.endian);
 
     // Sections are only needed for extended numbering and as a fallback; read them lazily.
     std::optional<std::vector<Section>> sections;
@@ -457,26 +469,13 @@ ElfReadResult read_elf(const ByteSource& src) {
 std::vector<ElfSection> read_elf_sections(const ByteSource& src) {
     std::vector<ElfSection> out;
     auto bytes = src.read_up_to(0, 64);
-    if (!bytes || bytes->size() < 52) return out;
-    ByteView v(bytes->data(), bytes->size());
-    if (!looks_like_elf(v) || (*v.u8(4) != 1 && *v.u8(4) != 2) || (*v.u8(5) != 1 && *v.u8(5) != 2))
-        return out;
-    Header h;
-    h.bits = *v.u8(4) == 1 ? 32 : 64;
-    h.endian = *v.u8(5) == 1 ? Endian::little : Endian::big;
-    const bool b32 = h.bits == 32;
-    auto shoff = word(v, b32 ? 32 : 40, h);
-    auto shentsize = v.u16(b32 ? 46 : 58, h.endian);
-    auto shnum = v.u16(b32 ? 48 : 60, h.endian);
-    auto shstrndx = v.u16(b32 ? 50 : 62, h.endian);
-    if (!shoff || !shentsize || !shnum || !shstrndx) return out;
-    h.shoff = *shoff;
-    h.shentsize = *shentsize;
-    h.shnum = *shnum;
+    if (!bytes) return out;
     std::string error;
-    auto sections = read_sections(src, h, error);
+    auto h = parse_header(ByteView(bytes->data(), bytes->size()), error);
+    if (!h) return out;
+    auto sections = read_sections(src, *h, error);
     if (!sections) return out;
-    const Section* names = *shstrndx < sections->size() ? &(*sections)[*shstrndx] : nullptr;
+    const Section* names = h->shstrndx < sections->size() ? &(*sections)[h->shstrndx] : nullptr;
     for (const auto& s : *sections) {
         ElfSection e;
         if (names)

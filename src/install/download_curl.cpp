@@ -134,6 +134,7 @@ struct Transfer {
     bool checked_length = false;
     int progress_id = -1;
     std::string write_error;
+    int write_errno = 0; // the errno of a failed write to the part file, 0 otherwise
     char errbuf[CURL_ERROR_SIZE] = {};
     bool finished = false;
 };
@@ -209,7 +210,8 @@ size_t on_write(char* data, size_t size, size_t count, void* user) {
         t->memory->append(data, n);
     } else {
         if (int err = t->out.write_all(data, n)) {
-            t->write_error = std::strerror(err);
+            t->write_error = platform::error_text(err);
+            t->write_errno = err;
             return 0;
         }
         t->hash.update(data, n);
@@ -297,10 +299,8 @@ private:
         if (t.out.is_open()) t.out.close();
     }
 
-    // `code`: the failure's name for scripts (error.h); a download fails on the network unless
-    // the caller says otherwise. With `mismatch`: a DownloadMismatchError.
-    [[noreturn]] void fail(Transfer& t, const std::string& message, bool input = false,
-                           const char* code = "network", const DownloadMismatch* mismatch = nullptr) {
+    // Ends `t`'s progress line as failed and stops every transfer.
+    void stop_all(Transfer& t) {
         if (options_.progress && t.progress_id >= 0)
             options_.progress->finish(t.progress_id, false);
         for (auto& other : transfers_) {
@@ -308,15 +308,28 @@ private:
             if (options_.progress && other->progress_id >= 0 && other.get() != &t)
                 options_.progress->finish(other->progress_id, false, "stopped");
         }
-        if (mismatch) throw DownloadMismatchError(message, *mismatch);
+    }
+
+    // `code`: the failure's name for scripts (error.h); a download fails on the network unless
+    // the caller says otherwise.
+    [[noreturn]] void fail(Transfer& t, const std::string& message, bool input = false,
+                           const char* code = "network") {
+        stop_all(t);
         if (input) fail_input(message, code);
         fail_operation(message, code);
+    }
+
+    // Not the file that was asked for (code "checksum", with what differed).
+    [[noreturn]] void fail_mismatch(Transfer& t, const std::string& message, const DownloadMismatch& m) {
+        stop_all(t);
+        throw DownloadMismatchError(message, m);
     }
 
     // Prepares the part file (resuming what is there) and starts one attempt.
     void begin(Transfer& t) {
         t.received = 0;
         t.write_error.clear();
+        t.write_errno = 0;
         t.abort_reason.clear();
         t.abort_mismatch.reset();
         t.checked_length = false;
@@ -361,11 +374,11 @@ private:
             fs::create_directories(t.part.parent_path(), ec);
             if (!t.on_signal.watching()) t.on_signal.watch(t.part);
             if (int err = platform::create_file_for_writing(t.part))
-                fail(t, "cannot write " + t.part.u8string() + ": " + std::strerror(err), false,
+                fail(t, "cannot write " + t.part.u8string() + ": " + platform::error_text(err), false,
                      write_error_code(err));
             if (int err = t.out.open(t.part, have > 0 ? platform::SharedFile::Mode::Append
                                                       : platform::SharedFile::Mode::Truncate))
-                fail(t, "cannot write " + t.part.u8string() + ": " + std::strerror(err), false,
+                fail(t, "cannot write " + t.part.u8string() + ": " + platform::error_text(err), false,
                      write_error_code(err));
             if (t.request->tap) t.request->tap->attempt(t.part, have);
             if (t.request->expected_size && have == t.request->expected_size) {
@@ -452,10 +465,10 @@ private:
             m.actual_sha256 = digest;
             m.expected_size = r.expected_size;
             m.actual_size = size;
-            fail(t, "download of " + t.url + " failed: " + m.describe() +
+            fail_mismatch(t, "download of " + t.url + " failed: " + m.describe() +
                         "; the file was deleted, run the command again (if it repeats, the "
                         "mirror or manifest is wrong)",
-                 false, "checksum", &m);
+                 m);
         }
         std::error_code ec;
         platform::rename_shared_file(t.part, r.destination, ec);
@@ -481,20 +494,21 @@ private:
         if (code == CURLE_WRITE_ERROR && !t.abort_reason.empty()) {
             t.finished = true;
             // Beyond a known size it is not the file that was asked for (as a checksum mismatch).
-            fail(t, "download of " + t.url + " failed: " + t.abort_reason +
-                        "; the partial file was deleted (if it repeats, the mirror or manifest "
-                        "is wrong)",
-                 false, t.abort_mismatch ? "checksum" : "network",
-                 t.abort_mismatch ? &*t.abort_mismatch : nullptr);
+            const std::string message = "download of " + t.url + " failed: " + t.abort_reason +
+                                        "; the partial file was deleted (if it repeats, the mirror or "
+                                        "manifest is wrong)";
+            if (t.abort_mismatch) fail_mismatch(t, message, *t.abort_mismatch);
+            fail(t, message);
         }
         if (code == CURLE_WRITE_ERROR && !t.write_error.empty()) {
             t.finished = true;
             if (t.memory != nullptr)
                 fail(t, "download of " + t.url + " failed: " + t.write_error, true);
-            bool full = t.write_error == std::strerror(ENOSPC);
+            const char* why = write_error_code(t.write_errno);
+            const bool full = std::strcmp(why, "no_space") == 0;
             fail(t, "cannot write " + t.part.u8string() + ": " + t.write_error +
                         (full ? " (free space in the download cache and run again)" : ""),
-                 false, full ? "no_space" : "io");
+                 false, why);
         }
         if (code == CURLE_OK) {
             if (t.memory != nullptr) {

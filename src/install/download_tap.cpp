@@ -1,6 +1,7 @@
 #include "install/download_tap.h"
 
 #include "install/error.h"
+#include "platform/platform.h"
 
 #include <algorithm>
 #include <cstring>
@@ -75,7 +76,7 @@ std::size_t DownloadTap::read(void* buffer, std::size_t size) {
             }
             if (err != 0)
                 fail_operation("cannot read " + (verified_ ? file_ : part_).u8string() + ": " +
-                               std::strerror(err));
+                               platform::error_text(err));
             opened_ = true;
         }
         n = static_cast<std::size_t>(std::min<std::uint64_t>(size, size_ - offset_));
@@ -88,7 +89,7 @@ std::size_t DownloadTap::read(void* buffer, std::size_t size) {
         std::lock_guard<std::mutex> lock(mutex_);
         if (restarted_) fail_operation("the download started again from its first byte");
         fail_operation("cannot read the download's part file " + part_.u8string() + ": " +
-                       (err != 0 ? std::string(std::strerror(err)) : "it ended early"));
+                       (err != 0 ? platform::error_text(err) : "it ended early"));
     }
     std::lock_guard<std::mutex> lock(mutex_);
     offset_ += got;

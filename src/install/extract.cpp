@@ -407,13 +407,9 @@ public:
             if (!seen_.insert(path).second || dirs_.count(path)) refuse(raw_path, "listed twice");
             if (plan.entry.type != ExtractedEntry::Type::Symlink) files_.insert(path);
         }
-        // The archive's modes are masked like any file the user creates, and never group- or
-        // world-writable; the owner keeps what cleaning up and reading need.
-        int owner = plan.entry.type == ExtractedEntry::Type::Directory ? 0700
-                    : plan.entry.type == ExtractedEntry::Type::Symlink ? 0
-                                                                        : 0600;
         if (plan.entry.type != ExtractedEntry::Type::Symlink)
-            perm = (perm & ~static_cast<int>(platform::file_creation_mask() | 022)) | owner;
+            perm = static_cast<int>(extracted_mode(static_cast<unsigned>(perm),
+                                                   plan.entry.type == ExtractedEntry::Type::Directory));
         plan.perm = perm;
         plan.target = root_ / fs::u8path(path);
         return plan;
@@ -545,19 +541,6 @@ void finish_writer(archive* w, const fs::path& archive_path, const fs::path& roo
 }
 
 // After extraction every symlink must resolve, on disk, inside the destination.
-void verify_symlinks(const fs::path& root, const std::vector<ExtractedEntry>& entries,
-                     const fs::path& archive_path) {
-    for (const auto& entry : entries) {
-        if (entry.type != ExtractedEntry::Type::Symlink) continue;
-        std::error_code ec;
-        fs::path resolved = fs::weakly_canonical(root / fs::u8path(entry.path), ec);
-        auto [r, p] = std::mismatch(root.begin(), root.end(), resolved.begin(), resolved.end());
-        if (ec || r != root.end())
-            fail_input("archive " + display(archive_path) + " refused: symlink \"" + entry.path +
-                       "\" -> \"" + entry.link_target + "\" resolves outside the install folder");
-    }
-}
-
 // Folders the archive does not list are made by libarchive with the umask alone: take group
 // and world write from them too (listed ones got their masked mode from apply_plan).
 void mask_implicit_folders(const fs::path& root, const std::vector<ExtractedEntry>& entries) {
@@ -652,7 +635,7 @@ ExtractResult extract_stream(archive* r, const fs::path& archive_path, const fs:
     share_hardlink_records(result.entries);
     mask_implicit_folders(root, result.entries);
     if (!xz && options.progress) options.progress(total, total);
-    verify_symlinks(root, result.entries, archive_path);
+    verify_symlinks(root, result.entries, display(archive_path));
     return result;
 }
 
@@ -765,7 +748,7 @@ ExtractResult extract_zip(const fs::path& archive_path, const fs::path& root,
     result.bytes_written = written.load();
     mask_implicit_folders(root, result.entries);
     if (options.progress) options.progress(file_size, file_size);
-    verify_symlinks(root, result.entries, archive_path);
+    verify_symlinks(root, result.entries, display(archive_path));
     return result;
 }
 
@@ -906,6 +889,23 @@ static fs::path extraction_root(const fs::path& destination) {
     fs::path root = fs::canonical(destination, ec);
     if (ec) fail_operation("cannot resolve " + destination.string() + ": " + ec.message());
     return root;
+}
+
+unsigned extracted_mode(unsigned perm, bool directory) {
+    const unsigned owner = directory ? 0700 : 0600;
+    return (perm & ~static_cast<unsigned>(platform::file_creation_mask() | 022)) | owner;
+}
+
+void verify_symlinks(const fs::path& root, const std::vector<ExtractedEntry>& entries, const std::string& name) {
+    for (const auto& entry : entries) {
+        if (entry.type != ExtractedEntry::Type::Symlink) continue;
+        std::error_code ec;
+        fs::path resolved = fs::weakly_canonical(root / fs::u8path(entry.path), ec);
+        auto [r, p] = std::mismatch(root.begin(), root.end(), resolved.begin(), resolved.end());
+        if (ec || r != root.end())
+            fail_input("archive " + name + " refused: entry \"" + entry.path + "\": symlink to \"" +
+                       entry.link_target + "\" resolves outside the install folder");
+    }
 }
 
 ExtractResult extract_archive(const fs::path& archive_path, const fs::path& destination,

@@ -63,6 +63,15 @@ ExtractResult extract_archive(const std::filesystem::path& archive,
                               const std::filesystem::path& destination,
                               const ExtractOptions& options = {});
 
+// The mode an extracted file or folder gets from the archive's `perm`: masked like any file the
+// user creates, never group- or world-writable, with what its owner needs to read and clean up.
+unsigned extracted_mode(unsigned perm, bool directory);
+
+// Each symlink among `entries`, followed on disk below `root` (through the others too), must end
+// inside `root`; throws InstallError (input) naming the archive (`name`) and the entry.
+void verify_symlinks(const std::filesystem::path& root, const std::vector<ExtractedEntry>& entries,
+                     const std::string& name);
+
 // An archive stored inside another file (an installer's payload behind its script or stub).
 struct EmbeddedArchive {
     enum class Format { CompressedTar, SevenZip };

@@ -88,10 +88,6 @@ struct Claim {
     std::string source;
 };
 
-std::string os_of(const std::string& platform) {
-    return is_windows_platform(platform) ? "windows" : "linux";
-}
-
 bool looks_binary_name(const std::string& name) {
     return name.find(".so") != std::string::npos ||
            (name.size() > 4 && (name.compare(name.size() - 4, 4, ".dll") == 0 ||
@@ -404,9 +400,9 @@ Recognized recognize_extracted(const fs::path& extracted, const std::optional<Ar
         int major = version_numbers(r.header_version).front();
         bool windows = false;
         if (!content_platform.empty())
-            windows = os_of(content_platform) == "windows";
+            windows = is_windows_platform(content_platform);
         else if (!r.platform.empty())
-            windows = os_of(r.platform) == "windows";
+            windows = is_windows_platform(r.platform);
         std::vector<std::string> missing;
         for (const auto& lib : cudnn_required_libraries(major, windows)) {
             auto it = tree.names.lower_bound(lib);

@@ -12,10 +12,8 @@
 // it) or a stream the streaming readers cannot follow is extracted again from the complete file.
 // Several archives download and extract at once: downloads `DownloadOptions::parallel` at a
 // time, extractions `parallel` at a time, in the order of the jobs. When one archive cannot be
-// extracted (its own download verified), the other downloads are stopped at once.
-//
-// Where streaming is not available the same call downloads first and extracts afterwards
-// (today it is available everywhere; on Windows through platform/shared_file.h).
+// extracted (its own download verified), the other downloads are stopped at once. On Windows the
+// reader shares the growing file through platform/shared_file.h.
 #include "install/download.h"
 #include "install/extract.h"
 

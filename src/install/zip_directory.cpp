@@ -145,10 +145,15 @@ std::vector<ZipCentralEntry> read_zip_directory(const fs::path& path) {
 
 void check_zip_data(const fs::path& zip, const fs::path& root, const ExtractResult& extracted,
                     const std::string& name) {
-    std::map<std::string, ZipCentralEntry> by_path;
-    for (auto& c : read_zip_directory(zip)) {
+    check_zip_data(read_zip_directory(zip), root, extracted, name);
+}
+
+void check_zip_data(const std::vector<ZipCentralEntry>& central, const fs::path& root,
+                    const ExtractResult& extracted, const std::string& name) {
+    std::map<std::string, const ZipCentralEntry*> by_path;
+    for (const auto& c : central) {
         std::string path = normalize_entry_path(c.name, nullptr);
-        if (!path.empty()) by_path.emplace(path, std::move(c));
+        if (!path.empty()) by_path.emplace(path, &c);
     }
     std::vector<char> buffer(1 << 20);
     for (const auto& e : extracted.entries) {
@@ -165,12 +170,12 @@ void check_zip_data(const fs::path& zip, const fs::path& root, const ExtractResu
             size += got;
         }
         if (in.bad()) fail_operation("cannot read " + (root / fs::u8path(e.path)).u8string());
-        if (size != it->second.size || static_cast<std::uint32_t>(crc) != it->second.crc32)
+        if (size != it->second->size || static_cast<std::uint32_t>(crc) != it->second->crc32)
             fail_input("archive " + name + " refused: entry \"" + e.path + "\" holds " +
                        std::to_string(size) + " bytes with CRC-32 " +
                        std::to_string(static_cast<std::uint32_t>(crc)) +
-                       ", the central directory " + std::to_string(it->second.size) + " with " +
-                       std::to_string(it->second.crc32) +
+                       ", the central directory " + std::to_string(it->second->size) + " with " +
+                       std::to_string(it->second->crc32) +
                        " (its local header and its central directory disagree)");
     }
 }

@@ -28,5 +28,8 @@ std::vector<ZipCentralEntry> read_zip_directory(const std::filesystem::path& zip
 // `root` must have the size and CRC-32 the central directory gives; throws InstallError (input).
 void check_zip_data(const std::filesystem::path& zip, const std::filesystem::path& root,
                     const ExtractResult& extracted, const std::string& name);
+// The same with the central directory already read.
+void check_zip_data(const std::vector<ZipCentralEntry>& central, const std::filesystem::path& root,
+                    const ExtractResult& extracted, const std::string& name);
 
 } // namespace cvm::install

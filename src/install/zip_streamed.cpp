@@ -36,7 +36,7 @@ public:
         for (ExtractedEntry* e : links)
             make_link(*e);
         apply_modes();
-        check_links_on_disk();
+        verify_symlinks(root_, streamed_.entries, name_);
         return again.size();
     }
 
@@ -107,7 +107,7 @@ private:
         only.progress = nullptr;
         only.select = [&paths](const std::string& path) { return paths.count(path) > 0; };
         ExtractResult again = extract_archive(zip_, scratch, only);
-        check_zip_data(zip_, scratch, again, name_);
+        check_zip_data(central_, scratch, again, name_);
         std::map<std::string, ExtractedEntry*> records;
         for (auto& e : streamed_.entries)
             records[e.path] = &e;
@@ -167,27 +167,13 @@ private:
             const ZipCentralEntry& c = *by_path_.at(e.path);
             unsigned perm = c.unix_mode & 0777;
             if (perm == 0) continue;
-            unsigned owner = c.directory ? 0700 : 0600;
-            perm = (perm & ~static_cast<unsigned>(platform::file_creation_mask() | 022)) | owner;
+            perm = extracted_mode(perm, c.directory);
             std::error_code ec;
             fs::permissions(root_ / fs::u8path(e.path), static_cast<fs::perms>(perm),
                             fs::perm_options::replace, ec);
             if (ec)
                 fail_operation("cannot set the mode of \"" + e.path + "\" from " + name_ + ": " +
                                ec.message());
-        }
-    }
-
-    // Each link, followed on disk through the others, ends inside the root.
-    void check_links_on_disk() {
-        std::error_code ec;
-        for (const auto& e : streamed_.entries) {
-            if (e.type != ExtractedEntry::Type::Symlink) continue;
-            fs::path end = fs::weakly_canonical(root_ / fs::u8path(e.path), ec);
-            fs::path inside = ec ? fs::path("..") : end.lexically_relative(root_);
-            if (inside.empty() || *inside.begin() == "..")
-                refuse(e.path, "symlink to \"" + e.link_target + "\" resolves outside the "
-                                                                 "install folder");
         }
     }
 
