@@ -55,7 +55,7 @@ Layout layout_of(const Resolved& r, const fs::path& view, platform::Os os) {
     }
     const char* nvcc = windows ? "nvcc.exe" : "nvcc";
     for (size_t i = 0; i < tk.bin_dirs.size() && !l.nvcc; ++i)
-        if (platform::exists(join_rel(tk.path, tk.bin_dirs[i]) / nvcc))
+        if (platform::exists((join_rel(tk.path, tk.bin_dirs[i]) / nvcc).u8string()))
             l.nvcc = join_rel(top, tk.bin_dirs[i]) / nvcc;
     const auto tk_libs = distinct_lib_dirs(tk);
     if (r.cudnn) {
