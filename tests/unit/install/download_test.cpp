@@ -259,17 +259,14 @@ TEST_CASE("a stale partial file from another version is discarded", "[download]"
 
 TEST_CASE("a stalled server times out", "[download]") {
     Fixture f;
-    HttpServer server(f.served, {"/a.tar.xz=stall:100000:30"}, f.log);
+    // The stall outlasts the server (--timeout 120): only the stall timeout says "stalled".
+    HttpServer server(f.served, {"/a.tar.xz=stall:100000:3600"}, f.log);
     auto r = f.request(server);
     auto options = f.options();
     options.retries = 0;
     options.stall_timeout_s = 1;
-    auto start = std::chrono::steady_clock::now();
     std::string m = failure([&] { download_all({r}, options); });
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     CHECK(m.find("stalled") != std::string::npos);
-    CHECK(seconds < 15);
 }
 
 TEST_CASE("transient 503s are retried", "[download]") {
@@ -343,9 +340,10 @@ TEST_CASE("file:// URLs and fetch_text", "[download]") {
 
 namespace {
 
-// What the server logged as sent for PATH ("SENT /x 123"), once the connection is over.
+// What the server logged as sent for PATH ("SENT /x 123"), once the connection is over (a
+// minute at most: a busy machine is slow, not broken).
 std::uint64_t sent_bytes(const Fixture& f, const std::string& path) {
-    for (int i = 0; i < 100; ++i) {
+    for (int i = 0; i < 1200; ++i) {
         std::string text = f.requests();
         auto at = text.find("SENT " + path + " ");
         if (at != std::string::npos)
@@ -483,7 +481,8 @@ TEST_CASE("SIGTERM during a download removes the partial file", "[download]") {
         }
         ::_exit(3);
     }
-    for (int i = 0; i < 200 && !(fs::exists(part) && fs::file_size(part) > 0); ++i)
+    // (a minute at most for the first bytes: a busy machine is slow, not broken)
+    for (int i = 0; i < 2400 && !(fs::exists(part) && fs::file_size(part) > 0); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(25));
     CHECK(fs::exists(part));
     ::kill(child, SIGTERM);
