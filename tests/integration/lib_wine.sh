@@ -7,11 +7,14 @@
 # (RESOURCE_LOCK wineprefix in tests/CMakeLists.txt); nothing else uses it, so another build
 # folder's run, or scripts/windows-wine.sh's prefix, never meets this one's server.
 #
-# The server: wine_start starts one that stays (wineserver -p) before the test's first Wine
+# The server: wine_start starts one that stays (wineserver -p600) before the test's first Wine
 # program, and the exit trap (wine_stop) ends it with everything it runs (wineserver -k, -w).
 # Left alone a wineserver begins to exit when its last program does (Debian's wrapper passes
 # -p0), and a wine starting in that moment fails: "wine client error:0: recvmsg: Connection
 # reset by peer", exit 1, or killed with the server's other processes, with no output at all.
+# -p600 puts that moment 600 s (ctest's TIMEOUT for a test) after the last program: never while
+# a test runs, and a server left by a test killed before its trap still ends by itself (one
+# that stayed for good would keep the test's pipe to ctest open, and ctest waiting, for good).
 # Not one server for the whole ctest run: the processes a server starts with the first program
 # (services.exe, winedevice.exe, plugplay.exe, svchost.exe) keep that program's stderr, the
 # test's pipe to ctest, and ctest waits for it to close: they have to end with their test.
@@ -85,7 +88,7 @@ wine_start() {
         "$WINESERVER" -k > /dev/null 2>&1 9>&- || true
         "$WINESERVER" -w 9>&- || true
         # Returns once the server takes clients (0), or 2 when one runs already.
-        "$WINESERVER" -p < /dev/null > /dev/null 2>&1 9>&- || fail "wineserver -p could not start a server for $WINEPREFIX"
+        "$WINESERVER" -p600 < /dev/null > /dev/null 2>&1 9>&- || fail "wineserver -p600 could not start a server for $WINEPREFIX"
     ) 9> "$WINE_LOCK"
     WINE_SERVER_PID=$(wine_server_pid) || fail "the wineserver started for $WINEPREFIX is not running"
 }
