@@ -42,7 +42,10 @@ start=$SECONDS
 for ((run = 1; run <= runs; run++)); do
     t0=$SECONDS
     if (cd "$build" && ctest -j2 -R '^(windows_.*|shell_cmd_wine)$' --output-on-failure) > "$log" 2>&1; then
-        echo "run $run/$runs: $(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$log" || echo '?') ($((SECONDS - t0)) s)"
+        # A wineserver that lib_wine.sh had to start again is no failure, but counted here.
+        restarts=$(grep -c 'note: the wineserver started for' "$build/Testing/Temporary/LastTest.log" || true)
+        echo "run $run/$runs: $(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$log" || echo '?'), $restarts wineserver restarts ($((SECONDS - t0)) s)"
+        grep 'note: the wineserver started for' "$build/Testing/Temporary/LastTest.log" || true
     else
         cat "$log"
         echo "stress-wine.sh: run $run of $runs FAILED (output above, also in $log)" >&2
