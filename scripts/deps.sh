@@ -23,4 +23,4 @@ BUILD_PACKAGES=(build-essential cmake ninja-build pkg-config libcli11-dev libtom
 # What the tests run besides the build: real shells, a real Lmod, hyperfine-free (benchmarks are
 # separate), archive tools to build test archives, clang for the fuzzers, mingw-w64 and Wine for
 # the Windows build.
-TEST_PACKAGES=(bash zsh fish tmux man-db groff-base lmod jq xz-utils zip unzip libarchive-tools p7zip-full clang libclang-rt-dev file binutils dpkg-dev)
+TEST_PACKAGES=(bash zsh fish tmux man-db groff-base lmod meson jq xz-utils zip unzip libarchive-tools p7zip-full clang libclang-rt-dev file binutils dpkg-dev)
