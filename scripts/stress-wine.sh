@@ -6,7 +6,8 @@
 #   scripts/stress-wine.sh [--build-dir DIR] [--runs N] [--no-load]
 #
 # DIR is a configured and built build folder (default build); the Windows programs come from
-# build-windows (scripts/build-windows.sh). Prints one line per run and the total at the end.
+# build-windows/bin (scripts/build-windows.sh), or CVM_WINDOWS_BIN. Prints one line per run and
+# the total at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=build runs=20 load=1
@@ -20,7 +21,8 @@ while [[ $# -gt 0 ]]; do
 done
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "stress-wine.sh: --runs needs a positive number, not '$runs'" >&2; exit 2; }
 [[ -f $build/CTestTestfile.cmake ]] || { echo "stress-wine.sh: $build is no built build folder; run cmake --build $build first" >&2; exit 2; }
-[[ -f build-windows/bin/cvm.exe ]] || { echo "stress-wine.sh: no build-windows/bin/cvm.exe; run scripts/build-windows.sh" >&2; exit 2; }
+windows_bin=${CVM_WINDOWS_BIN:-build-windows/bin}
+[[ -f $windows_bin/cvm.exe ]] || { echo "stress-wine.sh: no $windows_bin/cvm.exe; run scripts/build-windows.sh" >&2; exit 2; }
 
 busy=()
 stop_load() {
