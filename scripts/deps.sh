@@ -11,8 +11,10 @@ need_packages() {
     echo "cvm: installing Debian packages: ${missing[*]}" >&2
     local sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # Another apt (unattended-upgrades on a fresh machine, another checkout's setup) holding dpkg's
+    # lock is waited for, not a failure.
+    $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
 BUILD_PACKAGES=(build-essential cmake ninja-build pkg-config libcli11-dev libtomlplusplus-dev libarchive-dev
