@@ -1,0 +1,311 @@
+#include "image/export_oci.h"
+
+#include <cerrno>
+#include <memory>
+#include <system_error>
+#include <unistd.h>
+
+#include "core/view.h"
+#include "image/image_config.h"
+#include "image/image_selection.h"
+#include "image/oci_layout.h"
+#include "install/error.h"
+#include "install/progress.h"
+#include "platform/cleanup_on_signal.h"
+#include "platform/platform.h"
+
+namespace cvm::image {
+
+namespace {
+
+using install::fail_input;
+using install::fail_operation;
+
+std::string dumped(const nlohmann::json& doc) {
+    return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// The blobs and files of one export, written under temporary names and named at commit(); until
+// then (and on any failure) the destination is as it was.
+class LayoutWriter {
+public:
+    LayoutWriter(const fs::path& dir, FolderState state)
+        : dir_(dir), in_place_(state == FolderState::Layout) {
+        std::string pid = std::to_string(platform::process_id());
+        try {
+            if (in_place_) {
+                work_ = dir;
+                if (::access((dir / "oci-layout").c_str(), W_OK) != 0)
+                    throw fs::filesystem_error("cannot write", dir,
+                                               std::error_code(errno, std::generic_category()));
+                lock_.acquire(dir / "oci-layout"); // one export into a layout at a time
+                fs::create_directories(work_ / "blobs" / "sha256");
+                return;
+            }
+            // Folders above DIR that are missing are made, and removed again on failure.
+            for (fs::path p = dir.parent_path(); !p.empty() && !fs::exists(p);
+                 p = p.parent_path()) {
+                made_parents_.insert(made_parents_.begin(), p);
+                if (p == p.parent_path()) break;
+            }
+            for (const auto& p : made_parents_)
+                fs::create_directory(p);
+            stage_ = dir.parent_path() / fs::u8path("." + dir.filename().u8string() + ".tmp" + pid);
+            std::error_code ec;
+            fs::remove_all(stage_, ec);
+            stage_guard_.watch(stage_, platform::Removal::Tree);
+            work_ = stage_;
+            fs::create_directories(work_ / "blobs" / "sha256");
+        } catch (const fs::filesystem_error& e) {
+            discard();
+            throw fs::filesystem_error("cannot write", dir_, e.code());
+        }
+    }
+    ~LayoutWriter() {
+        if (!committed_) discard();
+    }
+    LayoutWriter(const LayoutWriter&) = delete;
+    LayoutWriter& operator=(const LayoutWriter&) = delete;
+
+    const fs::path& work() const { return work_; }
+
+    // A new file for a blob, under a temporary name.
+    fs::path temp(const std::string& role) {
+        fs::path p = work_ / "blobs" / "sha256" /
+                     fs::u8path("." + role + ".tmp" + std::to_string(platform::process_id()));
+        temps_.push_back(p);
+        if (in_place_) guards_.push_back(std::make_unique<platform::CleanupOnSignal>(p));
+        return p;
+    }
+    // `temp` holds the blob `digest`, named so at commit().
+    void keep(const fs::path& temp, const std::string& digest) { ready_.push_back({temp, digest}); }
+
+    Descriptor json_blob(const std::string& role, const char* media_type,
+                         const nlohmann::json& doc) {
+        std::string text = dumped(doc);
+        fs::path p = temp(role);
+        BlobFile f(p, dir_);
+        f.write(text.data(), text.size());
+        Descriptor d{media_type, f.close(), text.size()};
+        keep(p, d.digest);
+        return d;
+    }
+
+    // Names the blobs and writes index.json (and, for a new layout, oci-layout), then renames a
+    // staged layout into place.
+    void commit(const nlohmann::json& index) {
+        for (const auto& [temp, digest] : ready_) {
+            fs::path final = blob_path(work_, digest);
+            std::error_code ec;
+            if (fs::exists(final, ec)) { // the same bytes, by their name
+                fs::remove(temp, ec);
+                continue;
+            }
+            fs::rename(temp, final, ec);
+            if (ec) throw fs::filesystem_error("cannot write", dir_, ec);
+            if (in_place_) named_.push_back(final);
+        }
+        if (!in_place_) write_file(work_ / "oci-layout", kLayoutText);
+        fs::path index_temp =
+            work_ / fs::u8path(".index.json.tmp" + std::to_string(platform::process_id()));
+        temps_.push_back(index_temp);
+        platform::CleanupOnSignal index_guard(index_temp);
+        write_file(index_temp, dumped(index));
+        std::error_code ec;
+        fs::rename(index_temp, work_ / "index.json", ec);
+        if (ec) throw fs::filesystem_error("cannot write", dir_, ec);
+        if (!in_place_) {
+            fs::rename(stage_, dir_, ec);
+            if (ec == std::errc::directory_not_empty || ec == std::errc::file_exists)
+                fail_operation(dir_.u8string() +
+                               " was filled by another program while cvm wrote the image; "
+                               "nothing was changed there; export again");
+            if (ec) throw fs::filesystem_error("cannot write", dir_, ec);
+        }
+        committed_ = true;
+        stage_guard_.release();
+        guards_.clear();
+    }
+
+private:
+    void write_file(const fs::path& file, const std::string& text) {
+        BlobFile f(file, dir_);
+        f.write(text.data(), text.size());
+        f.close();
+    }
+    void discard() {
+        std::error_code ec;
+        for (const auto& t : temps_)
+            fs::remove(t, ec);
+        for (const auto& n : named_)
+            fs::remove(n, ec);
+        if (!stage_.empty()) fs::remove_all(stage_, ec);
+        for (auto it = made_parents_.rbegin(); it != made_parents_.rend(); ++it)
+            fs::remove(*it, ec);
+        stage_guard_.release();
+        guards_.clear();
+    }
+
+    fs::path dir_, work_, stage_;
+    bool in_place_;
+    bool committed_ = false;
+    platform::FileLock lock_;
+    platform::CleanupOnSignal stage_guard_;
+    std::vector<std::unique_ptr<platform::CleanupOnSignal>> guards_;
+    std::vector<fs::path> made_parents_, temps_, named_;
+    std::vector<std::pair<fs::path, std::string>> ready_;
+};
+
+bool same_folder(const fs::path& a, const fs::path& b) {
+    std::error_code ec;
+    return fs::equivalent(a, b, ec);
+}
+
+nlohmann::json index_entry(const Descriptor& manifest, const std::string& tag,
+                           const std::string& arch) {
+    nlohmann::json e = manifest.to_json();
+    e["annotations"] = {{kRefName, tag}};
+    e["platform"] = {{"architecture", arch}, {"os", "linux"}};
+    return e;
+}
+
+} // namespace
+
+ExportResult export_oci(const Store& store, const Resolved& selection, const ExportOptions& o) {
+    ExportResult result;
+    if (platform::host_os() == platform::Os::Windows)
+        fail_input(
+            "a Windows store holds Windows toolkits, and container images hold Linux ones; run "
+            "`cvm export --oci` on Linux");
+    fs::path view = ensure_view(store, selection, platform::Os::Linux);
+    ImageSelection s = image_selection(selection, view, o.runtime);
+    result.architecture = image_architecture(s);
+    std::time_t epoch = source_date_epoch();
+    result.selection = selection.active();
+    result.tag = o.tag ? *o.tag : default_tag(s);
+
+    std::string why;
+    FolderState state = folder_state(o.dir, why);
+    if (state == FolderState::Other)
+        fail_input(
+            o.dir.u8string() + " is " + why +
+            ", not an OCI image layout; name a new or empty folder, or an image layout to add to");
+    result.dir = state == FolderState::Absent ? o.dir : fs::canonical(o.dir);
+    result.new_layout = state != FolderState::Layout;
+
+    std::optional<BaseImage> base;
+    if (o.base) {
+        base = read_base_image(*o.base, o.base_tag, result.architecture);
+        result.base =
+            ExportResult::Base{base->layout, base->tag, base->manifest_digest, base->layers.size()};
+    }
+    LayerPlan plan = plan_layer(layer_trees(s), o.runtime);
+    result.files = plan.files;
+    result.bytes = plan.bytes;
+    result.left_out_files = plan.left_out_files;
+    result.left_out_bytes = plan.left_out_bytes;
+    result.skipped = plan.skipped;
+
+    LayoutWriter out(result.dir, state);
+    // The layer, streamed.
+    {
+        fs::path temp = out.temp("layer");
+        BlobFile blob(temp, result.dir);
+        int item = o.progress
+                       ? o.progress->start("writing", "layer of " + result.selection, plan.bytes)
+                       : -1;
+        try {
+            result.layer = write_layer(plan, epoch, blob, o.threads, [&](std::uint64_t done) {
+                if (o.progress) o.progress->update(item, done);
+            });
+        } catch (...) {
+            if (o.progress) o.progress->finish(item, false);
+            throw;
+        }
+        if (o.progress)
+            o.progress->finish(item, true,
+                               install::Progress::format_bytes(result.layer.size) + " compressed");
+        out.keep(temp, result.layer.digest);
+    }
+    // The base image's layers, unless they are in this layout already.
+    nlohmann::json layers = nlohmann::json::array();
+    std::uint64_t size = result.layer.size;
+    if (base) {
+        bool here = !result.new_layout && same_folder(base->layout, result.dir);
+        std::uint64_t total = 0, done = 0;
+        for (const auto& d : base->layers)
+            total += d.size;
+        int item = o.progress && !here ? o.progress->start("copying", "base layers", total) : -1;
+        for (std::size_t i = 0; i < base->layers.size(); ++i) {
+            const Descriptor& d = base->layers[i];
+            size += d.size;
+            std::error_code ec;
+            if (here) {
+                if (fs::file_size(blob_path(result.dir, d.digest), ec) != d.size || ec)
+                    fail_input("--base " + base->layout.u8string() + " lacks the layer " +
+                               d.digest + "; copy the image into it again");
+                continue;
+            }
+            if (fs::exists(blob_path(out.work(), d.digest), ec)) continue;
+            fs::path temp = out.temp("base-" + std::to_string(i));
+            copy_blob(base->layout, d, temp, result.dir);
+            out.keep(temp, d.digest);
+            done += d.size;
+            if (o.progress) o.progress->update(item, done);
+        }
+        if (item >= 0) o.progress->finish(item, true);
+        layers = base->layer_descriptors;
+    }
+    layers.push_back(
+        Descriptor{media::kLayerGzip, result.layer.digest, result.layer.size}.to_json());
+
+    std::vector<std::string> base_env;
+    const nlohmann::json* base_config = base ? &base->config : nullptr;
+    if (base_config && base_config->contains("config") && (*base_config)["config"].is_object()) {
+        const auto& env = (*base_config)["config"].value("Env", nlohmann::json::array());
+        if (env.is_array())
+            for (const auto& v : env)
+                if (v.is_string()) base_env.push_back(v.get<std::string>());
+    }
+    ConfigInput in;
+    in.base = base_config;
+    in.env = image_env(s, base_env);
+    in.labels = image_labels(s);
+    in.diff_id = result.layer.diff_id;
+    in.created = rfc3339(epoch);
+    in.architecture = result.architecture;
+    in.created_by =
+        std::string("cvm export --oci") + (o.runtime ? " --runtime " : " ") + result.selection;
+    result.env = in.env;
+    Descriptor config = out.json_blob("config", media::kConfig, image_config(in));
+    result.config_digest = config.digest;
+    nlohmann::json manifest = {{"schemaVersion", 2},
+                               {"mediaType", media::kManifest},
+                               {"config", config.to_json()},
+                               {"layers", layers}};
+    Descriptor m = out.json_blob("manifest", media::kManifest, manifest);
+    result.manifest_digest = m.digest;
+    result.image_size = size + config.size + m.size;
+
+    nlohmann::json index = {
+        {"schemaVersion", 2}, {"mediaType", media::kIndex}, {"manifests", nlohmann::json::array()}};
+    if (!result.new_layout) {
+        index = read_index(result.dir);
+        nlohmann::json kept = nlohmann::json::array();
+        for (const auto& e : index["manifests"]) {
+            bool same_tag = e.is_object() && e.contains("annotations") &&
+                            e["annotations"].is_object() &&
+                            e["annotations"].value(kRefName, std::string()) == result.tag;
+            if (same_tag)
+                result.replaced = e.value("digest", std::string()) != m.digest;
+            else
+                kept.push_back(e);
+        }
+        index["manifests"] = kept;
+    }
+    index["manifests"].push_back(index_entry(m, result.tag, result.architecture));
+    out.commit(index);
+    return result;
+}
+
+} // namespace cvm::image
