@@ -15,13 +15,12 @@
 
 int main(int argc, char** argv) {
     using namespace cvm::cli;
-    CLI::App app{"cvm: side-by-side CUDA toolkits and cuDNN builds, selected per project", "cvm"};
+    CLI::App app{"cvm: side-by-side CUDA toolkits and cuDNN builds, selected per project",
+                 "cvm"};
     app.require_subcommand(1); // bare `cvm` prints the help (usage.cpp)
-    app.set_version_flag("-V,--version", std::string("cvm ") + CVM_VERSION_STRING,
-                         "print cvm's version");
+    app.set_version_flag("-V,--version", std::string("cvm ") + CVM_VERSION_STRING, "print cvm's version");
 #ifdef CVM_TOOL_INSTALL
-    // cvm-install: the install and verify commands alone, and `use --install` (see
-    // src/cli/CMakeLists.txt).
+    // cvm-install: the install and verify commands alone, and `use --install` (see src/cli/CMakeLists.txt).
     register_install(app);
     register_use(app);
     register_verify(app);
