@@ -144,6 +144,20 @@ fs::path destination(const std::string& dir) {
     return p;
 }
 
+// "cannot write DIR: the disk is full (120 MB free in /data); free some space": the room left
+// where DIR is (its nearest folder that exists).
+std::string with_free_space(const std::string& line, const fs::path& dir) {
+    std::error_code ec;
+    fs::path at = dir;
+    while (at.has_relative_path() && !fs::exists(at, ec))
+        at = at.parent_path();
+    fs::space_info s = fs::space(at, ec);
+    auto semicolon = line.find("; ");
+    if (ec || semicolon == std::string::npos) return line;
+    return line.substr(0, semicolon) + " (" + std::to_string(s.available >> 20) + " MB free in " +
+           at.u8string() + ")" + line.substr(semicolon);
+}
+
 std::string percent(std::uint64_t part, std::uint64_t whole) {
     if (whole == 0) return "0%";
     return std::to_string((part * 100 + whole / 2) / whole) + "%";
@@ -175,7 +189,10 @@ void export_oci_command(const ExportArgs& a) {
         if (e.exit_code() == 2) throw UsageError("export: " + std::string(e.what()), e.code());
         throw Failure("export: " + std::string(e.what()), e.code());
     } catch (const fs::filesystem_error& e) {
-        throw Failure("export: " + system_error_line(e), error_code_of(e.code()));
+        std::string code = error_code_of(e.code());
+        std::string line = system_error_line(e);
+        if (code == "no_space") line = with_free_space(line, o.dir);
+        throw Failure("export: " + line, code);
     }
     progress.reset();
     if (a.json) {
@@ -282,7 +299,8 @@ void register_export(CLI::App& app) {
            "--base", a->base,
            "stack the layer on an image of an OCI image layout (e.g. written by `skopeo copy "
            "docker://ubuntu:22.04 oci:ubuntu:22.04`)")
-        ->type_name("LAYOUT[:TAG]");
+        ->type_name("LAYOUT")
+        ->option_text("LAYOUT[:TAG]");
     cmd->add_flag("--runtime", a->runtime,
                   "leave out the compiler, headers, static libraries and samples");
     cmd->add_flag("--json", a->json, "print one JSON document");

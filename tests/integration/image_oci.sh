@@ -91,7 +91,9 @@ assert_contains "$ENV" "PATH=/opt/cvm/cuda/12.4.1/bin:/usr/local/sbin:/usr/local
 assert_contains "$ENV" "LD_LIBRARY_PATH=$VIEW/lib64"
 assert_contains "$ENV" "NVIDIA_REQUIRE_CUDA=cuda>=12.4"
 # The environment is cvm env's, for the image's folders: every variable cvm env sets is there.
-for name in $(CVM_ROOT="$CVM_ROOT" "$CVM" env --shell bash | sed -n 's/^export \([A-Z_0-9]*\)=.*/\1/p' | grep -v '^_CVM'); do
+NAMES=$("$CVM" env --shell bash | sed -n 's/^export \([A-Z_0-9]*\)=.*/\1/p' | grep -v '^_CVM')
+(($(wc -w <<<"$NAMES") >= 7)) || fail "cvm env set only: $NAMES"
+for name in $NAMES; do
     assert_contains "$ENV" "$name=" "cvm env sets $name, the image does not"
 done
 # skopeo copies it into a docker-archive (what enroot and docker load take).
@@ -116,6 +118,26 @@ root="$B/rootfs/opt/cvm/cuda/12.4.1"
 cmp "$root/bin/nvcc" "$CVM_ROOT/cuda/12.4.1/root/bin/nvcc" || fail "nvcc differs from the store's"
 assert_contains "$(jq -r '.process.env[]' "$B/config.json")" "CUDA_PATH=$VIEW"
 [[ -z $(find "$B/rootfs" -newermt 1980-01-02 | head -1) ]] || fail "a file in the image is newer than 1980"
+
+[[ -z $(find "$B/rootfs" -type l -lname '/*' | head -1) ]] || fail "absolute links in the image: $(find "$B/rootfs" -type l -lname '/*')"
+[[ -z $(find "$B/rootfs" -xtype l | head -1) ]] || fail "links to nothing in the image: $(find "$B/rootfs" -xtype l)"
+
+# An import assembled from shared folders (NVIDIA's cuDNN packages in /usr: an entry of links into
+# /usr/lib/x86_64-linux-gnu): the image holds the files themselves.
+make_apt_cudnn "$TEST_TMP/machine" 9.14.0.64 13
+make_toolkit "$TEST_TMP/import/cuda-13.0" 13.0.2
+expect_rc 0 "$CVM" import "$TEST_TMP/machine/usr"
+expect_rc 0 "$CVM" import "$TEST_TMP/import/cuda-13.0"
+expect_rc 0 "$CVM" export --oci "$I/apt" 13+9.14 --tag apt
+umoci_unpack "$I/apt:apt" "$TEST_TMP/bundle-apt"
+A="$TEST_TMP/bundle-apt/rootfs/opt/cvm"
+[[ -f $A/cudnn/9.14.0.64-cuda13/lib/libcudnn.so.9.14.0 && ! -L $A/cudnn/9.14.0.64-cuda13/lib/libcudnn.so.9.14.0 ]] ||
+    fail "the assembled cuDNN's library is not a file in the image: $(ls -la "$A/cudnn/9.14.0.64-cuda13/lib" 2>&1)"
+cmp "$A/cudnn/9.14.0.64-cuda13/lib/libcudnn.so.9.14.0" "$TEST_TMP/machine/usr/lib/x86_64-linux-gnu/libcudnn.so.9.14.0" ||
+    fail "libcudnn differs from the package's"
+[[ -f $A/views/13.0.2+9.14.0.64-cuda13/include/cudnn.h ]] || fail "cudnn.h is not visible in the view"
+[[ -z $(find "$TEST_TMP/bundle-apt/rootfs" -type l -lname '/*' | head -1) ]] ||
+    fail "absolute links in the image: $(find "$TEST_TMP/bundle-apt/rootfs" -type l -lname '/*')"
 
 # --runtime: no compiler, headers or static libraries; the libraries stay; says how much less.
 expect_rc 0 "$CVM" export --oci "$I/one" --runtime --json
@@ -227,7 +249,7 @@ mkdir -p "$TEST_TMP/src/lib"
 expect_rc 2 "$CVM" export --oci "$TEST_TMP/src"
 assert_contains "$ERR" "is a folder holding lib, not an OCI image layout"
 assert_eq "$(ls -A "$TEST_TMP/src")" "lib"
-expect_rc 1 "$CVM" export --oci "$I/none" 13.0 --json
+expect_rc 1 "$CVM" export --oci "$I/none" 10.2 --json
 assert_eq "$(jq -r .error.code <<<"$OUT")" "not_installed"
 [[ ! -e $I/none ]] || fail "an export of nothing installed made $I/none"
 expect_rc 2 "$CVM" export --oci "$I/badtag" --tag '12.4+9'
@@ -253,7 +275,8 @@ for nth in 1 3; do
     expect_rc 1 env CVM_FAULT_DIR="$FULL" CVM_FAULT_NTH=$nth CVM_FAULT_ALL=1 LD_PRELOAD="$FAULT" \
         "$CVM" export --oci "$FULL/new/image" --json
     assert_eq "$(jq -r .error.code <<<"$OUT")" "no_space"
-    assert_contains "$ERR" "cannot write $FULL/new/image: the disk is full"
+    assert_contains "$ERR" "cannot write $FULL/new/image: the disk is full ("
+    assert_contains "$ERR" " MB free in $FULL); free some space"
     assert_eq "$(ls -A "$FULL")" "" "after a full disk (write $nth)"
 done
 cp -r "$I/one" "$FULL/layout"
@@ -269,6 +292,24 @@ expect_rc 1 env CVM_FAULT_DIR="$FULL" CVM_FAULT_NTH=2 CVM_FAULT_ERRNO=EIO LD_PRE
     "$CVM" export --oci "$FULL/layout" --tag other
 assert_contains "$ERR" "cannot write $FULL/layout: input/output error"
 assert_eq "$(snapshot)" "$before" "the layout after an I/O error"
+
+# A real small disk, where mounting is allowed: the layer does not fit.
+SMALL="$TEST_TMP/small"
+mkdir -p "$SMALL"
+if mount -t tmpfs -o size=1m tmpfs "$SMALL" 2> /dev/null; then
+    trap 'umount "$SMALL" 2> /dev/null || true; cleanup_test_tmp' EXIT
+    make_toolkit "$TEST_TMP/import/cuda-12.0" 12.0.1
+    head -c 3000000 /dev/urandom > "$TEST_TMP/import/cuda-12.0/lib64/libbig.so"
+    expect_rc 0 "$CVM" import "$TEST_TMP/import/cuda-12.0"
+    expect_rc 1 "$CVM" export --oci "$SMALL/image" 12.0 --json
+    assert_eq "$(jq -r .error.code <<<"$OUT")" "no_space"
+    assert_contains "$ERR" "cannot write $SMALL/image: the disk is full"
+    assert_eq "$(ls -A "$SMALL")" "" "the tmpfs after the failure"
+    umount "$SMALL"
+    trap cleanup_test_tmp EXIT
+else
+    echo "note: cannot mount a tmpfs here; the full-disk case runs with injected faults only" >&2
+fi
 
 # Ctrl-C while the layer is written: the staging folder goes at once.
 for sig in INT TERM; do
