@@ -2,33 +2,20 @@
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <fstream>
 #include <map>
-#include <sstream>
 
+#include "blobs.h"
 #include "image/layer_writer.h"
-#include "install/sha256.h"
 #include "test_support.h"
 
 using namespace cvm::image;
+using cvm::test::read_bytes;
+using cvm::test::sha256_digest;
 using cvm::test::TempDir;
 using cvm::test::write_file;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_all(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-std::string sha(const std::string& bytes) {
-    cvm::install::Sha256 h;
-    h.update(bytes.data(), bytes.size());
-    return "sha256:" + h.hex_digest();
-}
 
 struct Read {
     std::string type;
@@ -133,12 +120,12 @@ TEST_CASE("layer writer: a tar.gz whose digests are its bytes', owned by root, a
         w = write_layer(plan, 315532800, out, 2, [&](std::uint64_t done) { progress = done; });
     }
     CHECK(progress == (3u << 20) + 20 + 4);
-    std::string blob = read_all(tmp.path / "layer");
+    std::string blob = read_bytes(tmp.path / "layer");
     CHECK(w.size == blob.size());
-    CHECK(w.digest == sha(blob));
+    CHECK(w.digest == sha256_digest(blob));
     std::string tar;
     auto entries = read_layer(blob, tar);
-    CHECK(w.diff_id == sha(tar));
+    CHECK(w.diff_id == sha256_digest(tar));
     CHECK(w.tar_size == tar.size());
     REQUIRE(entries.size() == 7);
     for (const auto& [path, r] : entries) {
@@ -165,7 +152,7 @@ TEST_CASE("layer writer: the same plan gives the same bytes, whatever the thread
     auto b = write_to(plan, tmp.path / "b", 4);
     CHECK(a.digest == b.digest);
     CHECK(a.diff_id == b.diff_id);
-    CHECK(read_all(tmp.path / "a") == read_all(tmp.path / "b"));
+    CHECK(read_bytes(tmp.path / "a") == read_bytes(tmp.path / "b"));
 }
 
 TEST_CASE("layer writer: a file that changed since the plan is refused") {

@@ -1,36 +1,22 @@
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <sstream>
-
+#include "blobs.h"
 #include "image/oci_layout.h"
 #include "install/error.h"
-#include "install/sha256.h"
 #include "test_support.h"
 
 using namespace cvm::image;
+using cvm::test::read_bytes;
+using cvm::test::sha256_digest;
 using cvm::test::TempDir;
 using cvm::test::write_file;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_text(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-std::string sha(const std::string& bytes) {
-    cvm::install::Sha256 h;
-    h.update(bytes.data(), bytes.size());
-    return "sha256:" + h.hex_digest();
-}
-
 // Adds a blob to a layout and returns its descriptor.
 Descriptor blob(const fs::path& layout, const std::string& media, const std::string& bytes) {
-    Descriptor d{media, sha(bytes), bytes.size()};
+    Descriptor d{media, sha256_digest(bytes), bytes.size()};
     write_file(blob_path(layout, d.digest), bytes);
     return d;
 }
@@ -40,10 +26,11 @@ fs::path make_layout(const fs::path& dir, const std::string& tag,
                      const std::string& arch = "amd64") {
     write_file(dir / "oci-layout", kLayoutText);
     Descriptor layer = blob(dir, media::kLayerGzip, "not really a layer");
-    nlohmann::json config = {{"architecture", arch},
-                             {"os", "linux"},
-                             {"config", {{"Env", {"PATH=/usr/bin:/bin"}}}},
-                             {"rootfs", {{"type", "layers"}, {"diff_ids", {sha("tar")}}}}};
+    nlohmann::json config = {
+        {"architecture", arch},
+        {"os", "linux"},
+        {"config", {{"Env", {"PATH=/usr/bin:/bin"}}}},
+        {"rootfs", {{"type", "layers"}, {"diff_ids", {sha256_digest("tar")}}}}};
     Descriptor c = blob(dir, media::kConfig, config.dump());
     nlohmann::json manifest = {{"schemaVersion", 2},
                                {"mediaType", media::kManifest},
@@ -117,10 +104,10 @@ TEST_CASE("a base image: by tag, alone, checked blob by blob") {
 TEST_CASE("a base image whose blobs were changed or whose digests point elsewhere is refused") {
     TempDir tmp("oci-base-bad");
     fs::path l = make_layout(tmp.path / "base", "x");
-    auto index = nlohmann::json::parse(read_text(l / "index.json"));
+    auto index = nlohmann::json::parse(read_bytes(l / "index.json"));
     // The manifest's bytes changed under its name.
     fs::path manifest = blob_path(l, index["manifests"][0]["digest"]);
-    std::string text = read_text(manifest);
+    std::string text = read_bytes(manifest);
     write_file(manifest, text + " ");
     CHECK_THROWS_WITH(read_base_image(l, std::nullopt, "amd64"),
                       Catch::Contains("does not match its digest"));
@@ -132,7 +119,7 @@ TEST_CASE("a base image whose blobs were changed or whose digests point elsewher
                       Catch::Contains("is not sha256:<64 hex digits>"));
     // Two images and no tag named.
     make_layout(tmp.path / "two", "a");
-    auto two = nlohmann::json::parse(read_text(tmp.path / "two" / "index.json"));
+    auto two = nlohmann::json::parse(read_bytes(tmp.path / "two" / "index.json"));
     auto second = two["manifests"][0];
     second["annotations"][kRefName] = "b";
     two["manifests"].push_back(second);
@@ -146,7 +133,7 @@ TEST_CASE("copying a blob checks it against its digest") {
     fs::path l = make_layout(tmp.path / "base", "x");
     BaseImage b = read_base_image(l, std::nullopt, "amd64");
     copy_blob(l, b.layers[0], tmp.path / "copy", tmp.path);
-    CHECK(read_text(tmp.path / "copy") == "not really a layer");
+    CHECK(read_bytes(tmp.path / "copy") == "not really a layer");
     write_file(blob_path(l, b.layers[0].digest), "not really a layer, changed");
     CHECK_THROWS_AS(copy_blob(l, b.layers[0], tmp.path / "copy2", tmp.path),
                     cvm::install::InstallError);
