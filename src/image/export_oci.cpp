@@ -1,17 +1,14 @@
 #include "image/export_oci.h"
 
-#include <cerrno>
-#include <memory>
 #include <system_error>
-#include <unistd.h>
 
 #include "core/view.h"
 #include "image/image_config.h"
 #include "image/image_selection.h"
+#include "image/layout_writer.h"
 #include "image/oci_layout.h"
 #include "install/error.h"
 #include "install/progress.h"
-#include "platform/cleanup_on_signal.h"
 #include "platform/platform.h"
 
 namespace cvm::image {
@@ -19,142 +16,6 @@ namespace cvm::image {
 namespace {
 
 using install::fail_input;
-using install::fail_operation;
-
-std::string dumped(const nlohmann::json& doc) {
-    return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-// The blobs and files of one export, written under temporary names and named at commit(); until
-// then (and on any failure) the destination is as it was.
-class LayoutWriter {
-public:
-    LayoutWriter(const fs::path& dir, FolderState state)
-        : dir_(dir), in_place_(state == FolderState::Layout) {
-        std::string pid = std::to_string(platform::process_id());
-        try {
-            if (in_place_) {
-                work_ = dir;
-                if (::access((dir / "oci-layout").c_str(), W_OK) != 0)
-                    throw fs::filesystem_error("cannot write", dir,
-                                               std::error_code(errno, std::generic_category()));
-                lock_.acquire(dir / "oci-layout"); // one export into a layout at a time
-                fs::create_directories(work_ / "blobs" / "sha256");
-                return;
-            }
-            // Folders above DIR that are missing are made, and removed again on failure.
-            for (fs::path p = dir.parent_path(); !p.empty() && !fs::exists(p);
-                 p = p.parent_path()) {
-                made_parents_.insert(made_parents_.begin(), p);
-                if (p == p.parent_path()) break;
-            }
-            for (const auto& p : made_parents_)
-                fs::create_directory(p);
-            stage_ = dir.parent_path() / fs::u8path("." + dir.filename().u8string() + ".tmp" + pid);
-            std::error_code ec;
-            fs::remove_all(stage_, ec);
-            stage_guard_.watch(stage_, platform::Removal::Tree);
-            work_ = stage_;
-            fs::create_directories(work_ / "blobs" / "sha256");
-        } catch (const fs::filesystem_error& e) {
-            discard();
-            throw fs::filesystem_error("cannot write", dir_, e.code());
-        }
-    }
-    ~LayoutWriter() {
-        if (!committed_) discard();
-    }
-    LayoutWriter(const LayoutWriter&) = delete;
-    LayoutWriter& operator=(const LayoutWriter&) = delete;
-
-    const fs::path& work() const { return work_; }
-
-    // A new file for a blob, under a temporary name.
-    fs::path temp(const std::string& role) {
-        fs::path p = work_ / "blobs" / "sha256" /
-                     fs::u8path("." + role + ".tmp" + std::to_string(platform::process_id()));
-        temps_.push_back(p);
-        if (in_place_) guards_.push_back(std::make_unique<platform::CleanupOnSignal>(p));
-        return p;
-    }
-    // `temp` holds the blob `digest`, named so at commit().
-    void keep(const fs::path& temp, const std::string& digest) { ready_.push_back({temp, digest}); }
-
-    Descriptor json_blob(const std::string& role, const char* media_type,
-                         const nlohmann::json& doc) {
-        std::string text = dumped(doc);
-        fs::path p = temp(role);
-        BlobFile f(p, dir_);
-        f.write(text.data(), text.size());
-        Descriptor d{media_type, f.close(), text.size()};
-        keep(p, d.digest);
-        return d;
-    }
-
-    // Names the blobs and writes index.json (and, for a new layout, oci-layout), then renames a
-    // staged layout into place.
-    void commit(const nlohmann::json& index) {
-        for (const auto& [temp, digest] : ready_) {
-            fs::path final = blob_path(work_, digest);
-            std::error_code ec;
-            if (fs::exists(final, ec)) { // the same bytes, by their name
-                fs::remove(temp, ec);
-                continue;
-            }
-            fs::rename(temp, final, ec);
-            if (ec) throw fs::filesystem_error("cannot write", dir_, ec);
-            if (in_place_) named_.push_back(final);
-        }
-        if (!in_place_) write_file(work_ / "oci-layout", kLayoutText);
-        fs::path index_temp =
-            work_ / fs::u8path(".index.json.tmp" + std::to_string(platform::process_id()));
-        temps_.push_back(index_temp);
-        platform::CleanupOnSignal index_guard(index_temp);
-        write_file(index_temp, dumped(index));
-        std::error_code ec;
-        fs::rename(index_temp, work_ / "index.json", ec);
-        if (ec) throw fs::filesystem_error("cannot write", dir_, ec);
-        if (!in_place_) {
-            fs::rename(stage_, dir_, ec);
-            if (ec == std::errc::directory_not_empty || ec == std::errc::file_exists)
-                fail_operation(dir_.u8string() +
-                               " was filled by another program while cvm wrote the image; "
-                               "nothing was changed there; export again");
-            if (ec) throw fs::filesystem_error("cannot write", dir_, ec);
-        }
-        committed_ = true;
-        stage_guard_.release();
-        guards_.clear();
-    }
-
-private:
-    void write_file(const fs::path& file, const std::string& text) {
-        BlobFile f(file, dir_);
-        f.write(text.data(), text.size());
-        f.close();
-    }
-    void discard() {
-        std::error_code ec;
-        for (const auto& t : temps_)
-            fs::remove(t, ec);
-        for (const auto& n : named_)
-            fs::remove(n, ec);
-        if (!stage_.empty()) fs::remove_all(stage_, ec);
-        for (auto it = made_parents_.rbegin(); it != made_parents_.rend(); ++it)
-            fs::remove(*it, ec);
-        stage_guard_.release();
-        guards_.clear();
-    }
-
-    fs::path dir_, work_, stage_;
-    bool in_place_;
-    bool committed_ = false;
-    platform::FileLock lock_;
-    platform::CleanupOnSignal stage_guard_;
-    std::vector<std::unique_ptr<platform::CleanupOnSignal>> guards_;
-    std::vector<fs::path> made_parents_, temps_, named_;
-    std::vector<std::pair<fs::path, std::string>> ready_;
-};
 
 bool same_folder(const fs::path& a, const fs::path& b) {
     std::error_code ec;

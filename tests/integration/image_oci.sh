@@ -279,6 +279,18 @@ for nth in 1 3; do
     assert_contains "$ERR" " MB free in $FULL); free some space"
     assert_eq "$(ls -A "$FULL")" "" "after a full disk (write $nth)"
 done
+# An empty folder (a mount point, say) is filled in place, and emptied again on failure.
+mkdir "$FULL/empty"
+for nth in 1 3; do
+    expect_rc 1 env CVM_FAULT_DIR="$FULL" CVM_FAULT_NTH=$nth CVM_FAULT_ALL=1 LD_PRELOAD="$FAULT" \
+        "$CVM" export --oci "$FULL/empty"
+    assert_contains "$ERR" "cannot write $FULL/empty: the disk is full"
+    assert_eq "$(ls -A "$FULL/empty")" "" "the empty folder after a full disk (write $nth)"
+done
+expect_rc 0 "$CVM" export --oci "$FULL/empty" --json
+assert_eq "$(jq -r .manifest <<<"$OUT")" "$DIGEST"
+expect_rc 0 skopeo inspect "oci:$FULL/empty:$TAG"
+rm -rf "$FULL/empty"
 cp -r "$I/one" "$FULL/layout"
 snapshot() { (cd "$FULL/layout" && find . -type f -exec sha256sum {} + | sort); }
 before=$(snapshot)
