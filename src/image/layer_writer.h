@@ -4,6 +4,9 @@
 // compressed bytes hashed (the manifest's digest) as they reach the file. Every entry is owned by
 // uid/gid 0 with no user or group names, and has the same time; nothing of the machine or the
 // moment of writing (umask, locale, time, file order on disk) reaches the bytes.
+// libarchive writes the tar to a callback, unfiltered: its own gzip filter can leave the time out
+// of its header (the "gzip:timestamp" option unset), but it would hide the tar stream, whose
+// digest the config needs, and compress on one thread; zlib (gzip_stream.h) does both.
 #include <cstdint>
 #include <ctime>
 #include <functional>
