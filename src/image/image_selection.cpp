@@ -165,8 +165,8 @@ std::string image_architecture(const ImageSelection& s) {
 
 std::time_t source_date_epoch() {
     auto v = platform::get_env("SOURCE_DATE_EPOCH");
-    if (!v) return kDefaultEpoch;
-    if (v->empty() || v->size() > 11 || v->find_first_not_of("0123456789") != std::string::npos)
+    if (!v || v->empty()) return kDefaultEpoch;
+    if (v->size() > 11 || v->find_first_not_of("0123456789") != std::string::npos)
         install::fail_input(
             "SOURCE_DATE_EPOCH='" + v->substr(0, 40) +
             "' is not a whole number of seconds since 1970; unset it or set it to one "

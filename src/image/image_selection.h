@@ -57,7 +57,7 @@ std::string default_tag(const ImageSelection& s);
 // Throws install::InstallError (input) for a part of another operating system.
 std::string image_architecture(const ImageSelection& s);
 
-// SOURCE_DATE_EPOCH when set (a whole number of seconds), else kDefaultEpoch. Throws
+// SOURCE_DATE_EPOCH when set and not empty (a whole number of seconds), else kDefaultEpoch. Throws
 // install::InstallError (input) for a value that is not one.
 std::time_t source_date_epoch();
 

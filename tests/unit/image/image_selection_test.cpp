@@ -143,3 +143,19 @@ TEST_CASE("env edits keep the order of the variables") {
                   {{"PATH", std::string("/x:/bin")}, {"B", std::nullopt}, {"C", std::string("3")}});
     CHECK(env == std::vector<std::string>{"A=1", "PATH=/x:/bin", "C=3"});
 }
+
+TEST_CASE("the files' time: SOURCE_DATE_EPOCH, else 1980") {
+    auto old = platform::get_env("SOURCE_DATE_EPOCH");
+    platform::set_env("SOURCE_DATE_EPOCH", std::nullopt);
+    CHECK(source_date_epoch() == 315532800);
+    platform::set_env("SOURCE_DATE_EPOCH", std::string(""));
+    CHECK(source_date_epoch() == 315532800);
+    platform::set_env("SOURCE_DATE_EPOCH", std::string("1700000000"));
+    CHECK(source_date_epoch() == 1700000000);
+    for (const char* bad : {"-1", "1.5", "yesterday", "123456789012"}) {
+        platform::set_env("SOURCE_DATE_EPOCH", std::string(bad));
+        CHECK_THROWS_AS(source_date_epoch(), install::InstallError);
+    }
+    platform::set_env("SOURCE_DATE_EPOCH", old);
+    CHECK(rfc3339(1700000000) == "2023-11-14T22:13:20Z");
+}
