@@ -23,5 +23,5 @@ BUILD_PACKAGES=(build-essential cmake ninja-build pkg-config libcli11-dev libtom
 # the Windows build; the container clients that read `cvm export --oci`'s images (skopeo, umoci),
 # the engines that run them where the machine allows (podman with runc, buildah), and a static
 # busybox for the tests' base image.
-TEST_PACKAGES=(bash zsh fish tmux man-db groff-base lmod jq xz-utils zip unzip libarchive-tools p7zip-full clang libclang-rt-dev file binutils dpkg-dev
+TEST_PACKAGES=(bash zsh fish tmux man-db groff-base lmod meson jq xz-utils zip unzip libarchive-tools p7zip-full clang libclang-rt-dev file binutils dpkg-dev
                skopeo umoci podman buildah runc busybox-static)
