@@ -38,7 +38,8 @@ ExportResult export_oci(const Store& store, const Resolved& selection, const Exp
         fail_input(
             "a Windows store holds Windows toolkits, and container images hold Linux ones; run "
             "`cvm export --oci` on Linux");
-    fs::path view = ensure_view(store, selection, platform::Os::Linux);
+    fs::path view =
+        needs_view(selection) ? ensure_view(store, selection, platform::Os::Linux) : fs::path();
     ImageSelection s = image_selection(selection, view, o.runtime);
     result.architecture = image_architecture(s);
     std::time_t epoch = source_date_epoch();
@@ -60,7 +61,7 @@ ExportResult export_oci(const Store& store, const Resolved& selection, const Exp
         result.base =
             ExportResult::Base{base->layout, base->tag, base->manifest_digest, base->layers.size()};
     }
-    LayerPlan plan = plan_layer(layer_trees(s), o.runtime);
+    LayerPlan plan = plan_layer(layer_trees(s), plan_options(s));
     result.files = plan.files;
     result.bytes = plan.bytes;
     result.left_out_files = plan.left_out_files;

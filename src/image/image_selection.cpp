@@ -2,6 +2,7 @@
 
 #include <functional>
 
+#include "core/shims.h"
 #include "image/image_config.h"
 #include "install/error.h"
 #include "platform/platform.h"
@@ -33,6 +34,10 @@ constexpr const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/
 
 } // namespace
 
+bool needs_view(const Resolved& r) {
+    return r.cudnn && r.cudnn->path != r.toolkit.path;
+}
+
 ImageSelection image_selection(const Resolved& r, const fs::path& view, bool runtime) {
     ImageSelection s;
     s.host = r;
@@ -53,7 +58,7 @@ ImageSelection image_selection(const Resolved& r, const fs::path& view, bool run
         if (part.layer.empty()) part.layer = prefix_rel() + "/" + kind_dir(e.kind) + "/" + e.id;
         s.parts.push_back(std::move(part));
     });
-    if (!view.empty()) {
+    if (!view.empty() && needs_view(r)) {
         s.view = view;
         s.view_layer = prefix_rel() + "/views/" + view.filename().u8string();
     }
@@ -64,27 +69,84 @@ std::vector<LayerTree> layer_trees(const ImageSelection& s) {
     std::vector<LayerTree> trees;
     for (const auto& p : s.parts)
         if (p.walked) trees.push_back({p.entry.path, p.layer});
-    if (!s.view.empty()) trees.push_back({s.view, s.view_layer});
+    // The view's mark (view.cpp's kViewMark) says when cvm made it: nothing for an image.
+    if (!s.view.empty()) trees.push_back({s.view, s.view_layer, {".cvm-view"}});
     return trees;
 }
 
+PlanOptions plan_options(const ImageSelection& s) {
+    PlanOptions o;
+    o.runtime = s.runtime;
+    const Entry& tk = s.parts.front().entry;
+    if (!tk.bin_dirs.empty())
+        o.redirects.push_back(
+            {shim_binary(), s.parts.front().layer + "/" + tk.bin_dirs.front() + "/nvcc"});
+    return o;
+}
+
+namespace {
+
+// `p` (a folder of this machine inside one of the image's folders) where the image has it.
+fs::path in_image(const ImageSelection& s, const fs::path& p) {
+    const fs::path* best = nullptr;
+    const std::string* layer = nullptr;
+    auto consider = [&](const fs::path& root, const std::string& l) {
+        if (within(p, root) && (!best || root.native().size() > best->native().size())) {
+            best = &root;
+            layer = &l;
+        }
+    };
+    for (const auto& part : s.parts)
+        consider(part.entry.path, part.layer);
+    if (!s.view.empty()) consider(s.view, s.view_layer);
+    if (!best) return p;
+    std::string rel = p.native().size() > best->native().size()
+                          ? p.lexically_relative(*best).generic_string()
+                          : "";
+    return fs::path("/" + *layer + (rel.empty() ? "" : "/" + rel));
+}
+
+void relocate(const ImageSelection& s, std::vector<fs::path>& dirs) {
+    for (auto& d : dirs)
+        d = in_image(s, d);
+}
+
+void relocate(const ImageSelection& s, std::optional<fs::path>& p) {
+    if (p) p = in_image(s, *p);
+}
+
+} // namespace
+
 std::vector<std::string> image_env(const ImageSelection& s, const std::vector<std::string>& env) {
-    // The selection with the image's folders: the same entries, found under the prefix.
-    Resolved in_image = s.host;
-    std::size_t i = 0;
-    for_each_entry(in_image, [&](Entry& e) {
-        e.path = fs::path("/" + s.parts[i++].layer);
-        if (s.runtime) e.bin_dirs.clear(); // --runtime leaves bin/ out
-    });
-    fs::path view = s.view_layer.empty() ? fs::path() : fs::path("/" + s.view_layer);
-    Layout layout = layout_of(in_image, view, platform::Os::Linux);
+    // The layout of the selection on this machine (its files are here to look at), then each
+    // folder where the image holds it.
+    Layout layout = layout_of(s.host, s.view, platform::Os::Linux);
+    layout.cuda_path = in_image(s, layout.cuda_path);
+    relocate(s, layout.bin_dirs);
+    relocate(s, layout.tool_dirs);
+    relocate(s, layout.lib_dirs);
+    relocate(s, layout.include_dirs);
+    relocate(s, layout.nvcc);
+    relocate(s, layout.cudnn_path);
+    relocate(s, layout.cudnn_include_dir);
+    relocate(s, layout.cudnn_lib_dir);
+    layout.host_compiler = {};
+    if (s.runtime) { // bin/ and the headers are left out
+        layout.bin_dirs.clear();
+        layout.tool_dirs.clear();
+        layout.nvcc.reset();
+        layout.include_dirs.clear();
+        layout.cudnn_include_dir.reset();
+    }
     ForeignDirs rules;
     rules.store_layers = {fs::path(kPrefix)}; // an earlier cvm export's folders in a base image
     rules.probe_filesystem = false;           // this machine's folders say nothing of the image's
-    auto path = env_value(env, "PATH");
-    auto changes =
-        compute_environment(layout, path ? path : std::optional<std::string>(kDefaultPath),
-                            env_value(env, "LD_LIBRARY_PATH"), rules, platform::Os::Linux);
+    EnvLookup current = [&](const std::string& name) {
+        auto v = env_value(env, name);
+        if (!v && name == "PATH") return std::optional<std::string>(kDefaultPath);
+        return v;
+    };
+    auto changes = compute_environment(layout, current, rules, platform::Os::Linux);
     const Version& v = s.host.toolkit.version;
     changes.push_back({"NVIDIA_REQUIRE_CUDA",
                        "cuda>=" + std::to_string(v.major()) + "." + std::to_string(v.minor())});

@@ -34,15 +34,26 @@ struct ImageSelection {
     bool runtime = false;
 };
 
-// The parts of `r` in the image, and where its view goes (`view`: ensure_view's answer).
+// Whether the image needs `r`'s merged view: cuDNN lives in a folder of its own. (A toolkit's
+// own view, which exists only to hand this machine's host compiler to an old nvcc, has no place
+// in an image.)
+bool needs_view(const Resolved& r);
+
+// The parts of `r` in the image, and where its view goes (`view`: ensure_view's answer, or empty
+// where needs_view() says no).
 ImageSelection image_selection(const Resolved& r, const fs::path& view, bool runtime);
 
-// The folders the layer is walked from.
+// The folders the layer is walked from, and how (--runtime; a view's nvcc that is cvm's shim
+// becomes a link to the toolkit's nvcc).
 std::vector<LayerTree> layer_trees(const ImageSelection& s);
+PlanOptions plan_options(const ImageSelection& s);
 
-// The selection's environment in the image, from the same function as `cvm env`
-// (compute_environment), applied to `env` (the base image's Env, else a plain PATH), plus
-// NVIDIA_REQUIRE_CUDA=cuda>=X.Y for NVIDIA's container toolkit.
+// The selection's environment in the image, from the same functions as `cvm env` (layout_of on
+// this machine's folders, each path then moved to its place under the prefix, and
+// compute_environment), applied to `env` (the base image's Env, else a plain PATH), plus
+// NVIDIA_REQUIRE_CUDA=cuda>=X.Y for NVIDIA's container toolkit. No host compiler is handed over:
+// this machine's is not the container's. With --runtime, nothing names the left-out bin or
+// include folders.
 std::vector<std::string> image_env(const ImageSelection& s, const std::vector<std::string>& env);
 
 // The labels naming what the image holds: each part's id and where it came from (archives'

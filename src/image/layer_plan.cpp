@@ -57,8 +57,12 @@ const char* type_text(mode_t m) {
 
 class Walker {
 public:
-    Walker(std::vector<LayerTree> trees, bool runtime)
-        : trees_(std::move(trees)), runtime_(runtime) {
+    Walker(std::vector<LayerTree> trees, const PlanOptions& options)
+        : trees_(std::move(trees)), runtime_(options.runtime) {
+        for (const auto& r : options.redirects) {
+            struct stat st {};
+            if (::stat(r.file.c_str(), &st) == 0) redirects_[{st.st_dev, st.st_ino}] = r.layer;
+        }
         std::sort(trees_.begin(), trees_.end(),
                   [](const LayerTree& a, const LayerTree& b) { return a.layer < b.layer; });
         for (auto& t : trees_) {
@@ -81,6 +85,7 @@ public:
             if (::stat(t.host.c_str(), &st) != 0) fail("cannot read the folder", t.host, errno);
             if (!S_ISDIR(st.st_mode)) fail("cannot read the folder", t.host, ENOTDIR);
             active_.insert({st.st_dev, st.st_ino});
+            leave_out_ = &t.leave_out;
             walk(t.host, t.host, t.layer, "");
             active_.clear();
         }
@@ -170,6 +175,8 @@ private:
         for (const auto& name : sorted_names(dir)) {
             fs::path p = dir / name;
             std::string lp = join(layer, name), rp = join(rel, name);
+            if (std::find(leave_out_->begin(), leave_out_->end(), rp) != leave_out_->end())
+                continue;
             if (runtime_ && build_only(rp)) {
                 count_left_out(p);
                 continue;
@@ -194,6 +201,15 @@ private:
         std::error_code ec;
         fs::path text = fs::read_symlink(p, ec);
         if (ec) fail("cannot read the link", p, ec.value());
+        if (!redirects_.empty()) {
+            struct stat st {};
+            auto it = ::stat(p.c_str(), &st) == 0 ? redirects_.find({st.st_dev, st.st_ino})
+                                                  : redirects_.end();
+            if (it != redirects_.end()) {
+                add_link(lp, relative_to(it->second, lp));
+                return;
+            }
+        }
         fs::path resolved = (text.is_absolute() ? text : dir / text).lexically_normal();
         // Inside its own folder: the layer has the same folder, so the link works as it is.
         if (text.is_relative() && within(resolved, context)) {
@@ -206,8 +222,7 @@ private:
         if (!target.empty()) {
             if (runtime_ && !target_rel.empty() && build_only(target_rel))
                 return; // its target is left out
-            std::string from = lp.substr(0, lp.rfind('/'));
-            add_link(lp, fs::path("/" + target).lexically_relative("/" + from).generic_string());
+            add_link(lp, relative_to(target, lp));
             return;
         }
         // Out of the layer: what it points to.
@@ -233,8 +248,16 @@ private:
         }
     }
 
+    // The text of a link at `link` (a layer path) that leads to `target` (another).
+    static std::string relative_to(const std::string& target, const std::string& link) {
+        std::string from = link.substr(0, link.rfind('/'));
+        return fs::path("/" + target).lexically_relative("/" + from).generic_string();
+    }
+
     std::vector<LayerTree> trees_;
     bool runtime_;
+    std::map<Key, std::string> redirects_;
+    const std::vector<std::string>* leave_out_ = nullptr;
     std::vector<std::pair<fs::path, const LayerTree*>> roots_;
     LayerPlan plan_;
     std::set<std::string> made_;
@@ -244,8 +267,8 @@ private:
 
 } // namespace
 
-LayerPlan plan_layer(std::vector<LayerTree> trees, bool runtime) {
-    return Walker(std::move(trees), runtime).run();
+LayerPlan plan_layer(std::vector<LayerTree> trees, const PlanOptions& options) {
+    return Walker(std::move(trees), options).run();
 }
 
 } // namespace cvm::image

@@ -25,10 +25,24 @@ struct LayerEntry {
     std::uint64_t size = 0; // File
 };
 
-// A folder of this machine that the layer shows at `layer` ("opt/cvm/cuda/12.4.1").
+// A folder of this machine that the layer shows at `layer` ("opt/cvm/cuda/12.4.1"), less the
+// entries `leave_out` names (paths inside it).
 struct LayerTree {
     fs::path host;
     std::string layer;
+    std::vector<std::string> leave_out = {};
+};
+
+// A file that links lead to on this machine but that the layer must not hold (cvm's shim, which
+// a view's nvcc may be): a link to it becomes a link to `layer` instead.
+struct LinkRedirect {
+    fs::path file;
+    std::string layer;
+};
+
+struct PlanOptions {
+    bool runtime = false; // leave out what only building needs (runtime_filter.h)
+    std::vector<LinkRedirect> redirects = {};
 };
 
 struct LayerPlan {
@@ -39,9 +53,8 @@ struct LayerPlan {
     std::vector<std::string> skipped; // sockets, FIFOs, devices: "path (a FIFO)"
 };
 
-// Walks `trees` (the folders above each tree's `layer` become folders of the layer too). With
-// `runtime`, what only building needs is left out. Throws std::filesystem::filesystem_error for
-// a folder or link that cannot be read.
-LayerPlan plan_layer(std::vector<LayerTree> trees, bool runtime);
+// Walks `trees` (the folders above each tree's `layer` become folders of the layer too). Throws
+// std::filesystem::filesystem_error for a folder or link that cannot be read.
+LayerPlan plan_layer(std::vector<LayerTree> trees, const PlanOptions& options);
 
 } // namespace cvm::image

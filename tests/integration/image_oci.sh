@@ -87,7 +87,9 @@ ENV=$(jq -r '.config.Env[]' <<<"$OUT")
 assert_contains "$ENV" "CUDA_PATH=$VIEW"
 assert_contains "$ENV" "CUDA_HOME=$VIEW"
 assert_contains "$ENV" "CUDNN_PATH=/opt/cvm/cudnn/9.1.0.70-cuda12"
-assert_contains "$ENV" "PATH=/opt/cvm/cuda/12.4.1/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+assert_contains "$ENV" "PATH=$VIEW/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+assert_contains "$ENV" "CUDACXX=$VIEW/bin/nvcc"
+assert_not_contains "$ENV" "$TEST_TMP" "a folder of this machine in the image's environment"
 assert_contains "$ENV" "LD_LIBRARY_PATH=$VIEW/lib64"
 assert_contains "$ENV" "NVIDIA_REQUIRE_CUDA=cuda>=12.4"
 # The environment is cvm env's, for the image's folders: every variable cvm env sets is there.
@@ -156,7 +158,10 @@ rt="$TEST_TMP/bundle-rt/rootfs/opt/cvm"
 [[ -f $rt/views/12.4.1+9.1.0.70-cuda12/lib64/libcudnn.so.9 ]] || fail "--runtime lost cuDNN"
 [[ -z $(find "$rt" -xtype l | head -1) ]] || fail "--runtime left links to nothing: $(find "$rt" -xtype l)"
 expect_rc 0 skopeo inspect --config "oci:$I/one:$RT"
-assert_not_contains "$(jq -r '.config.Env[]' <<<"$OUT")" "/opt/cvm/cuda/12.4.1/bin"
+RT_ENV=$(jq -r '.config.Env[]' <<<"$OUT")
+assert_contains "$RT_ENV" "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+assert_not_contains "$RT_ENV" "CUDACXX="
+assert_contains "$RT_ENV" "LD_LIBRARY_PATH=$VIEW/lib64"
 
 # A base image made with umoci (busybox), passed through skopeo's docker-archive and back, as a
 # distribution image saved with `skopeo copy` would come.
@@ -181,7 +186,7 @@ assert_eq "$(jq -r .base.layers <<<"$OUT")" "1"
 assert_eq "$(jq -r .base.tag <<<"$OUT")" "bookworm"
 expect_rc 0 skopeo inspect --config "oci:$I/stacked:cuda11.8"
 ENV=$(jq -r '.config.Env[]' <<<"$OUT")
-assert_contains "$ENV" "PATH=/opt/cvm/cuda/11.8.0/bin:/usr/bin:/bin"
+assert_contains "$ENV" "PATH=/opt/cvm/views/11.8.0+8.9.7-cuda11/bin:/usr/bin:/bin"
 assert_contains "$ENV" "LANG=C.UTF-8"
 assert_eq "$(jq -r '.config.Cmd[0]' <<<"$OUT")" "/bin/sh"
 assert_eq "$(jq -r '.rootfs.diff_ids | length' <<<"$OUT")" "2"
@@ -233,7 +238,7 @@ buildah)
 esac
 if [[ -n $ENGINE ]]; then
     assert_contains "$OUT" "fake nvcc 11.8.0"
-    assert_contains "$OUT" "self=/opt/cvm/cuda/11.8.0/bin/nvcc"
+    assert_contains "$OUT" "self=/opt/cvm/views/11.8.0+8.9.7-cuda11/bin/nvcc"
     assert_contains "$OUT" "CUDA_PATH=/opt/cvm/views/11.8.0+8.9.7-cuda11"
     assert_contains "$OUT" "LD_LIBRARY_PATH=/opt/cvm/views/11.8.0+8.9.7-cuda11/lib64"
     assert_contains "$OUT" "args=-c x.cu"

@@ -21,7 +21,9 @@ ENV=$(jq -r '.config.Env[]' <<<"$OUT")
 # cuDNN lives inside the toolkit's folder: no view, CUDA_PATH and CUDNN_PATH are the toolkit's.
 assert_contains "$ENV" "CUDA_PATH=/opt/cvm/cuda/$id"
 assert_contains "$ENV" "CUDNN_PATH=/opt/cvm/cuda/$id"
-assert_contains "$ENV" "LD_LIBRARY_PATH=/opt/cvm/cuda/$id/lib64"
+assert_contains "$ENV" "LD_LIBRARY_PATH=/opt/cvm/cuda/$id/lib"
+assert_contains "$ENV" "CUDACXX=/opt/cvm/cuda/$id/bin/nvcc"
+assert_not_contains "$ENV" "$CVM_ROOT" "a folder of this machine in the image's environment"
 assert_contains "$ENV" "NVIDIA_REQUIRE_CUDA=cuda>=13.0"
 assert_eq "$(jq -r '.config.Labels["cvm.cudnn.source"]' <<<"$OUT")" "imported from $real"
 # The layer unpacked is the toolkit itself: the same files, bytes and links.

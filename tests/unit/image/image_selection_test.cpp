@@ -4,6 +4,7 @@
 #include "image/image_config.h"
 #include "image/image_selection.h"
 #include "install/error.h"
+#include "test_support.h"
 
 using namespace cvm;
 using namespace cvm::image;
@@ -54,34 +55,71 @@ TEST_CASE("a cuDNN inside the toolkit's folder is not written twice") {
 }
 
 TEST_CASE("the image's environment is cvm env's, for the image's folders") {
-    auto s = image_selection(sample(), "/store/views/12.4.1+9.1.0.70-cuda12", false);
+    test::TempDir tmp("image-env");
+    Resolved r = sample();
+    r.toolkit.path = tmp.path / "store" / "cuda" / "12.4.1" / "root";
+    r.cudnn->path = tmp.path / "opt" / "cudnn-9.1";
+    test::write_file(r.toolkit.path / "bin" / "nvcc", "nvcc");
+    test::write_file(r.toolkit.path / "lib64" / "libcudart.so.12", "");
+    test::write_file(r.cudnn->path / "lib" / "libcudnn.so.9", "");
+    auto s = image_selection(r, tmp.path / "store" / "views" / "12.4.1+9.1.0.70-cuda12", false);
     auto env = image_env(s, {});
-    CHECK(value(env, "CUDA_PATH") == "/opt/cvm/views/12.4.1+9.1.0.70-cuda12");
-    CHECK(value(env, "CUDA_HOME") == "/opt/cvm/views/12.4.1+9.1.0.70-cuda12");
+    const std::string view = "/opt/cvm/views/12.4.1+9.1.0.70-cuda12";
+    CHECK(value(env, "CUDA_PATH") == view);
+    CHECK(value(env, "CUDA_HOME") == view);
+    CHECK(value(env, "CUDACXX") == view + "/bin/nvcc");
     CHECK(value(env, "CUDNN_PATH") == "/opt/cvm/cudnn/9.1.0.70-cuda12");
     CHECK(value(env, "PATH") ==
-          "/opt/cvm/cuda/12.4.1/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
-    CHECK(value(env, "LD_LIBRARY_PATH") == "/opt/cvm/views/12.4.1+9.1.0.70-cuda12/lib64");
+          view + "/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+    CHECK(value(env, "LD_LIBRARY_PATH") == view + "/lib64");
     CHECK(value(env, "CVM_ACTIVE") == "12.4.1+9.1.0.70-cuda12");
     CHECK(value(env, "NVIDIA_REQUIRE_CUDA") == "cuda>=12.4");
+    // Nothing of this machine: no folder of it, no host compiler.
+    for (const auto& item : env)
+        CHECK(item.find(tmp.path.native()) == std::string::npos);
+    CHECK(value(env, "CUDAHOSTCXX") == "<unset>");
+    CHECK(value(env, "NVCC_CCBIN") == "<unset>");
     // On a base image: its variables kept in place, an earlier cvm export's toolkit replaced.
     auto based = image_env(
         s, {"HOSTNAME=x", "PATH=/opt/cvm/cuda/11.8.0/bin:/usr/bin:/bin",
             "LD_LIBRARY_PATH=/opt/cvm/views/11.8.0+8.9.7.29-cuda11/lib64:/usr/local/nvidia/lib64",
             "NVIDIA_REQUIRE_CUDA=cuda>=11.8"});
     CHECK(based[0] == "HOSTNAME=x");
-    CHECK(value(based, "PATH") == "/opt/cvm/cuda/12.4.1/bin:/usr/bin:/bin");
-    CHECK(value(based, "LD_LIBRARY_PATH") ==
-          "/opt/cvm/views/12.4.1+9.1.0.70-cuda12/lib64:/usr/local/nvidia/lib64");
+    CHECK(value(based, "PATH") == view + "/bin:/usr/bin:/bin");
+    CHECK(value(based, "LD_LIBRARY_PATH") == view + "/lib64:/usr/local/nvidia/lib64");
     CHECK(value(based, "NVIDIA_REQUIRE_CUDA") == "cuda>=12.4");
+    // --runtime: no bin or include folders named (they are left out).
+    s.runtime = true;
+    auto rt = image_env(s, {"PATH=/usr/bin:/bin"});
+    CHECK(value(rt, "PATH") == "/usr/bin:/bin");
+    CHECK(value(rt, "CUDACXX") == "<unset>");
+    CHECK(value(rt, "CPATH").find("include") == std::string::npos);
+    CHECK(value(rt, "LD_LIBRARY_PATH") == view + "/lib64");
 }
 
-TEST_CASE("--runtime: no bin folder on PATH, since there is none") {
-    auto s = image_selection(sample(false), {}, true);
-    auto env = image_env(s, {"PATH=/usr/bin:/bin"});
-    CHECK(value(env, "PATH") == "/usr/bin:/bin");
-    CHECK(value(env, "CUDA_PATH") == "/opt/cvm/cuda/12.4.1");
-    CHECK(value(env, "LD_LIBRARY_PATH") == "/opt/cvm/cuda/12.4.1/lib64");
+TEST_CASE("a toolkit's own view (made to hand over this machine's host compiler) stays out") {
+    Resolved r = sample(false);
+    CHECK_FALSE(needs_view(r));
+    auto s = image_selection(r, "/store/views/12.4.1", false);
+    CHECK(s.view.empty());
+    CHECK(layer_trees(s).size() == 1);
+    r = sample();
+    CHECK(needs_view(r));
+    r.cudnn->path = r.toolkit.path;
+    CHECK_FALSE(needs_view(r));
+}
+
+TEST_CASE("the plan options: a view's nvcc that is cvm's shim is redirected to the toolkit's") {
+    auto old = platform::get_env("CVM_SHIM_BINARY");
+    platform::set_env("CVM_SHIM_BINARY", std::string("/somewhere/cvm-shim"));
+    auto s = image_selection(sample(), "/store/views/v", true);
+    auto o = plan_options(s);
+    CHECK(o.runtime);
+    REQUIRE(o.redirects.size() == 1);
+    CHECK(o.redirects[0].file == "/somewhere/cvm-shim");
+    CHECK(o.redirects[0].layer == "opt/cvm/cuda/12.4.1/bin/nvcc");
+    CHECK(layer_trees(s).back().leave_out == std::vector<std::string>{".cvm-view"});
+    platform::set_env("CVM_SHIM_BINARY", old);
 }
 
 TEST_CASE("labels name each part, where it came from, and the licence") {

@@ -72,7 +72,7 @@ struct Machine {
 
 TEST_CASE("layer plan: real files, links kept inside, mapped between trees, followed out") {
     Machine m;
-    LayerPlan plan = plan_layer(m.trees(), false);
+    LayerPlan plan = plan_layer(m.trees(), {});
     auto e = by_path(plan);
     using T = LayerEntry::Type;
     // Parents first, then the trees in order, each folder before what it holds.
@@ -122,7 +122,7 @@ TEST_CASE("layer plan: real files, links kept inside, mapped between trees, foll
 TEST_CASE("layer plan: --runtime leaves out the compiler, headers and static libraries, and counts "
           "them") {
     Machine m;
-    LayerPlan plan = plan_layer(m.trees(), true);
+    LayerPlan plan = plan_layer(m.trees(), PlanOptions{true});
     auto e = by_path(plan);
     const std::string t = "opt/cvm/cuda/12.4.1/", v = "opt/cvm/views/12.4.1+9.1.0.70-cuda12/";
     for (const auto& gone :
@@ -139,9 +139,9 @@ TEST_CASE("layer plan: --runtime leaves out the compiler, headers and static lib
 TEST_CASE("layer plan: the same trees give the same plan, whatever order they come in") {
     Machine m;
     auto trees = m.trees();
-    LayerPlan a = plan_layer(trees, false);
+    LayerPlan a = plan_layer(trees, {});
     std::reverse(trees.begin(), trees.end());
-    LayerPlan b = plan_layer(trees, false);
+    LayerPlan b = plan_layer(trees, {});
     REQUIRE(a.entries.size() == b.entries.size());
     for (std::size_t i = 0; i < a.entries.size(); ++i)
         CHECK(a.entries[i].path == b.entries[i].path);
@@ -151,7 +151,7 @@ TEST_CASE("layer plan: a link out to a folder above it is not followed round in 
     TempDir tmp("layer-loop");
     write_file(tmp.path / "a" / "tk" / "f", "x");
     fs::create_symlink(tmp.path / "a", tmp.path / "a" / "tk" / "up");
-    LayerPlan plan = plan_layer({{tmp.path / "a" / "tk", "opt/cvm/cuda/1.0.0"}}, false);
+    LayerPlan plan = plan_layer({{tmp.path / "a" / "tk", "opt/cvm/cuda/1.0.0"}}, {});
     auto e = by_path(plan);
     CHECK(e["opt/cvm/cuda/1.0.0/up"].type == LayerEntry::Type::Directory);
     // Inside the copy of `a`, the way back into `tk` and up again ends as a link.
@@ -160,6 +160,29 @@ TEST_CASE("layer plan: a link out to a folder above it is not followed round in 
 
 TEST_CASE("layer plan: a folder that cannot be read is an error naming it") {
     TempDir tmp("layer-missing");
-    CHECK_THROWS_AS(plan_layer({{tmp.path / "absent", "opt/cvm/cuda/1.0.0"}}, false),
+    CHECK_THROWS_AS(plan_layer({{tmp.path / "absent", "opt/cvm/cuda/1.0.0"}}, {}),
                     fs::filesystem_error);
+}
+
+TEST_CASE("layer plan: a view's nvcc that is cvm's shim becomes a link to the toolkit's nvcc; the "
+          "view's mark stays out") {
+    Machine m;
+    TempDir bin("layer-shim");
+    write_file(bin.path / "cvm-shim", "the shim");
+    fs::remove(m.view / "bin");
+    fs::create_directories(m.view / "bin");
+    fs::create_symlink(bin.path / "cvm-shim", m.view / "bin" / "nvcc");
+    write_file(m.view / ".cvm-view", "2\n");
+    auto trees = m.trees();
+    trees[0].leave_out = {".cvm-view"};
+    PlanOptions o;
+    o.redirects = {{bin.path / "cvm-shim", "opt/cvm/cuda/12.4.1/bin/nvcc"}};
+    auto e = by_path(plan_layer(trees, o));
+    const std::string v = "opt/cvm/views/12.4.1+9.1.0.70-cuda12/";
+    CHECK(e[v + "bin/nvcc"].type == LayerEntry::Type::Symlink);
+    CHECK(e[v + "bin/nvcc"].target == "../../../cuda/12.4.1/bin/nvcc");
+    CHECK(e.count(v + ".cvm-view") == 0);
+    // Without the redirect the shim would be copied in: a program that needs this machine's store.
+    auto plain = by_path(plan_layer(m.trees(), {}));
+    CHECK(plain[v + "bin/nvcc"].type == LayerEntry::Type::File);
 }
