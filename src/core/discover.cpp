@@ -17,7 +17,8 @@ struct Collector {
         auto st = fs::status(dir, ec);
         // A folder that cannot be looked at is still a candidate: its import then says why.
         bool unreadable = ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory;
-        if (dir.empty() || (!unreadable && !fs::is_directory(st))) return;
+        // A relative folder (CUDA_PATH=., a line of environments.txt) would be the current one.
+        if (dir.empty() || dir.is_relative() || (!unreadable && !fs::is_directory(st))) return;
         fs::path c = fs::canonical(dir, ec);
         if (ec) c = dir;
         for (size_t i = 0; i < canonical.size(); ++i)
@@ -41,9 +42,9 @@ std::string env_of(const DiscoverInputs& in, const std::string& name) {
 
 std::vector<fs::path> python_site_packages(const std::string& python, int timeout_ms) {
     if (python.empty()) return {};
-    auto out = platform::capture_output(
-        fs::u8path(python),
-        {python, "-c", "import sysconfig; p = sysconfig.get_paths(); print(p['purelib']); print(p['platlib'])"},
+    auto out = platform::capture_python(
+        python,
+        "import sysconfig; p = sysconfig.get_paths(); print(p['purelib']); print(p['platlib'])",
         timeout_ms);
     std::vector<fs::path> dirs;
     if (!out) return dirs;
@@ -74,7 +75,8 @@ DiscoverInputs discover_inputs_from_environment() {
     }
     if (in.python.empty() && !platform::get_env("CVM_PYTHON")) {
         auto path = platform::get_env("PATH");
-        fs::path found = platform::find_executable(win ? "python" : "python3", path ? *path : std::string());
+        fs::path found =
+            platform::find_program(win ? "python" : "python3", path ? *path : std::string());
         in.python = found.u8string();
     }
     return in;

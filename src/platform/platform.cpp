@@ -219,7 +219,7 @@ static std::vector<std::wstring> launch_candidates(const fs::path& program) {
 // Windows error of the first attempt.
 static DWORD start_process(const fs::path& program, const std::vector<std::string>& args,
                            DWORD flags, wchar_t* env_block_or_null, STARTUPINFOW& si,
-                           PROCESS_INFORMATION& pi) {
+                           PROCESS_INFORMATION& pi, const wchar_t* cwd = nullptr) {
     std::wstring tail;
     for (size_t i = 1; i < args.size(); ++i)
         tail += L" " + quote_arg(widen(args[i]));
@@ -228,7 +228,7 @@ static DWORD start_process(const fs::path& program, const std::vector<std::strin
         std::wstring shown = exe.rfind(L"\\\\?\\", 0) == 0 ? exe.substr(4) : exe;
         std::wstring cmd = quote_arg(shown) + tail;
         if (CreateProcessW(exe.c_str(), cmd.data(), nullptr, nullptr, TRUE, flags,
-                           env_block_or_null, nullptr, &si, &pi))
+                           env_block_or_null, cwd, &si, &pi))
             return 0;
         if (first_error == 0) first_error = GetLastError();
     }
@@ -240,9 +240,17 @@ static std::string start_error(const fs::path& program, DWORD code) {
 }
 
 // Starts, waits, and gives the child's 32-bit exit code (0xC000013A after a Ctrl-C, say).
+// The folder a program cvm runs on its own account starts in: the system folder, never the
+// current one (Windows looks there for DLLs, a python for modules).
+static std::wstring neutral_folder() {
+    wchar_t buf[MAX_PATH];
+    UINT n = GetSystemDirectoryW(buf, MAX_PATH);
+    return n > 0 && n < MAX_PATH ? std::wstring(buf, n) : std::wstring(L"C:\\Windows\\System32");
+}
+
 static bool run_and_wait(const fs::path& program, const std::vector<std::string>& args,
                          const std::map<std::string, std::string>* env, DWORD& exit_code,
-                         std::string* error) {
+                         std::string* error, const wchar_t* cwd = nullptr) {
     STARTUPINFOW si{};
     si.cb = sizeof(si);
     PROCESS_INFORMATION pi{};
@@ -252,7 +260,7 @@ static bool run_and_wait(const fs::path& program, const std::vector<std::string>
     // A handler (unlike ignoring Ctrl-C with a null one) is not inherited by the child.
     SetConsoleCtrlHandler(ignore_ctrl, TRUE);
     DWORD err = start_process(program, args, CREATE_UNICODE_ENVIRONMENT,
-                              env ? block.data() : nullptr, si, pi);
+                              env ? block.data() : nullptr, si, pi, cwd);
     if (err != 0) {
         SetConsoleCtrlHandler(ignore_ctrl, FALSE);
         if (error) *error = start_error(program, err);
@@ -270,7 +278,14 @@ static bool run_and_wait(const fs::path& program, const std::vector<std::string>
 int run_process(const fs::path& program, const std::vector<std::string>& args,
                 const std::map<std::string, std::string>* env, std::string* error) {
     DWORD code = 0;
-    if (!run_and_wait(program, args, env, code, error)) return -1;
+    if (program.is_relative()) {
+        if (error)
+            *error = "cannot run " + program.u8string() +
+                     ": a program of the current folder is never run";
+        return -1;
+    }
+    const std::wstring cwd = neutral_folder();
+    if (!run_and_wait(program, args, env, code, error, cwd.c_str())) return -1;
     return static_cast<int>(code);
 }
 
@@ -307,6 +322,7 @@ void exec_replace(const fs::path& program, const std::vector<std::string>& args)
 std::optional<std::string> capture_output(const fs::path& program,
                                           const std::vector<std::string>& args, int timeout_ms,
                                           bool with_stderr) {
+    if (program.is_relative()) return std::nullopt; // never a program of the current folder
     SECURITY_ATTRIBUTES sa{sizeof(sa), nullptr, TRUE};
     HANDLE rd = nullptr, wr = nullptr;
     if (!CreatePipe(&rd, &wr, &sa, 0)) return std::nullopt;
@@ -318,7 +334,8 @@ std::optional<std::string> capture_output(const fs::path& program,
     si.hStdError = with_stderr ? wr : GetStdHandle(STD_ERROR_HANDLE);
     si.hStdInput = GetStdHandle(STD_INPUT_HANDLE);
     PROCESS_INFORMATION pi{};
-    DWORD err = start_process(program, args, 0, nullptr, si, pi);
+    const std::wstring cwd = neutral_folder();
+    DWORD err = start_process(program, args, 0, nullptr, si, pi, cwd.c_str());
     CloseHandle(wr);
     if (err != 0) {
         CloseHandle(rd);
@@ -687,6 +704,12 @@ void exec_replace(const fs::path& program, const std::vector<std::string>& args)
 
 int run_process(const fs::path& program, const std::vector<std::string>& args,
                 const std::map<std::string, std::string>* env, std::string* error) {
+    if (program.is_relative()) {
+        if (error)
+            *error = "cannot run " + program.u8string() +
+                     ": a program of the current folder is never run";
+        return -1;
+    }
     std::vector<std::string> argv_storage = args;
     std::vector<std::string> env_storage;
     if (env)
@@ -708,6 +731,9 @@ int run_process(const fs::path& program, const std::vector<std::string>& args,
     }
     if (pid == 0) {
         close(fds[0]);
+        // Started outside the current folder, which may be a cloned project: nothing there is
+        // found as a module, a library (an empty LD_LIBRARY_PATH entry) or a file.
+        if (chdir("/") != 0) _exit(127);
         if (env)
             execve(program.c_str(), argv.data(), envp.data());
         else
@@ -736,6 +762,7 @@ int run_process(const fs::path& program, const std::vector<std::string>& args,
 std::optional<std::string> capture_output(const fs::path& program,
                                           const std::vector<std::string>& args, int timeout_ms,
                                           bool with_stderr) {
+    if (program.is_relative()) return std::nullopt; // never a program of the current folder
     int fds[2];
     if (pipe(fds) != 0) return std::nullopt;
     std::vector<std::string> argv_storage = args;
@@ -755,6 +782,7 @@ std::optional<std::string> capture_output(const fs::path& program,
             int devnull = open("/dev/null", O_WRONLY);
             if (devnull >= 0) dup2(devnull, 2);
         }
+        if (chdir("/") != 0) _exit(127); // as run_process: never in the current folder
         execv(program.c_str(), argv.data());
         _exit(127);
     }
@@ -1246,7 +1274,7 @@ fs::path self_path_for_identity() {
 
 namespace cvm::platform {
 
-fs::path find_executable(const std::string& name, const std::string& path_list) {
+static fs::path find_in(const std::string& name, const std::string& path_list, bool absolute_only) {
     fs::path given = fs::u8path(name);
     std::vector<std::string> suffixes{""};
     if (host_os() == Os::Windows) {
@@ -1275,10 +1303,25 @@ fs::path find_executable(const std::string& name, const std::string& path_list) 
         if (end == std::string::npos) end = path_list.size();
         std::string dir = path_list.substr(start, end - start);
         start = end + 1;
-        if (dir.empty()) continue;
+        if (dir.empty() || (absolute_only && fs::u8path(dir).is_relative())) continue;
         if (auto found = try_path(fs::u8path(dir) / given); !found.empty()) return found;
     }
     return {};
+}
+
+fs::path find_executable(const std::string& name, const std::string& path_list) {
+    return find_in(name, path_list, false);
+}
+
+fs::path find_program(const std::string& name, const std::string& path_list) {
+    return find_in(name, path_list, true);
+}
+
+std::optional<std::string> capture_python(const std::string& python, const std::string& program,
+                                          int timeout_ms) {
+    if (python.empty()) return std::nullopt;
+    // -I: no current folder or script folder on sys.path, no PYTHON* variables, no user site.
+    return capture_output(fs::u8path(python), {python, "-I", "-c", program}, timeout_ms);
 }
 
 } // namespace cvm::platform

@@ -147,7 +147,10 @@ void set_env(const std::string& name, const std::optional<std::string>& value);
 int run_process(const fs::path& program, const std::vector<std::string>& args,
                 const std::map<std::string, std::string>* env, std::string* error);
 
-// Run and capture stdout (for `nvcc --version`). nullopt when it cannot start. With
+// Run and capture stdout (for `nvcc --version`). nullopt when it cannot start, or when `program`
+// is a relative path (a program of the current folder, which may be a cloned project, is never
+// run). The child starts in a neutral folder ("/"; Windows: the system folder), as does
+// run_process's. With
 // `timeout_ms` > 0, a program still running then is killed and nullopt returned (for programs
 // found on the user's machine, such as a python that may hang). With `with_stderr`, stderr is
 // captured with it (cl.exe prints its banner there); otherwise it is discarded (POSIX) or the
@@ -233,4 +236,11 @@ namespace cvm::platform {
 // The first executable called `name` in a PATH-style list (PATHEXT suffixes tried on Windows).
 // A name with a folder part is returned as it is when executable. Empty path when none.
 fs::path find_executable(const std::string& name, const std::string& path_list);
+// The same for a program cvm runs on its own account (python, nvidia-smi): relative folders of
+// the list (".", "bin") are skipped, so nothing of the current folder is found.
+fs::path find_program(const std::string& name, const std::string& path_list);
+// `python -I -c PROGRAM` (isolated: neither the current folder nor PYTHONPATH on sys.path, no
+// user site), started outside the current folder; its stdout, or nullopt as capture_output.
+std::optional<std::string> capture_python(const std::string& python, const std::string& program,
+                                          int timeout_ms = 0);
 } // namespace cvm::platform
