@@ -291,16 +291,19 @@ Lockfile parse_lockfile(std::string_view text, const std::string& origin) {
 }
 
 Lockfile read_lockfile(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
-        throw LockfileError("cannot read " + file.u8string() +
-                            "; run `cvm lock` in the project to write it");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str();
-    if (text.size() > (1u << 20))
+    // Bounded and without blocking: a cloned project's cvm.lock may be a link to /dev/zero or a
+    // FIFO.
+    platform::FileRead read = platform::read_whole_file(file.u8string(), 1u << 20);
+    if (read.too_large)
         throw LockfileError(file.u8string() + " is larger than 1 MiB; it is not a cvm.lock");
-    return parse_lockfile(text, file.u8string());
+    if (read.error)
+        throw LockfileError("cannot read " + file.u8string() + ": " +
+                            platform::error_text(read.error) +
+                            "; run `cvm lock` in the project to write it");
+    if (!read.text)
+        throw LockfileError(file.u8string() + " is " + platform::file_type_text(file) +
+                            ", not a cvm.lock; remove it and run `cvm lock` in the project");
+    return parse_lockfile(*read.text, file.u8string());
 }
 
 void write_lockfile(const fs::path& file, const Lockfile& lock) {

@@ -391,6 +391,19 @@ private:
         if (options_.progress && t.progress_id < 0 && t.request != nullptr)
             t.progress_id = options_.progress->start("downloading", label_of(*t.request),
                                                      t.request->expected_size);
+        // curl opens a file:// source with a plain open(), which waits forever on a FIFO: only a
+        // regular file is handed over (stat does not open it).
+        if (fs::path local = file_url_path(t.url); !local.empty()) {
+            int err = 0;
+            auto meta = platform::file_meta(local, &err);
+            if (meta && meta->type != platform::FileMeta::Type::Regular) {
+                t.finished = true;
+                fail(t,
+                     "download of " + t.url + " failed: " + local.u8string() + " is " +
+                         platform::file_type_text(local) + ", not a file; check CVM_MIRROR",
+                     true);
+            }
+        }
         CURL* e = curl_easy_init();
         t.easy = e;
         curl_easy_setopt(e, CURLOPT_URL, t.url.c_str());

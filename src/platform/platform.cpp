@@ -1065,6 +1065,15 @@ FileRead read_file_checked(const std::string& utf8_path, std::size_t limit) {
 #endif
 }
 
+FileRead read_whole_file(const std::string& utf8_path, std::size_t limit) {
+    FileRead r = read_file_checked(utf8_path, limit + 1);
+    if (r.text && r.text->size() > limit) {
+        r.text.reset();
+        r.too_large = true;
+    }
+    return r;
+}
+
 std::optional<std::string> read_file(const std::string& utf8_path, std::size_t limit) {
     return read_file_checked(utf8_path, limit).text;
 }
@@ -1243,7 +1252,20 @@ void write_file_atomically(const fs::path& file, std::string_view text) {
 #ifdef _WIN32
     std::FILE* f = _wfopen(tmp.wstring().c_str(), L"wb");
 #else
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    // A new file of cvm's own: never through a link or a FIFO someone put at the temporary name
+    // (one left by an earlier run is removed: unlink takes the link, not what it points to).
+    auto open_new = [&] {
+        return ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    };
+    int fd = open_new();
+    if (fd < 0 && errno == EEXIST && ::unlink(tmp.c_str()) == 0) fd = open_new();
+    if (fd < 0) failed(errno ? errno : EIO);
+    std::FILE* f = fdopen(fd, "wb");
+    if (!f) {
+        int err = errno;
+        ::close(fd);
+        failed(err ? err : EIO);
+    }
 #endif
     if (!f) failed(errno ? errno : EIO);
     errno = 0;

@@ -63,8 +63,9 @@ std::optional<std::string> read_file(const fs::path& p, std::size_t limit = std:
 // The same for a UTF-8 path in a string: no fs::path is built (for the shim's hot path).
 std::optional<std::string> read_file(const std::string& utf8_path, std::size_t limit = std::size_t(4) << 20);
 
-// Writes `text` to `file` atomically: a temporary file beside it, then a rename. On failure the
-// temporary file is removed and a std::filesystem::filesystem_error naming `file` (never the
+// Writes `text` to `file` atomically: a new temporary file beside it (never opened through a link),
+// then a rename, which replaces a link or FIFO at `file` rather than writing through it. On failure
+// the temporary file is removed and a std::filesystem::filesystem_error naming `file` (never the
 // temporary name) is thrown, with the system's error code.
 void write_file_atomically(const fs::path& file, std::string_view text);
 
@@ -88,9 +89,14 @@ struct FileRead {
     std::optional<std::string> text;
     int error = 0;
     FileMeta meta;
-    bool absent() const; // ENOENT or ENOTDIR
+    bool too_large = false; // read_whole_file: a regular file of more than `limit` bytes (no text)
+    bool absent() const;    // ENOENT or ENOTDIR
 };
 FileRead read_file_checked(const std::string& utf8_path, std::size_t limit = std::size_t(4) << 20);
+// read_file_checked for a file that is read whole or not at all (a lockfile, a config file): one
+// of more than `limit` bytes has no text and `too_large` set, so that no part of it is taken for
+// the whole.
+FileRead read_whole_file(const std::string& utf8_path, std::size_t limit);
 // stat() of a path (links followed); nullopt with `error` set when it fails.
 std::optional<FileMeta> file_meta(const fs::path& p, int* error = nullptr);
 // lstat() of a path (POSIX; `link` says whether it is a symlink, whose meta is then the link's);
