@@ -10,6 +10,7 @@
 
 #include "core/selection.h"
 #include "core/toml_input.h"
+#include "core/url_credentials.h"
 #include "platform/platform.h"
 
 namespace cvm {
@@ -235,7 +236,8 @@ std::string Lockfile::active() const {
 
 std::string lockable_source(const std::string& url) {
     auto starts = [&](const char* scheme) { return url.rfind(scheme, 0) == 0; };
-    if (starts("https://") || starts("http://")) return url;
+    if (starts("https://") || starts("http://"))
+        return without_url_credentials(url); // never a password
     // A folder mirror (file://<dir>/<product>/redist/...) stands for NVIDIA's site: the lock
     // names that, and `cvm install --locked` fetches it through CVM_MIRROR like any other.
     if (starts("file://")) {

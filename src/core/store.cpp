@@ -15,6 +15,7 @@
 #include "core/entry_trust.h"
 #include "core/folder_chain.h"
 #include "core/trust.h"
+#include "core/url_credentials.h"
 #include "platform/platform.h"
 
 namespace cvm {
@@ -62,7 +63,9 @@ std::string serialize_entry(const Entry& e) {
     out << "bin=" << join(e.bin_dirs, ';') << "\n";
     if (!e.platform.empty()) out << "platform=" << e.platform << "\n";
     for (const auto& c : e.components) out << "component=" << c << "\n";
-    for (const auto& a : e.archives) out << "archive=" << a.sha256 << " " << a.name << " " << a.url << "\n";
+    for (const auto& a : e.archives)
+        out << "archive=" << a.sha256 << " " << a.name << " " << without_url_credentials(a.url)
+            << "\n";
     for (const auto& a : e.archives)
         if (a.first_use) out << "first_use=" << a.name << "\n";
     if (!e.note.empty()) out << "note=" << e.note << "\n";

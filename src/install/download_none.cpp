@@ -12,6 +12,10 @@ std::filesystem::path file_url_path(const std::string& url) {
     return std::filesystem::u8path(url.substr(7));
 }
 
+std::string register_url_credentials(const std::string& url) {
+    return url;
+}
+
 bool url_allowed(const std::string& url, const DownloadOptions&, std::string* why) {
     if (!file_url_path(url).empty()) return true;
     if (why) *why = "this cvm was built without network support";

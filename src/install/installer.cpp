@@ -120,7 +120,9 @@ std::string basename_of_url(const std::string& url) {
 
 std::string default_mirror() {
     std::string base = kNvidiaDownloadBase;
-    if (auto m = platform::get_env("CVM_MIRROR"); m && !m->empty()) base = *m;
+    // Credentials in it are kept for requests to the mirror, and never shown or stored.
+    if (auto m = platform::get_env("CVM_MIRROR"); m && !m->empty())
+        base = register_url_credentials(*m);
     while (!base.empty() && base.back() == '/')
         base.pop_back();
     return base;
@@ -522,7 +524,8 @@ InstallResult Installer::install_installer(const fs::path& file,
     return commit(staged, e);
 }
 
-InstallResult Installer::install_url(const std::string& url, const std::string& sha256) {
+InstallResult Installer::install_url(const std::string& given, const std::string& sha256) {
+    const std::string url = register_url_credentials(given); // what the entry records
     fs::path local = file_url_path(url);
     if (!local.empty()) {
         if (!sha256.empty() && !sha256_equal(sha256_file(local), sha256))
