@@ -40,6 +40,18 @@ std::string env_of(const DiscoverInputs& in, const std::string& name) {
 
 } // namespace
 
+bool assembled_from_wheels(const fs::path& dir) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir / "dist-info", ec), end; !ec && it != end;
+         it.increment(ec)) {
+        std::string name = it->path().filename().u8string();
+        if (name.rfind("nvidia_", 0) == 0 && name.size() > 10 &&
+            name.compare(name.size() - 10, 10, ".dist-info") == 0)
+            return true;
+    }
+    return false;
+}
+
 std::vector<fs::path> python_site_packages(const std::string& python, int timeout_ms) {
     if (python.empty()) return {};
     auto out = platform::capture_python(
@@ -111,7 +123,9 @@ std::vector<DiscoveredFolder> discover_folders(const DiscoverInputs& in) {
             if (match) found.push_back(it->path());
         }
         std::sort(found.begin(), found.end());
-        for (const auto& f : found) c.add(f, why);
+        for (const auto& f : found)
+            c.add(f, assembled_from_wheels(f) ? "NVIDIA's wheels, their dist-info/ in the folder"
+                                              : why);
     }
     if (auto cp = env_of(in, "CUDA_PATH"); !cp.empty()) c.add(fs::u8path(cp), "CUDA_PATH");
     if (!win) {

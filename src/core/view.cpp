@@ -76,12 +76,8 @@ void merge_dir(const fs::path& out, const fs::path& toolkit_dir, const std::stri
 
 } // namespace
 
-fs::path ensure_view(const Store& store, const Resolved& r, platform::Os os) {
-    fs::path view = view_path(store, r);
-    if (view.empty()) return view;
+void build_view(const Resolved& r, const fs::path& folder, platform::Os os) {
     std::error_code ec;
-    if (fs::is_directory(view, ec)) return view;
-
     const Entry& tk = r.toolkit;
     const Entry& dnn = *r.cudnn;
     Overlay overlay;
@@ -104,15 +100,24 @@ fs::path ensure_view(const Store& store, const Resolved& r, platform::Os os) {
     for (const auto& lib : dnn.lib_dirs)
         for (const auto& tl : tk_libs) add(tl, dnn.path / fs::u8path(lib));
     for (const auto& bin : dnn.bin_dirs) add("bin", dnn.path / fs::u8path(bin));
+    fs::create_directories(folder);
+    merge_dir(folder, tk.path, "", overlay);
+}
 
+fs::path ensure_view(const Store& store, const Resolved& r, platform::Os os) {
+    fs::path view = view_path(store, r);
+    if (view.empty()) return view;
+    std::error_code ec;
+    if (fs::is_directory(view, ec)) return view;
+    const Entry& tk = r.toolkit;
+    const Entry& dnn = *r.cudnn;
     fs::create_directories(store.staging_dir());
     fs::path stage = store.staging_dir() /
                      fs::u8path("view-" + std::to_string(platform::process_id()) + "-" +
                                 tk.id + "+" + dnn.id);
     fs::remove_all(stage, ec);
-    fs::create_directories(stage);
     try {
-        merge_dir(stage, tk.path, "", overlay);
+        build_view(r, stage, os);
     } catch (...) {
         fs::remove_all(stage, ec);
         throw;

@@ -15,6 +15,10 @@ namespace fs = std::filesystem;
 // inside the toolkit's own folder).
 fs::path view_path(const Store& store, const Resolved& r);
 
+// Fills `folder` (created, or empty) with the view of `r`: what ensure_view makes, for `cvm
+// verify` to compare with.
+void build_view(const Resolved& r, const fs::path& folder, platform::Os os = platform::host_os());
+
 // Creates the view when it is missing (staged, then renamed into place, so concurrent callers
 // are safe) and returns its path, or the empty path when none is needed.
 fs::path ensure_view(const Store& store, const Resolved& r, platform::Os os = platform::host_os());

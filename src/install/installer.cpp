@@ -247,6 +247,64 @@ std::unique_ptr<platform::FileLock> lock_version(const Store& store, Kind kind,
     return lock;
 }
 
+// The record of the whole tree as it stands in staging, for `cvm verify`: every folder, file and
+// link with its mode; what the extraction recorded keeps its size and SHA-256 as written, and
+// what it did not (a link or file cvm made itself) is read now.
+static std::vector<InstalledFile> whole_tree_record(const fs::path& root,
+                                                    std::map<std::string, InstalledFile>& written) {
+    std::vector<InstalledFile> out;
+    auto add = [&](const std::string& rel, const fs::path& p) {
+        if (rel.find_first_of("\t\n\r") != std::string::npos)
+            fail_input(
+                "\"" + printable(rel) +
+                "\": a name with a tab or line break cannot be installed; nothing was installed");
+        bool link = false;
+        auto meta = platform::link_meta(p, link);
+        if (!meta)
+            fail_operation("cannot read " + p.u8string() +
+                           " in the staging folder; nothing was installed");
+        InstalledFile f;
+        auto it = written.find(rel);
+        if (link) {
+            std::error_code ec;
+            std::string target = fs::read_symlink(p, ec).generic_u8string();
+            if (it != written.end() && it->second.type == InstalledFile::Type::Symlink)
+                f = it->second;
+            else
+                f = {InstalledFile::Type::Symlink, rel, 0, "", target};
+            if (f.target.find_first_of("\t\n\r") != std::string::npos)
+                fail_input("\"" + printable(rel) +
+                           "\": a link target with a tab or line break cannot be installed");
+        } else if (meta->type == platform::FileMeta::Type::Directory) {
+            f = {InstalledFile::Type::Directory, rel, 0, "", ""};
+        } else if (meta->type == platform::FileMeta::Type::Regular) {
+            if (it != written.end() && it->second.type == InstalledFile::Type::File) {
+                f = it->second;
+            } else {
+                std::error_code ec;
+                f = {InstalledFile::Type::File, rel, fs::file_size(p, ec), sha256_file(p), ""};
+            }
+        } else {
+            fail_operation("\"" + printable(rel) +
+                           "\" in the staging folder is neither a file, a folder nor a link; "
+                           "nothing was installed");
+        }
+        f.path = rel;
+        if (!link) f.mode = meta->mode;
+        out.push_back(std::move(f));
+    };
+    add(".", root);
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(root, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        add(it->path().lexically_relative(root).generic_u8string(), it->path());
+    if (ec)
+        fail_operation("cannot read the staging folder " + root.u8string() + ": " + ec.message());
+    std::sort(out.begin(), out.end(),
+              [](const InstalledFile& a, const InstalledFile& b) { return a.path < b.path; });
+    return out;
+}
+
 InstallResult Installer::commit(Staged& staged, Entry entry) {
     entry.imported = false;
     fs::path entry_dir = staged.dir / "entry";
@@ -254,13 +312,14 @@ InstallResult Installer::commit(Staged& staged, Entry entry) {
     std::vector<InstalledFile> files;
     files.reserve(staged.files.size());
     for (auto& [path, f] : staged.files)
-        files.push_back(std::move(f));
+        files.push_back(f);
     std::vector<FileDamage> damage = check_installed_sizes(entry_dir / "root", files);
     if (!damage.empty())
         fail_operation("the disk did not keep what was written: \"" + damage.front().path +
                        "\" is " + damage.front().what + " (" + std::to_string(damage.size()) +
                        " file(s)); nothing was installed. Check the disk (free space, dmesg) and "
                        "run the install again");
+    files = whole_tree_record(entry_dir / "root", staged.files);
     write_file(entry_dir / installed_files_name(), serialize_installed_files(files));
     write_file(entry_dir / "entry", serialize_entry(entry));
     fs::path target = store_.root() / kind_dir(entry.kind) / fs::u8path(entry.id);
