@@ -62,6 +62,7 @@ std::string join_ids(const std::vector<std::string>& ids) {
 } // namespace
 
 int main(int argc, char** argv) {
+    platform::restrict_file_creation_mask(); // the view it may make; the tool gets the user's back
     std::vector<std::string> args = platform::utf8_args(argc, argv);
     if (args.empty()) fail(2, "started without a name");
     std::string tool = tool_name(args[0]);

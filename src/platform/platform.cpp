@@ -576,6 +576,8 @@ std::uint64_t process_id() { return GetCurrentProcessId(); }
 
 std::optional<std::string> parent_process_name() { return std::nullopt; }
 
+void restrict_file_creation_mask() {} // Windows: access lists, not a mask
+
 std::vector<std::string> utf8_args(int argc, char** argv) {
     int n = 0;
     LPWSTR* wargv = CommandLineToArgvW(GetCommandLineW(), &n);
@@ -637,22 +639,30 @@ fs::path home_dir() {
                     "(and XDG_CONFIG_HOME)");
 }
 
+// $NAME when set to a whole path; nullopt when unset or empty; HomeError when relative (it would
+// name a folder of wherever cvm runs, so a cloned project could hold the store or the config).
+static std::optional<fs::path> absolute_variable(const char* name, const char* instead) {
+    auto x = get_env(name);
+    if (!x || x->empty()) return std::nullopt;
+    if (x->front() != '/')
+        throw HomeError(std::string(name) + " is the relative path '" + *x +
+                        "'; set it to a whole path or unset it" + instead);
+    return fs::path(*x);
+}
+
 std::optional<fs::path> user_config_dir_if_any() {
-    if (auto x = get_env("XDG_CONFIG_HOME"); x && !x->empty() && x->front() == '/')
-        return fs::path(*x);
+    if (auto x = absolute_variable("XDG_CONFIG_HOME", " (or set CVM_CONFIG)")) return *x;
     if (auto h = home_dir_if_any()) return *h / ".config";
     return std::nullopt;
 }
 
 fs::path user_data_dir() {
-    if (auto x = get_env("XDG_DATA_HOME"); x && !x->empty() && x->front() == '/')
-        return fs::path(*x);
+    if (auto x = absolute_variable("XDG_DATA_HOME", " (or set CVM_ROOT)")) return *x;
     return home_dir() / ".local" / "share";
 }
 
 fs::path user_config_dir() {
-    if (auto x = get_env("XDG_CONFIG_HOME"); x && !x->empty() && x->front() == '/')
-        return fs::path(*x);
+    if (auto x = absolute_variable("XDG_CONFIG_HOME", " (or set CVM_CONFIG)")) return *x;
     return home_dir() / ".config";
 }
 
@@ -672,8 +682,23 @@ static std::vector<char*> c_strings(std::vector<std::string>& storage) {
     return out;
 }
 
+// The user's file-creation mask before restrict_file_creation_mask(), for the programs cvm runs
+// or becomes (-1: never restricted).
+static int user_creation_mask = -1;
+
+void restrict_file_creation_mask() {
+    mode_t old = umask(022);
+    umask(old | 022);
+    user_creation_mask = static_cast<int>(old);
+}
+
+static void restore_user_creation_mask() {
+    if (user_creation_mask >= 0) umask(static_cast<mode_t>(user_creation_mask));
+}
+
 void exec_replace(const fs::path& program, const std::vector<std::string>& args,
                   const std::map<std::string, std::string>& env) {
+    restore_user_creation_mask();
     std::vector<std::string> argv_storage = args;
     std::vector<std::string> env_storage;
     env_storage.reserve(env.size());
@@ -694,6 +719,7 @@ void set_env(const std::string& name, const std::optional<std::string>& value) {
 }
 
 void exec_replace(const fs::path& program, const std::vector<std::string>& args) {
+    restore_user_creation_mask();
     std::vector<std::string> argv_storage = args;
     auto argv = c_strings(argv_storage);
     execv(program.c_str(), argv.data());
@@ -734,6 +760,7 @@ int run_process(const fs::path& program, const std::vector<std::string>& args,
         // Started outside the current folder, which may be a cloned project: nothing there is
         // found as a module, a library (an empty LD_LIBRARY_PATH entry) or a file.
         if (chdir("/") != 0) _exit(127);
+        restore_user_creation_mask();
         if (env)
             execve(program.c_str(), argv.data(), envp.data());
         else
@@ -783,6 +810,7 @@ std::optional<std::string> capture_output(const fs::path& program,
             if (devnull >= 0) dup2(devnull, 2);
         }
         if (chdir("/") != 0) _exit(127); // as run_process: never in the current folder
+        restore_user_creation_mask();
         execv(program.c_str(), argv.data());
         _exit(127);
     }

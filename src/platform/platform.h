@@ -48,6 +48,8 @@ fs::path system_config_dir();
 fs::path home_dir();
 // The same, nullopt instead of the error: for what is optional (the user's config file).
 std::optional<fs::path> home_dir_if_any();
+// $XDG_CONFIG_HOME, else ~/.config; nullopt when HOME cannot give it. A relative XDG_DATA_HOME
+// or XDG_CONFIG_HOME throws HomeError (it would name a folder of wherever cvm runs).
 std::optional<fs::path> user_config_dir_if_any();
 
 class HomeError : public std::runtime_error {
@@ -120,6 +122,11 @@ std::uint32_t effective_uid();
 std::optional<std::uint32_t> sudo_uid();
 // The process's file-creation mask (umask on POSIX; 0 on Windows), read without changing it.
 unsigned file_creation_mask();
+// Adds 022 to the file-creation mask, for the whole run: whatever the user's umask (002, 000),
+// nothing cvm creates (store folders, views, shims, caches, files) is writable by the group or
+// by others. Called first thing by cvm, cvm-install and the shim; the programs cvm runs or
+// becomes (exec_replace, run_process, capture_output) get the user's own mask back.
+void restrict_file_creation_mask();
 // Creates `file` if missing, readable by others per the umask and never writable by them,
 // whatever the process's umask is at this instant (libarchive sets it to 0 for a moment while
 // another thread extracts): 0600 at creation, then chmod. Returns the errno, 0 when it worked.
