@@ -15,9 +15,10 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
-#include "core/installed_files.h"
-#include "core/trust.h"
 #include "compat/doctor_checks.h"
+#include "core/installed_files.h"
+#include "core/terminal_text.h"
+#include "core/trust.h"
 #include "doctor/diagnose.h"
 #include "doctor/report.h"
 #include "platform/platform.h"
@@ -174,6 +175,7 @@ void register_doctor(CLI::App& app) {
         } else {
             const bool colour = colour_allowed(1);
             std::string text = report_text(report, colour, doctor_layout());
+            text = escape_controls(text, true, colour); // paths with terminal escapes; its own colours kept
             std::fwrite(text.data(), 1, text.size(), stdout);
         }
         if (!report.healthy()) throw ExitCode{1};

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "core/terminal_text.h"
 #include "install/verify.h"
 #include "platform/platform.h"
 
@@ -53,7 +54,8 @@ std::string entry_line(const EntryCheck& c, const Entry& e) {
 
 void print_problems(const std::vector<install::VerifyProblem>& problems) {
     for (std::size_t i = 0; i < problems.size() && i < kShown; ++i)
-        std::printf("  %s: %s\n", problems[i].path.c_str(), problems[i].what.c_str());
+        std::printf("  %s: %s\n", escape_controls(problems[i].path).c_str(),
+                    escape_controls(problems[i].what).c_str());
     if (problems.size() > kShown)
         std::printf("  ... and %s more\n", std::to_string(problems.size() - kShown).c_str());
 }
@@ -157,9 +159,10 @@ void register_verify(CLI::App& app) {
                 entries_json.push_back(j);
                 continue;
             }
-            std::printf("%s\n", entry_line(c, e).c_str());
+            std::printf("%s\n", escape_controls(entry_line(c, e)).c_str());
             print_problems(c.problems);
-            if (c.state == EntryCheck::State::Damaged) std::printf("  repair: %s\n", c.repair.c_str());
+            if (c.state == EntryCheck::State::Damaged)
+                std::printf("  repair: %s\n", escape_controls(c.repair).c_str());
         }
         for (const auto& d : damaged_entries) {
             damaged = true;
@@ -179,7 +182,8 @@ void register_verify(CLI::App& app) {
                 continue;
             }
             std::printf("%s %s: DAMAGED, its entry cannot be read\n  %s\n  repair: %s\n",
-                        kind_dir(d.kind), d.id.c_str(), d.problem.c_str(), repair.c_str());
+                        kind_dir(d.kind), escape_controls(d.id).c_str(),
+                        escape_controls(d.problem).c_str(), escape_controls(repair).c_str());
         }
         nlohmann::json views_json = nlohmann::json::array();
         for (const auto& v : install::verify_views(store, *id)) {
@@ -201,7 +205,7 @@ void register_verify(CLI::App& app) {
             std::printf("view %s: DAMAGED, %s problem(s)\n", v.name.c_str(),
                         std::to_string(v.problems.size()).c_str());
             print_problems(v.problems);
-            std::printf("  repair: %s\n", repair.c_str());
+            std::printf("  repair: %s\n", escape_controls(repair).c_str());
         }
         if (*json) print_json({{"intact", !damaged}, {"entries", entries_json}, {"views", views_json}});
         else if (entries.empty() && damaged_entries.empty())
