@@ -305,7 +305,18 @@ Lockfile read_lockfile(const fs::path& file) {
     if (!read.text)
         throw LockfileError(file.u8string() + " is " + platform::file_type_text(file) +
                             ", not a cvm.lock; remove it and run `cvm lock` in the project");
-    return parse_lockfile(*read.text, file.u8string());
+    try {
+        return parse_lockfile(*read.text, file.u8string());
+    } catch (const LockfileError&) {
+        // A project's cvm.lock linking to someone's secrets: what is wrong, never its text.
+        std::error_code ec;
+        if (fs::is_symlink(fs::symlink_status(file, ec)))
+            throw LockfileError(
+                file.u8string() +
+                " is a link to a file that is not a cvm.lock (its text is not shown); remove the "
+                "link and run `cvm lock` in the project");
+        throw;
+    }
 }
 
 void write_lockfile(const fs::path& file, const Lockfile& lock) {

@@ -1144,7 +1144,7 @@ ExtractResult extract_archive_stream(ArchiveSource& source, const std::string& n
     CallbackReader reader{&peeked};
     switch (format) {
     case ArchiveFormat::Unknown:
-        fail_input(name + " is not an archive cvm reads (.tar.xz, .tgz, .tar, .zip, .whl)");
+        throw NotAnArchive(name + " is not an archive cvm reads (.tar.xz, .tgz, .tar, .zip, .whl)");
     case ArchiveFormat::TarXz: {
         XzSource xz(
             archive_path, [&peeked](char* b, std::size_t n) { return peeked.read(b, n); },

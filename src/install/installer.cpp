@@ -608,13 +608,25 @@ InstallResult Installer::install_url(const std::string& given, const std::string
         std::size_t n = std::char_traits<char>::length(suffix);
         return name.size() > n && name.compare(name.size() - n, n, suffix) == 0;
     };
-    if (ends_with(".run") || ends_with(".exe")) {
-        download_all({request}, options_.download);
-        return install_file(request.destination, url);
+    // Without a sum nothing could vouch for a cached copy later: one whose install failed (not
+    // an archive, a refused archive) is not kept.
+    auto forget_download = [&] {
+        if (!sha256.empty()) return;
+        std::error_code ec;
+        fs::remove(request.destination, ec);
+    };
+    try {
+        if (ends_with(".run") || ends_with(".exe")) {
+            download_all({request}, options_.download);
+            return install_file(request.destination, url);
+        }
+        StreamJob job;
+        job.request = request;
+        return install_archive(request.destination, url, &job);
+    } catch (...) {
+        forget_download();
+        throw;
     }
-    StreamJob job;
-    job.request = request;
-    return install_archive(request.destination, url, &job);
 }
 
 void Installer::pin_archives(const std::vector<std::pair<std::string, std::string>>& url_sums) {
@@ -640,6 +652,16 @@ std::vector<StreamJob> Installer::archive_jobs(const std::string& product,
                                "; nothing was downloaded. Check CVM_MIRROR, or run `cvm lock` again "
                                "where the toolchain is installed");
         }
+    }
+    // Archives are kept in the download cache by file name: two of one name would be written
+    // over each other (and the lock's sums are by name too).
+    std::map<std::string, std::string> by_name;
+    for (const Artifact* a : items) {
+        auto [it, fresh] = by_name.emplace(basename_of_url(a->relative_path), a->relative_path);
+        if (!fresh && it->second != a->relative_path)
+            fail_input("the " + product + " manifest names two archives of one file name, " +
+                       it->second + " and " + a->relative_path +
+                       "; the manifest is wrong (check CVM_MIRROR), nothing was downloaded");
     }
     std::vector<StreamJob> jobs;
     fs::path cache = store_.cache_dir() / "downloads";

@@ -63,6 +63,12 @@ timeout 20 "$CVM" install --locked > /dev/null 2> "$T/err" || rc=$?
 [[ $rc == 2 ]] || fail "install --locked with a FIFO cvm.lock: exit $rc, $(cat "$T/err")"
 assert_contains "$(cat "$T/err")" "cvm.lock is a FIFO, not a cvm.lock"
 rm "$T/p/cvm.lock"
+# ... or as a link to a secret: what is wrong, never its text.
+ln -s "$T/git-credentials" "$T/p/cvm.lock"
+expect_rc 2 "$CVM" install --locked
+assert_not_contains "$ERR" "hunter2" "a linked cvm.lock's text was quoted"
+assert_contains "$ERR" "is a link to a file that is not a cvm.lock"
+rm "$T/p/cvm.lock"
 
 # A file:// mirror holding FIFOs where a manifest should be: curl would wait in open() forever,
 # whatever the stall timeout says.

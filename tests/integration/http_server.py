@@ -11,8 +11,8 @@ ACTION is one of
     norange              ignore Range headers (always answer 200 with the whole file)
     slow:BYTES_PER_SEC   send the body at about this rate (slow:4 is a drip); the log gets "DONE PATH"
                          when such a body was sent whole
-    endless              answer 200 without Content-Length and send zeros until the client
-                         hangs up (or the server's timeout); the file need not exist
+    endless              answer 200 without Content-Length and send the file (when it exists), then
+                         zeros until the client hangs up (or the server's timeout)
     pad:BYTES            announce and send BYTES more than the file holds (zeros at its end)
     redirect:URL         answer 302 with Location: URL + the request's path (URL is a base)
     auth:USER:PASSWORD   answer 401 unless the request has HTTP Basic credentials USER:PASSWORD
@@ -85,7 +85,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.close_connection = True
         block, sent = b"\0" * 65536, 0
+        full = os.path.realpath(os.path.join(self.server.root, path.lstrip("/")))
         try:
+            if full.startswith(self.server.root + os.sep) and os.path.isfile(full):
+                with open(full, "rb") as f:
+                    data = f.read()
+                self.wfile.write(data)
+                sent += len(data)
             while True:
                 self.wfile.write(block)
                 sent += len(block)
