@@ -175,7 +175,8 @@ void register_doctor(CLI::App& app) {
         } else {
             const bool colour = colour_allowed(1);
             std::string text = report_text(report, colour, doctor_layout());
-            text = escape_controls(text, true, colour); // paths with terminal escapes; its own colours kept
+            // Paths with terminal escapes are shown escaped; the report's own colours are kept.
+            text = escape_controls(text, true, colour);
             std::fwrite(text.data(), 1, text.size(), stdout);
         }
         if (!report.healthy()) throw ExitCode{1};

@@ -29,7 +29,8 @@ std::size_t utf8_at(std::string_view text, std::size_t i, unsigned& cp) {
 std::size_t color_at(std::string_view text, std::size_t i) {
     if (i + 2 >= text.size() || text[i] != '\x1b' || text[i + 1] != '[') return 0;
     std::size_t k = i + 2;
-    while (k < text.size() && ((text[k] >= '0' && text[k] <= '9') || text[k] == ';')) ++k;
+    while (k < text.size() && ((text[k] >= '0' && text[k] <= '9') || text[k] == ';'))
+        ++k;
     return k < text.size() && text[k] == 'm' ? k + 1 - i : 0;
 }
 

@@ -13,6 +13,7 @@ namespace cvm {
 // sequences (ESC [ digits and ';' m: what `cvm doctor` colours a terminal with) are kept, nothing
 // else: a folder's name can at most colour the text, never move the cursor, clear the screen or
 // set the title.
-std::string escape_controls(std::string_view text, bool keep_newlines = false, bool keep_colors = false);
+std::string escape_controls(std::string_view text, bool keep_newlines = false,
+                            bool keep_colors = false);
 
 } // namespace cvm

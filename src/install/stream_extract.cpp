@@ -57,7 +57,8 @@ StreamResult stream_one(const StreamJob& job, DownloadTap& tap, const ExtractOpt
     // install: the rest of the download, up to its size limit, is not waited for.
     if (!again && out.extracted.entries.empty() && out.extracted.format != ArchiveFormat::Zip) {
         tap.abandon();
-        throw NotAnArchive("the archive " + name + " holds no files; it is not an archive cvm can install (check the URL)");
+        throw NotAnArchive("the archive " + name +
+                           " holds no files; it is not an archive cvm can install (check the URL)");
     }
     if (tap.wait() == DownloadTap::Outcome::Failed)
         fail_operation("the download of " + name + " stopped");

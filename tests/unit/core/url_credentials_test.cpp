@@ -20,7 +20,8 @@ TEST_CASE("credentials are split off an URL's authority") {
 }
 
 TEST_CASE("URLs without credentials, and other text, come back as they are") {
-    for (const char* s : {"https://host/a@b", "file:///srv/mirror", "/local/x.tgz", "", "host:80/x", "https://"}) {
+    for (const char* s :
+         {"https://host/a@b", "file:///srv/mirror", "/local/x.tgz", "", "host:80/x", "https://"}) {
         auto c = split_url_credentials(s);
         CHECK_FALSE(c.present);
         CHECK(c.url == s);
