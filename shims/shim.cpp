@@ -6,15 +6,19 @@
 //
 // Kept small on purpose: it runs before every nvcc. No CLI parser, no TOML, no network; it reads
 // a version file, lists two store folders and reads two entry files.
+//
+// It is also the nvcc of a view made for a toolkit older than CUDA 12.0 whose host compiler cvm
+// hands over (core/view.h): started as <root>/views/<id>/bin/nvcc, it adds -ccbin and starts the
+// toolkit's nvcc as if from there.
 #include <cstdio>
 #include <string>
 #include <system_error>
 #include <vector>
 
-#include "compat/ccbin.h"
 #include "core/config.h"
 #include "core/entry_trust.h"
 #include "core/environment.h"
+#include "core/host_compiler_choice.h"
 #include "core/selection.h"
 #include "core/shims.h"
 #include "core/store.h"
@@ -35,7 +39,8 @@ using namespace cvm;
 std::string tool_name(const std::string& argv0) {
     std::string name = fs::u8path(argv0).filename().u8string();
     if (platform::host_os() == platform::Os::Windows) {
-        for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        for (auto& c : name)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (name.size() < 4 || name.compare(name.size() - 4, 4, ".exe") != 0) name += ".exe";
     }
     return name;
@@ -43,7 +48,8 @@ std::string tool_name(const std::string& argv0) {
 
 std::string join_ids(const std::vector<std::string>& ids) {
     std::string out;
-    for (size_t i = 0; i < ids.size(); ++i) out += (i ? ", " : "") + ids[i];
+    for (size_t i = 0; i < ids.size(); ++i)
+        out += (i ? ", " : "") + ids[i];
     return out;
 }
 
@@ -59,6 +65,88 @@ std::string join_ids(const std::vector<std::string>& ids) {
     platform::exec_replace(real, args);
 }
 
+// The first of `dirs` that holds `tool` as a regular executable other than this launcher; empty
+// when none does. `meta` gets its stat.
+fs::path find_program(const std::vector<fs::path>& dirs, const std::string& tool,
+                      platform::FileMeta& meta, size_t* index = nullptr) {
+    auto self = platform::file_id(platform::self_path_for_identity());
+    for (size_t i = 0; i < dirs.size(); ++i) {
+        fs::path candidate = dirs[i] / fs::u8path(tool);
+        auto id = platform::executable_id(candidate, &meta);
+        if (id && (!self || *id != *self)) {
+            if (index) *index = i;
+            return candidate;
+        }
+    }
+    return {};
+}
+
+// The view this nvcc was started from (<root>/views/<name>/bin/nvcc), directly or through PATH
+// as a shell finds it; nullopt for the shims folder's nvcc. A stat a PATH folder up to the
+// first that has nvcc: the shims folder, normally.
+std::optional<fs::path> started_from_view(const std::string& argv0) {
+    fs::path invoked;
+    if (argv0.find('/') != std::string::npos) {
+        invoked = fs::u8path(argv0);
+    } else {
+        for (const auto& dir :
+             split_path_list(platform::get_env("PATH").value_or(""), platform::Os::Linux)) {
+            if (dir.empty()) continue;
+            fs::path candidate = fs::u8path(dir) / fs::u8path(argv0);
+            if (platform::executable_id(candidate)) {
+                invoked = candidate;
+                break;
+            }
+        }
+    }
+    if (invoked.empty()) return std::nullopt;
+    if (invoked.is_relative()) {
+        std::error_code ec;
+        invoked = fs::current_path(ec) / invoked;
+    }
+    invoked = invoked.lexically_normal();
+    fs::path bin = invoked.parent_path();
+    fs::path view = bin.parent_path();
+    if (bin.filename() != "bin" || view.parent_path().filename() != "views") return std::nullopt;
+    return view;
+}
+
+// nvcc as a view's bin/nvcc: the toolkit's nvcc started as if from the view (nvcc takes its
+// folders from the path it was started by), with the host compiler cvm handed over. The
+// environment is the caller's: a Makefile's, or an activated shell's.
+[[noreturn]] void run_view_nvcc(const fs::path& view, std::vector<std::string>& args) {
+    fs::path root = view.parent_path().parent_path();
+    // A Makefile may run with another CVM_ROOT than the one that made the view: the view's store
+    // decides.
+    fs::path configured;
+    try {
+        configured = Store::default_root();
+    } catch (const std::exception&) {
+    }
+    if (configured.lexically_normal() != root) platform::set_env("CVM_ROOT", root.u8string());
+    Store store = Store::from_environment();
+    std::string name = view.filename().u8string();
+    std::string id = name.substr(0, name.find('+'));
+    auto toolkit = store.find(Kind::Cuda, id);
+    if (!toolkit)
+        fail(127,
+             "nvcc: " + view.u8string() + " is a view of CUDA " + id +
+                 ", which is not installed any more; run `cvm use SPEC` and use its CUDA_HOME");
+    check_entry_trusted(*toolkit);
+    std::vector<fs::path> dirs;
+    for (const auto& b : toolkit->bin_dirs)
+        dirs.push_back(toolkit->path / fs::u8path(b));
+    platform::FileMeta meta;
+    fs::path real = find_program(dirs, "nvcc", meta);
+    if (real.empty()) fail(127, "nvcc: CUDA " + id + " has no nvcc in " + toolkit->path.u8string());
+    check_entry_file_trusted(*toolkit, real, &meta);
+    HostCompiler handed = handed_host_compiler(root, id);
+    add_ccbin_argument(handed,
+                       handed.path.empty() ? toolkit->version.major() >= 12 : handed.via_env, args);
+    args[0] = (view / "bin" / "nvcc").u8string();
+    platform::exec_replace(real, args);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -67,7 +155,8 @@ int main(int argc, char** argv) {
     if (args.empty()) fail(2, "started without a name");
     std::string tool = tool_name(args[0]);
     std::string base = tool;
-    if (base.size() > 4 && base.compare(base.size() - 4, 4, ".exe") == 0) base.resize(base.size() - 4);
+    if (base.size() > 4 && base.compare(base.size() - 4, 4, ".exe") == 0)
+        base.resize(base.size() - 4);
     if (base == "cvm-shim")
         fail(2, "cvm-shim runs through the links in the shims folder; run `cvm rehash` and put "
                 "`cvm init` in your shell's rc file");
@@ -78,7 +167,8 @@ int main(int argc, char** argv) {
     if (depth >= kMaxShimDepth)
         fail(127, base + ": " + std::to_string(depth) +
                       " cvm shims ran each other through PATH; remove the extra copy of cvm-shim "
-                      "from PATH (see `type -a " + base + "`)");
+                      "from PATH (see `type -a " +
+                      base + "`)");
 
     try {
         // The selection and a fall-through need only $CVM_ROOT; the store's other layers (and
@@ -88,12 +178,17 @@ int main(int argc, char** argv) {
         // A stale shim of a compiler or a shell stands for the machine's own program.
         if (is_host_program(base))
             fall_through(args, tool, shims_dir, depth,
-                         base + " is not on PATH outside cvm's shims; run `cvm rehash` to remove "
-                                "the stale shim " + (shims_dir / fs::u8path(tool)).u8string());
+                         base +
+                             " is not on PATH outside cvm's shims; run `cvm rehash` to remove "
+                             "the stale shim " +
+                             (shims_dir / fs::u8path(tool)).u8string());
+        if (base == "nvcc" && platform::host_os() == platform::Os::Linux)
+            if (auto view = started_from_view(args[0])) run_view_nvcc(*view, args);
         std::error_code ec;
         fs::path cwd = fs::current_path(ec);
         Selection sel = find_selection(cwd, platform::get_env("CVM_VERSION"), root / "version");
-        for (const auto& w : sel.warnings) std::fprintf(stderr, "cvm: warning: %s\n", w.c_str());
+        for (const auto& w : sel.warnings)
+            std::fprintf(stderr, "cvm: warning: %s\n", w.c_str());
         if (sel.origin == Selection::Origin::None)
             fall_through(args, tool, shims_dir, depth,
                          "no CUDA version is selected here and " + base +
@@ -108,22 +203,14 @@ int main(int argc, char** argv) {
         try {
             r = resolve(store, sel.spec);
         } catch (const ResolveError& e) {
-            fail(127, std::string(e.what()) + " (selected by " + sel.origin_text() + ")");
+            fail(127, sel.not_installed_text(e.what()));
         }
-        auto self = platform::file_id(platform::self_path_for_identity());
         // The view's name is known before it exists (ensure_view below makes it once the
         // program is found), so the layout is computed once.
-        Layout layout = layout_of(r, view_path(store, r), platform::host_os());
-        fs::path real;
+        Layout layout = selection_layout(store, r);
         platform::FileMeta real_meta;
-        for (const auto& dir : layout.bin_dirs) {
-            fs::path candidate = dir / fs::u8path(tool);
-            auto id = platform::executable_id(candidate, &real_meta);
-            if (id && (!self || *id != *self)) {
-                real = candidate;
-                break;
-            }
-        }
+        size_t found_in = 0;
+        fs::path real = find_program(layout.tool_dirs, tool, real_meta, &found_in);
         if (real.empty()) {
             // Only on this path are the other toolkits' entries read.
             auto others = toolkits_with(store, tool);
@@ -133,19 +220,35 @@ int main(int argc, char** argv) {
                               "; run `cvm use SPEC` to select one of them");
             fall_through(args, tool, shims_dir, depth,
                          base + " is not part of CUDA " + r.toolkit.id + " (selected by " +
-                             sel.origin_text() + ") nor on PATH outside cvm's shims; run `cvm which " +
-                             base + "` or select another toolkit with `cvm use SPEC`");
+                             sel.origin_text() +
+                             ") nor on PATH outside cvm's shims; run `cvm which " + base +
+                             "` or select another toolkit with `cvm use SPEC`");
         }
         // The program itself, not only its folders (resolve checked those): another user's file
         // in a folder of the entry is not run. Its stat is the one that found it.
         check_entry_file_trusted(r.toolkit, real, &real_meta);
         ensure_view(store, r);
-        auto changes = compute_environment(layout, platform::get_env("PATH"),
-                                           platform::get_env("LD_LIBRARY_PATH"),
-                                           foreign_dirs_of(store), platform::host_os());
-        for (const auto& c : changes) platform::set_env(c.name, c.value);
-        compat::apply_host_compiler(root, r.toolkit.id, base, args);
-        args[0] = real.u8string();
+        auto changes = compute_environment(
+            layout, [](const std::string& n) { return platform::get_env(n); },
+            foreign_dirs_of(store), platform::host_os());
+        for (const auto& c : changes)
+            platform::set_env(c.name, c.value);
+        if (base == "nvcc") {
+            const HostCompiler& handed = layout.host_compiler;
+            add_ccbin_argument(
+                handed, handed.path.empty() ? r.toolkit.version.major() >= 12 : handed.via_env,
+                args);
+        }
+        // Started as the view's program (nvcc takes its include and library folders from the path
+        // it was started by, and the view's hold cuDNN).
+        fs::path started =
+            found_in < layout.bin_dirs.size() ? layout.bin_dirs[found_in] / fs::u8path(tool) : real;
+        args[0] = started.u8string();
+        // Windows programs know their path from the file they were started from, not argv[0]: the
+        // view's (a hard link of the same file, made by cvm in its store).
+        if (platform::host_os() == platform::Os::Windows && started != real &&
+            platform::exists(started.u8string()))
+            platform::exec_replace(started, args);
         platform::exec_replace(real, args);
     } catch (const SelectionError& e) {
         fail(2, e.what());

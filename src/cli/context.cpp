@@ -9,12 +9,15 @@
 
 namespace cvm::cli {
 
-Store open_store() { return Store::from_environment(); }
+Store open_store() {
+    return Store::from_environment();
+}
 
 void require_store_folder(const Store& store) {
     std::error_code ec;
     auto status = fs::status(store.root(), ec);
-    if (ec == std::errc::not_a_directory || (!ec && fs::exists(status) && !fs::is_directory(status)))
+    if (ec == std::errc::not_a_directory ||
+        (!ec && fs::exists(status) && !fs::is_directory(status)))
         throw fs::filesystem_error("cannot read the folder", store.root(),
                                    std::make_error_code(std::errc::not_a_directory));
 }
@@ -29,8 +32,10 @@ Selection current_selection(const Store& store, const std::optional<std::string>
     std::error_code ec;
     fs::path cwd = fs::current_path(ec);
     try {
-        Selection sel = find_selection(cwd, platform::get_env("CVM_VERSION"), store.global_version_file());
-        for (const auto& w : sel.warnings) note("warning: " + w);
+        Selection sel =
+            find_selection(cwd, platform::get_env("CVM_VERSION"), store.global_version_file());
+        for (const auto& w : sel.warnings)
+            note("warning: " + w);
         return sel;
     } catch (const SelectionError& e) {
         throw UsageError(e.what());
@@ -44,12 +49,12 @@ Resolved resolve_selection(const Store& store, const Selection& sel) {
                       "not_selected");
     if (sel.spec.system)
         throw Failure("'system' is selected (" + sel.origin_text() +
-                      "): cvm changes nothing; run `cvm use SPEC` to pick a toolkit",
+                          "): cvm changes nothing; run `cvm use SPEC` to pick a toolkit",
                       "not_selected");
     try {
         return resolve(store, sel.spec);
     } catch (const ResolveError& e) {
-        throw Failure(std::string(e.what()) + " (selected by " + sel.origin_text() + ")", "not_installed");
+        throw Failure(sel.not_installed_text(e.what()), "not_installed");
     }
 }
 
@@ -61,12 +66,13 @@ Spec spec_argument(const std::string& text, const std::string& what) {
     }
 }
 
-std::vector<EnvChange> selection_changes(const Store& store, const Resolved& r, Layout* layout_out) {
-    fs::path view = ensure_view(store, r);
-    Layout layout = layout_of(r, view, platform::host_os());
-    auto changes = compute_environment(layout, platform::get_env("PATH"),
-                                       platform::get_env("LD_LIBRARY_PATH"),
-                                       foreign_dirs_of(store), platform::host_os());
+std::vector<EnvChange> selection_changes(const Store& store, const Resolved& r, Layout* layout_out,
+                                         const EnvLookup& current) {
+    ensure_view(store, r);
+    Layout layout = selection_layout(store, r);
+    auto changes = compute_environment(
+        layout, current ? current : [](const std::string& n) { return platform::get_env(n); },
+        foreign_dirs_of(store), platform::host_os());
     if (layout_out) *layout_out = layout;
     return changes;
 }

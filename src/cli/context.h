@@ -68,7 +68,9 @@ Spec spec_argument(const std::string& text, const std::string& what = "SPEC");
 
 // The full environment change list of a resolved selection for the host OS (creates the merged
 // view if needed). One function: exec, env, script, probe and exports all call it.
-std::vector<EnvChange> selection_changes(const Store& store, const Resolved& r, Layout* layout = nullptr);
+// `current`: the environment the activation starts from (default: this process's).
+std::vector<EnvChange> selection_changes(const Store& store, const Resolved& r,
+                                         Layout* layout = nullptr, const EnvLookup& current = {});
 
 // Prints a JSON document on stdout (exactly one per --json command).
 void print_json(const nlohmann::json& doc);
@@ -83,7 +85,8 @@ bool& quiet_flag();
 // A note that only helps (what to run next): left out with --quiet.
 void hint(const std::string& message);
 // The one command a user most likely runs next, after a command that changed something:
-// "cvm: next: COMMAND (why)" on stderr, so stdout stays clean for scripts; also left out with --quiet.
+// "cvm: next: COMMAND (why)" on stderr, so stdout stays clean for scripts; also left out with
+// --quiet.
 void hint(const std::string& command, const std::string& why);
 
 // Whether to colour what goes to `fd`: a terminal, and NO_COLOR unset or empty (no-color.org).

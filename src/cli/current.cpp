@@ -10,16 +10,21 @@ namespace cvm::cli {
 
 static const char* origin_kind(Selection::Origin o) {
     switch (o) {
-    case Selection::Origin::Variable: return "variable";
-    case Selection::Origin::ProjectFile: return "file";
-    case Selection::Origin::Global: return "global";
-    case Selection::Origin::None: break;
+    case Selection::Origin::Variable:
+        return "variable";
+    case Selection::Origin::ProjectFile:
+        return "file";
+    case Selection::Origin::Global:
+        return "global";
+    case Selection::Origin::None:
+        break;
     }
     return "none";
 }
 
 void register_current(CLI::App& app) {
-    auto* cmd = app.add_subcommand("current", "Show the selected toolkit and cuDNN, and where the choice came from");
+    auto* cmd = app.add_subcommand(
+        "current", "Show the selected toolkit and cuDNN, and where the choice came from");
     auto json = std::make_shared<bool>(false);
     cmd->add_flag("--json", *json, "print one JSON document");
     cmd->callback([json] {
@@ -27,14 +32,16 @@ void register_current(CLI::App& app) {
         Selection sel = current_selection(store, std::nullopt);
         nlohmann::json doc;
         doc["origin"] = origin_kind(sel.origin);
-        if (sel.origin == Selection::Origin::ProjectFile || sel.origin == Selection::Origin::Global) {
+        if (sel.origin == Selection::Origin::ProjectFile ||
+            sel.origin == Selection::Origin::Global) {
             doc["file"] = sel.file.u8string();
             doc["line"] = sel.line;
         }
         // Failures end as every command's do (errors.h): one line, and with --json the
         // {"error": {"code", "message"}} document.
         if (sel.origin == Selection::Origin::None)
-            throw Failure("no CUDA version is selected; run `cvm use SPEC` or `cvm use --global SPEC` (see `cvm list`)",
+            throw Failure("no CUDA version is selected; run `cvm use SPEC` or `cvm use --global "
+                          "SPEC` (see `cvm list`)",
                           "not_selected");
         doc["spec"] = sel.spec.str();
         if (sel.spec.system) {
@@ -48,7 +55,7 @@ void register_current(CLI::App& app) {
         try {
             r = resolve(store, sel.spec);
         } catch (const ResolveError& e) {
-            throw Failure(std::string(e.what()) + " (selected by " + sel.origin_text() + ")", "not_installed");
+            throw Failure(sel.not_installed_text(e.what()), "not_installed");
         }
         doc["active"] = r.active();
         doc["toolkit"] = entry_json(store, r.toolkit);
@@ -68,7 +75,8 @@ void register_current(CLI::App& app) {
         std::printf("%s (set by %s)\n", r.active().c_str(),
                     escape_controls(sel.origin_text()).c_str());
         auto layer_note = [&](const Entry& e) {
-            return e.layer == 0 ? std::string() : "  [read-only store " + store.layers()[e.layer].u8string() + "]";
+            return e.layer == 0 ? std::string()
+                                : "  [read-only store " + store.layers()[e.layer].u8string() + "]";
         };
         std::printf("  cuda   %-22s %s%s\n", r.toolkit.id.c_str(),
                     escape_controls(r.toolkit.path.u8string()).c_str(),

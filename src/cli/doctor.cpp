@@ -15,7 +15,9 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "compat/cudnn_header.h"
 #include "compat/doctor_checks.h"
+#include "compat/library_cuda_major.h"
 #include "core/installed_files.h"
 #include "core/terminal_text.h"
 #include "core/trust.h"
@@ -45,7 +47,8 @@ doctor::TextLayout doctor_layout() {
     }
     if (auto home = platform::home_dir_if_any()) {
         std::string h = home->u8string();
-        while (h.size() > 1 && h.back() == '/') h.pop_back();
+        while (h.size() > 1 && h.back() == '/')
+            h.pop_back();
         layout.home = h;
     }
     return layout;
@@ -72,13 +75,13 @@ void add_damaged_installs(const Store& store, doctor::DoctorReport& report) {
                 damage.push_back({installed_files_name(), ex.what()});
             }
             if (damage.empty()) continue;
-            report.findings.push_back(
-                {doctor::Severity::error, "install-damaged",
-                 std::string(kind_dir(kind)) + " " + e.id + " is damaged: " +
-                     std::to_string(damage.size()) + " file(s) differ from what was installed (" +
-                     damage.front().path + ": " + damage.front().what + "); `cvm verify " + e.id +
-                     "` tells more",
-                 "cvm install --reinstall " + e.id});
+            report.findings.push_back({doctor::Severity::error, "install-damaged",
+                                       std::string(kind_dir(kind)) + " " + e.id +
+                                           " is damaged: " + std::to_string(damage.size()) +
+                                           " file(s) differ from what was installed (" +
+                                           damage.front().path + ": " + damage.front().what +
+                                           "); `cvm verify " + e.id + "` tells more",
+                                       "cvm install --reinstall " + e.id});
         }
 }
 
@@ -103,7 +106,8 @@ void register_doctor(CLI::App& app) {
         std::error_code ec;
         in.cwd = fs::current_path(ec).u8string();
         in.selection = current_selection(store, std::nullopt);
-        for (const auto& layer : store.layers()) in.store_layers.push_back(layer.u8string());
+        for (const auto& layer : store.layers())
+            in.store_layers.push_back(layer.u8string());
         if (in.selection.origin != Selection::Origin::None && !in.selection.spec.system) {
             try {
                 Resolved r = resolve(store, in.selection.spec);
@@ -114,7 +118,9 @@ void register_doctor(CLI::App& app) {
                 in.selection_dirs.push_back(layout.cuda_path.u8string());
                 in.resolved = std::move(r);
             } catch (const ResolveError& e) {
-                in.resolve_error = e.what();
+                in.resolve_error = in.selection.forced.empty()
+                                       ? e.what()
+                                       : in.selection.not_installed_text(e.what());
             } catch (const TrustError& e) { // a folder of the selection another user could change
                 in.resolve_error = e.what();
             }
@@ -168,6 +174,11 @@ void register_doctor(CLI::App& app) {
             for (auto& f : compat::host_compiler_findings(store, report.resolved->toolkit, in.env))
                 report.findings.push_back(std::move(f));
             for (auto& f : compat::gpu_arch_findings(*report.resolved, report.python))
+                report.findings.push_back(std::move(f));
+            for (auto& f : compat::library_cuda_major_findings(report))
+                report.findings.push_back(std::move(f));
+            for (auto& f :
+                 compat::cudnn_header_findings(report, in.env, store.shims_dir().u8string()))
                 report.findings.push_back(std::move(f));
         }
         if (*json) {

@@ -41,8 +41,8 @@ template <typename F> std::string rendered(const std::string& command, F&& rende
     }
 }
 
-// PATH and LD_LIBRARY_PATH as they were before the current activation: the code an activation
-// prints first undoes the earlier one, so its lists start from the saved values.
+// A variable as it was before the current activation: the code an activation prints first
+// undoes the earlier one, so its values start from the saved ones.
 std::optional<std::string> pre_activation_value(const std::string& name) {
     auto saved = platform::get_env("_CVM_SAVED");
     if (saved) {
@@ -54,10 +54,7 @@ std::optional<std::string> pre_activation_value(const std::string& name) {
 }
 
 std::vector<EnvChange> activation_changes(const Store& store, const Resolved& r, Layout& layout) {
-    selection_changes(store, r, &layout); // makes the merged view; fills the layout
-    return compute_environment(layout, pre_activation_value("PATH"),
-                               pre_activation_value("LD_LIBRARY_PATH"), foreign_dirs_of(store),
-                               platform::host_os());
+    return selection_changes(store, r, &layout, pre_activation_value);
 }
 
 // A new file renamed into place: a link already at that name (activate_cuda124.sh -> ~/.bashrc
@@ -95,8 +92,9 @@ void register_env_command(CLI::App& app) {
         Shell sh = shell_of(*shell, "env");
         // As `cvm script`: cmd code for Linux toolkits would set Linux paths and LD_LIBRARY_PATH.
         if (sh == Shell::Cmd && platform::host_os() != platform::Os::Windows)
-            throw UsageError("env: cmd code needs a Windows store, and this one holds Linux toolkits; run "
-                             "`cvm env --shell cmd` with cvm on Windows, or `cvm env --shell bash` here");
+            throw UsageError(
+                "env: cmd code needs a Windows store, and this one holds Linux toolkits; run "
+                "`cvm env --shell cmd` with cvm on Windows, or `cvm env --shell bash` here");
         Store store = open_store();
         Selection sel = current_selection(store, spec->empty() ? std::nullopt
                                                                : std::optional<std::string>(*spec));
@@ -134,8 +132,9 @@ void register_deactivate_command(CLI::App& app) {
 
 void register_script_command(CLI::App& app) {
     auto* cmd = app.add_subcommand(
-        "script", "Write a standalone activation script into this folder (activate_cuda112.sh, .fish, .ps1, "
-                  "or .bat for cmd, for CUDA 11.2)");
+        "script",
+        "Write a standalone activation script into this folder (activate_cuda112.sh, .fish, .ps1, "
+        "or .bat for cmd, for CUDA 11.2)");
     auto shell = std::make_shared<std::string>();
     auto spec = std::make_shared<std::string>();
     auto output = std::make_shared<std::string>();
@@ -147,8 +146,9 @@ void register_script_command(CLI::App& app) {
     cmd->callback([shell, spec, output] {
         Shell sh = shell_of(*shell, "script");
         if (sh == Shell::Cmd && platform::host_os() != platform::Os::Windows)
-            throw UsageError("script: cmd scripts need a Windows store, and this one holds Linux toolkits; run "
-                             "`cvm script --shell cmd` with cvm on Windows, or `cvm script --shell bash` here");
+            throw UsageError(
+                "script: cmd scripts need a Windows store, and this one holds Linux toolkits; run "
+                "`cvm script --shell cmd` with cvm on Windows, or `cvm script --shell bash` here");
         Store store = open_store();
         Selection sel = current_selection(store, spec->empty() ? std::nullopt
                                                                : std::optional<std::string>(*spec));
@@ -159,7 +159,8 @@ void register_script_command(CLI::App& app) {
         Layout layout;
         auto changes = selection_changes(store, r, &layout);
 
-        std::string target = output->empty() ? script_file_name(sh, layout.toolkit_version) : *output;
+        std::string target =
+            output->empty() ? script_file_name(sh, layout.toolkit_version) : *output;
         bool to_stdout = target == "-";
 
         ActivationScript s;
@@ -171,6 +172,8 @@ void register_script_command(CLI::App& app) {
             s.bin_dirs.push_back(d.u8string());
         for (const auto& d : layout.lib_dirs)
             s.lib_dirs.push_back(d.u8string());
+        for (const auto& d : layout.include_dirs)
+            s.include_dirs.push_back(d.u8string());
         for (const auto& l : store.layers())
             s.store_layers.push_back(l.u8string());
         s.shims_dir = store.shims_dir().u8string();

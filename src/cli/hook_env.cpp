@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "core/hook.h"
+#include "core/view.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {
@@ -100,6 +101,7 @@ std::vector<EnvChange> hook_changes(const Store& store, std::string& problem) {
     if (cwd_error) return {}; // the folder was removed under the shell: nothing to follow
 
     std::optional<Resolved> wanted;
+    bool not_installed = false;
     try {
         auto session = env("CVM_VERSION");
         if (!session || session->empty())
@@ -109,13 +111,18 @@ std::vector<EnvChange> hook_changes(const Store& store, std::string& problem) {
             if (sel.origin != Selection::Origin::None && !sel.spec.system)
                 wanted = resolve_selection(store, sel);
         }
+    } catch (const Failure& e) {
+        problem = e.what();
+        not_installed = e.code() == "not_installed";
     } catch (const std::exception& e) {
         problem = e.what();
     }
-    if (!problem.empty()) {
+    if (!problem.empty() && !not_installed) {
         problem += " (the environment stays as it is)";
         return {};
     }
+    // A selection here that nothing installed satisfies: no other folder's toolkit stays active
+    // (what the hook applied is taken back below, and the line is said once).
     if (state && wanted && state->active == wanted->active()) return {};
     if (!text && !wanted) return {};
 
@@ -127,10 +134,11 @@ std::vector<EnvChange> hook_changes(const Store& store, std::string& problem) {
     };
     std::optional<std::string> record;
     if (wanted) {
-        Layout layout;
-        selection_changes(store, *wanted, &layout); // makes the merged view; fills the layout
-        auto apply = compute_environment(layout, after_undo("PATH"), after_undo("LD_LIBRARY_PATH"),
-                                         foreign_dirs_of(store), os);
+        ensure_view(store, *wanted);
+        Layout layout = selection_layout(store, *wanted);
+        // The shims stay first: `cd X && nvcc` on one line runs X's nvcc before the next prompt.
+        auto apply = compute_environment(layout, after_undo, foreign_dirs_of(store), os,
+                                         PathOrder::AfterShims);
         record = encode_hook_state(record_hook(wanted->active(), apply, after_undo, os));
         for (const auto& c : apply)
             set_final(out, c);

@@ -225,7 +225,7 @@ void register_use(CLI::App& app) {
         nlohmann::json doc;
         if (*install && !s.system) doc["installed"] = install_first(s, *spec, *global, *force, *json);
         if (*global) fs::create_directories(store.root());
-        write_version_file(file, s);
+        write_version_file(file, s, unknown);
         if (!*global) remember_project(store, file);
         doc["spec"] = s.str();
         doc["file"] = file.u8string();

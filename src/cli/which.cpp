@@ -45,7 +45,7 @@ void register_which(CLI::App& app) {
             return on_path(*tool + " is not on PATH ('system' is selected by " + sel.origin_text() + ")");
         Resolved r = resolve_selection(store, sel);
         Layout layout = layout_of(r, view_path(store, r), platform::host_os());
-        for (const auto& dir : layout.bin_dirs) {
+        for (const auto& dir : layout.tool_dirs) {
             fs::path candidate = dir / fs::u8path(name);
             if (!platform::is_executable(candidate)) continue;
             check_entry_file_trusted(r.toolkit, candidate); // as the shim would run it

@@ -3,6 +3,12 @@
 // of host compiler fits it and which installed compiler to hand over when not, and keeps the
 // answer in the toolkit's cache file for the shim (ccbin.h). Run by `cvm use`, `cvm rehash`
 // and `cvm current`.
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
 #include "compat/host_compiler.h"
 #include "core/store.h"
 
@@ -32,8 +38,19 @@ std::optional<HostCompilerChoice> kept_host_compiler(const Store& store, const E
 // One line for `cvm current` / `cvm use`: what auto hands over and why, or that nothing installed
 // fits with what to install; "" when nvcc's own compiler fits or nothing is known.
 std::string host_compiler_line(const HostCompilerStatus& status);
+// Of `names`, those the machine's distribution has a package of; nullopt when that cannot be known.
+using PackageCheck =
+    std::function<std::optional<std::set<std::string>>(const std::vector<std::string>&)>;
+// apt's answer (`apt-cache policy`, or CVM_APT_CACHE for tests) on a machine that has apt and its
+// package lists; empty elsewhere.
+PackageCheck distribution_packages();
+
 // What to install for a toolkit whose host compiler does not fit ("install g++-11 (apt install
-// g++-11) or clang 14 ..." / "install the MSVC 14.39 build tools ...").
+// g++-11) or clang-14 ..." / "install the MSVC 14.39 build tools ..."): packages only where
+// `packaged` says the distribution has them, else the compilers' versions.
+std::string host_compiler_fix(const HostCompilerLimits& limits, platform::Os os,
+                              const PackageCheck& packaged);
+// The same with this machine's distribution_packages() (for `os` the host's).
 std::string host_compiler_fix(const HostCompilerLimits& limits, platform::Os os);
 
 } // namespace cvm::compat

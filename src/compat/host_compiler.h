@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "compat/ccbin.h"
+#include "core/host_compiler_choice.h"
 #include "compat/compiler_id.h"
 #include "compat/host_compiler_limits.h"
 #include "platform/platform.h"

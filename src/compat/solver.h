@@ -8,14 +8,17 @@
 // the cuDNN, it was built and tested with), the platform (TensorFlow's native Windows GPU
 // builds end with 2.10), the driver (the toolkit's minimum; the minor-version compatibility
 // floor is the hard limit), the GPUs (a toolkit that cannot build for one is out; one that only
-// JIT-compiles an older PTX is taken last), an installed host compiler nvcc accepts, and the
-// cuDNN. What is installed comes first, then the newest release.
+// JIT-compiles an older PTX is taken last), the cuDNN, and, never to refuse one (the
+// frameworks' wheels need no nvcc), an installed host compiler nvcc accepts: a toolkit that has
+// one is taken first, others get a note with what to install. What is installed comes first,
+// then the newest release.
 #include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "compat/auto_host_compiler.h"
 #include "compat/compiler_id.h"
 #include "compat/gpu_arch.h"
 #include "compat/host_compiler_limits.h"
@@ -52,24 +55,29 @@ FrameworkWant parse_framework_want(const registry::Registry& reg, const std::str
 struct MachineFacts {
     registry::Platform platform = registry::Platform::Linux;
     std::optional<registry::DriverVersion> driver; // nullopt: no NVIDIA driver (CI, build node)
-    std::vector<Gpu> gpus;                          // empty: none seen
-    std::vector<CompilerId> compilers;              // installed host compilers; empty: none
-    std::vector<Version> toolkits;                  // installed toolkits (three numbers)
-    std::vector<CudnnId> cudnn;                     // installed cuDNN builds
+    std::vector<Gpu> gpus;                         // empty: none seen
+    std::vector<CompilerId> compilers;             // installed host compilers; empty: none
+    std::vector<Version> toolkits;                 // installed toolkits (three numbers)
+    std::vector<CudnnId> cudnn;                    // installed cuDNN builds
     // The limits an installed toolkit's own host_config.h states, by its version ("11.8.0");
     // others take the registry's row.
     std::map<std::string, HostCompilerLimits> toolkit_limits;
+    // Whether the machine's distribution has a package of this name (a fix names only those);
+    // empty: nothing is known, compilers are named by version only.
+    PackageCheck packaged;
 };
 
 struct Knowledge {
-    const registry::Registry* reg = nullptr;       // required
-    const HostCompilerTable* compilers = nullptr; // optional: no host compiler check without it
+    const registry::Registry* reg = nullptr;        // required
+    const HostCompilerTable* compilers = nullptr;   // optional: no host compiler check without it
     const std::vector<GpuArchRow>* archs = nullptr; // optional: no GPU check without it
 };
 
 enum class Constraint { Framework, Platform, Driver, Gpu, HostCompiler, Cudnn };
-const char* constraint_name(Constraint c); // "framework", "platform", "driver", "gpu", "host_compiler", "cudnn"
-const char* constraint_words(Constraint c); // for people: "framework", ..., "GPU", "host compiler", "cuDNN"
+const char*
+constraint_name(Constraint c); // "framework", "platform", "driver", "gpu", "host_compiler", "cudnn"
+const char*
+constraint_words(Constraint c); // for people: "framework", ..., "GPU", "host compiler", "cuDNN"
 
 struct Reason {
     Constraint constraint;
@@ -92,6 +100,7 @@ struct SolveResult {
     std::vector<std::string> notes;                  // constraints skipped, and warnings
 };
 
-SolveResult solve(const std::vector<FrameworkWant>& wants, const MachineFacts& machine, const Knowledge& know);
+SolveResult solve(const std::vector<FrameworkWant>& wants, const MachineFacts& machine,
+                  const Knowledge& know);
 
 } // namespace cvm::compat

@@ -2,6 +2,7 @@
 // The environment of a selected combination: one function that the shims, `cvm exec`,
 // `cvm env`, `cvm script`, the probe and the module exports all use, so they never disagree.
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,18 +21,33 @@ struct EnvChange {
     std::optional<std::string> value;
 };
 
+// A variable's value in some environment (nullopt: unset).
+using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
+
+// The host compiler cvm hands to the selection's nvcc (compat/ccbin.h keeps the choice).
+struct HostCompiler {
+    std::string path;     // the C++ compiler; empty: nothing to hand over
+    bool via_env = false; // the nvcc reads NVCC_CCBIN (else -ccbin, which only a shim can add)
+};
+
 // The folders of a combination, in the form the variables need.
 struct Layout {
-    fs::path cuda_path;                 // merged view, or the toolkit itself without cuDNN
-    std::vector<fs::path> bin_dirs;     // first on PATH, in order
-    std::vector<fs::path> lib_dirs;     // first on LD_LIBRARY_PATH (Linux), in order
-    std::optional<fs::path> cudnn_path; // CUDNN_PATH
-    std::string active;                 // CVM_ACTIVE
+    fs::path cuda_path;              // merged view, or the toolkit itself without cuDNN
+    std::vector<fs::path> bin_dirs;  // first on PATH, in order (the view's bin when there is one)
+    std::vector<fs::path> tool_dirs; // where the programs really are (the toolkit's own bin)
+    std::vector<fs::path> lib_dirs;  // first on LD_LIBRARY_PATH and LIBRARY_PATH (Linux), in order
+    std::vector<fs::path> include_dirs; // first on CPATH (Linux), in order
+    std::optional<fs::path> nvcc; // CUDACXX: nvcc in the first bin folder, when the toolkit has one
+    std::optional<fs::path> cudnn_path; // CUDNN_PATH, CUDNN_ROOT: the cuDNN build's own folder
+    std::optional<fs::path> cudnn_include_dir; // CUDNN_INCLUDE_DIR: where its cudnn.h is seen
+    std::optional<fs::path> cudnn_lib_dir;     // CUDNN_LIB_DIR: where libcudnn is linked from
+    HostCompiler host_compiler;                // filled by the caller that read the kept choice
+    std::string active;                        // CVM_ACTIVE
     Version toolkit_version;
 };
 
 // Computes the folders of `r` for `os`; `view` is the merged view's folder (see view.h), or
-// empty when there is no cuDNN or it lives inside the toolkit.
+// empty when there is none. Looks for nvcc in the toolkit's bin folders (a stat each).
 Layout layout_of(const Resolved& r, const fs::path& view, platform::Os os);
 
 // Rules for recognising another CUDA toolkit's folders on PATH / LD_LIBRARY_PATH.
@@ -43,10 +59,37 @@ struct ForeignDirs {
     bool probe_filesystem = true;       // look for nvcc / libcudart / libcudnn in other folders
 };
 
-// True when `dir` (a PATH or LD_LIBRARY_PATH element) belongs to a CUDA toolkit or cuDNN build.
-// System folders (/usr/bin, /usr/lib, C:\Windows...) never count, whatever they hold.
+// What the folders of a PATH-like variable hold, for recognising another toolkit's among them.
+enum class DirKind { Programs, Libraries, Headers };
+
+// The PATH-like variables an activation edits, in the order compute_environment lists them:
+// PATH; on Linux LD_LIBRARY_PATH, LIBRARY_PATH (the linker's -l) and CPATH (the compilers'
+// #include, after -I and before the system folders).
+struct ListVariable {
+    const char* name;
+    DirKind kind;
+};
+const std::vector<ListVariable>& list_variables(platform::Os os);
+// True for PATH, LD_LIBRARY_PATH, LIBRARY_PATH and CPATH (any OS's list).
+bool is_list_variable(const std::string& name);
+
+// The scalar variables an activation may set; those it does not set for a selection it unsets,
+// so that nothing of another toolkit survives (CUDAHOSTCXX and NVCC_CCBIN only when cvm set them).
+const std::vector<const char*>& scalar_variables();
+
+// Marks the host compiler cvm put into CUDAHOSTCXX / NVCC_CCBIN: a value there that differs
+// from it is the user's own choice, which cvm keeps.
+extern const char* const kHostCompilerMark;
+
+// True when `dir` (an element of a list variable) belongs to a CUDA toolkit or cuDNN build.
+// System folders (/usr/bin, /usr/lib, /usr/include, C:\Windows...) never count, whatever they hold.
 bool is_foreign_cuda_dir(const std::string& dir, const ForeignDirs& rules, platform::Os os,
-                         bool library_dir);
+                         DirKind kind);
+inline bool is_foreign_cuda_dir(const std::string& dir, const ForeignDirs& rules, platform::Os os,
+                                bool library_dir) {
+    return is_foreign_cuda_dir(dir, rules, os,
+                               library_dir ? DirKind::Libraries : DirKind::Programs);
+}
 
 // True when `dir` is a folder the whole machine shares (/usr/bin, /bin, /usr/local/bin, /usr/lib,
 // /usr/lib/x86_64-linux-gnu, C:\Windows, C:\Windows\System32...). cvm never adds, moves or
@@ -56,10 +99,12 @@ bool is_system_folder(const std::string& dir, platform::Os os);
 // The fixed lists behind is_system_folder and is_foreign_cuda_dir, for code that writes the same
 // rules in a shell's language (shell.cpp): Linux system folders (multiarch ones are matched by
 // pattern besides), the libraries that mark a CUDA or cuDNN library folder, and the files that
-// mark a CUDA or cuDNN folder on Windows' PATH.
+// mark a CUDA or cuDNN folder on Windows' PATH, and the headers that mark a CUDA or cuDNN
+// include folder.
 const std::vector<const char*>& linux_system_dirs();
 const std::vector<const char*>& linux_cuda_library_probes();
 const std::vector<const char*>& windows_cuda_bin_probes();
+const std::vector<const char*>& cuda_header_probes();
 
 // True when `dir` is a prefix the whole machine shares (/, /usr, /usr/local, C:\Windows): never
 // a value for CUDA_PATH or CUDA_HOME.
@@ -69,12 +114,27 @@ bool is_system_prefix(const std::string& dir, platform::Os os);
 std::vector<std::string> split_path_list(const std::string& list, platform::Os os);
 std::string join_path_list(const std::vector<std::string>& items, platform::Os os);
 
-// The variable edits that activate `layout`, given the current values of PATH and
-// LD_LIBRARY_PATH. System folders (is_system_folder) among the layout's folders are not
-// prepended, and those in the current values stay where they are. A layout whose cuda_path is a
-// system prefix (a toolkit registered as /usr) unsets CUDA_PATH, CUDA_HOME and CUDA_PATH_Vx_y
-// rather than pointing them at the whole system. Order is stable: CUDA_PATH, CUDA_HOME, CUDA_PATH_Vx_y, CUDNN_PATH, PATH,
-// LD_LIBRARY_PATH, CVM_ACTIVE.
+// How an activation places the selection's programs on PATH.
+enum class PathOrder {
+    SelectionFirst, // the selection's bin folders lead (cvm env, exec, scripts, modules, shims)
+    AfterShims      // ...but after cvm's shims folder, where PATH has it (the prompt hook: a typed
+                    // `cd X && nvcc` then reaches the shim, which follows the folder at once)
+};
+
+// The variable edits that activate `layout` in the environment `current` (the values before
+// the activation). Every variable of list_variables() gets the layout's folders first and loses
+// other toolkits' folders; system folders (is_system_folder) are never added, moved or removed.
+// A layout whose cuda_path is a system prefix (a toolkit registered as /usr) unsets CUDA_PATH,
+// CUDA_HOME and CUDA_PATH_Vx_y rather than pointing them at the whole system. CUDACXX names the
+// selection's nvcc; CUDNN_PATH, CUDNN_ROOT, CUDNN_INCLUDE_DIR and CUDNN_LIB_DIR its cuDNN (unset
+// without one). The host compiler goes to CUDAHOSTCXX (and NVCC_CCBIN for an nvcc that reads it)
+// unless the user chose one (either set, and not by cvm: kHostCompilerMark). Order is stable:
+// CUDA_PATH, CUDA_HOME, CUDA_PATH_Vx_y, CUDACXX, CUDNN_*, the host compiler's, the lists,
+// CVM_ACTIVE.
+std::vector<EnvChange> compute_environment(const Layout& layout, const EnvLookup& current,
+                                           const ForeignDirs& rules, platform::Os os,
+                                           PathOrder order = PathOrder::SelectionFirst);
+// The same with PATH and LD_LIBRARY_PATH given and nothing else set.
 std::vector<EnvChange> compute_environment(const Layout& layout,
                                            const std::optional<std::string>& current_path,
                                            const std::optional<std::string>& current_ld_path,

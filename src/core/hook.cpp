@@ -72,10 +72,6 @@ std::vector<std::string> entries_of(const std::optional<std::string>& value, pla
 
 } // namespace
 
-bool is_list_variable(const std::string& name) {
-    return name == "PATH" || name == "LD_LIBRARY_PATH";
-}
-
 std::string encode_hook_state(const HookState& state) {
     std::string out = "1;" + escape(state.active);
     for (const auto& v : state.vars) {

@@ -49,7 +49,4 @@ std::vector<EnvChange> undo_hook(const HookState& state, const EnvLookup& curren
 HookState record_hook(const std::string& active, const std::vector<EnvChange>& changes,
                       const EnvLookup& before, platform::Os os);
 
-// True for the variables the hook treats as lists of folders.
-bool is_list_variable(const std::string& name);
-
 } // namespace cvm

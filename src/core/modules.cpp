@@ -7,6 +7,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "core/host_compiler_choice.h"
 #include "core/module_driver.h"
 #include "core/view.h"
 
@@ -17,7 +18,7 @@ const char* const kModuleMarker = "cvm-generated module";
 namespace {
 
 bool is_path_variable(const std::string& name) {
-    return name == "PATH" || name == "LD_LIBRARY_PATH";
+    return is_list_variable(name);
 }
 
 } // namespace
@@ -316,8 +317,10 @@ ModuleActions module_actions_of(const std::vector<EnvChange>& changes, platform:
 static ModuleActions actions_of(const Store& store, const Resolved& r, const fs::path& view,
                                 platform::Os os) {
     Layout layout = layout_of(r, view, os);
-    auto changes =
-        compute_environment(layout, std::nullopt, std::nullopt, foreign_dirs_of(store), os);
+    layout.host_compiler = handed_host_compiler(store.root(), r.toolkit.id);
+    auto changes = compute_environment(
+        layout, [](const std::string&) { return std::optional<std::string>(); },
+        foreign_dirs_of(store), os);
     return module_actions_of(changes, os);
 }
 
@@ -328,7 +331,8 @@ ModuleFile toolkit_module(const Store& store, const Entry& toolkit, platform::Os
     m.version = toolkit.version.str();
     Resolved r;
     r.toolkit = toolkit;
-    m.branches.push_back(actions_of(store, r, {}, os));
+    // The toolkit's own view, when its nvcc needs a host compiler it cannot read (view.h).
+    m.branches.push_back(actions_of(store, r, view_path(store, r), os));
     m.whatis = {"Name: CUDA toolkit", "Version: " + m.version, "Category: compiler, library",
                 "Description: NVIDIA CUDA toolkit " + m.version + ", " +
                     describe_layer(store, toolkit),

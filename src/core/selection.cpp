@@ -26,7 +26,17 @@ std::string Selection::origin_text() const {
     return "none";
 }
 
-static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+std::string Selection::not_installed_text(const std::string& resolve_error) const {
+    if (forced.empty()) return resolve_error + " (selected by " + origin_text() + ")";
+    return spec.str() + " (selected by " + origin_text() +
+           ") was written with `cvm use --force` and no known release satisfies it (" + forced +
+           "), so nothing can install it; run `cvm use SPEC` with one that exists (see `cvm list "
+           "--available`)";
+}
+
+static bool is_blank(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
 
 std::optional<std::string> spec_text_of(std::string_view content, int* line) {
     if (content.size() >= 3 && static_cast<unsigned char>(content[0]) == 0xEF &&
@@ -48,8 +58,10 @@ std::optional<std::string> spec_text_of(std::string_view content, int* line) {
                 break;
             }
         }
-        while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
-        while (!text.empty() && is_blank(text.back())) text.remove_suffix(1);
+        while (!text.empty() && is_blank(text.front()))
+            text.remove_prefix(1);
+        while (!text.empty() && is_blank(text.back()))
+            text.remove_suffix(1);
         if (text.empty()) continue;
         if (line) *line = number;
         return std::string(text);
@@ -68,12 +80,29 @@ static bool text_may_be_shown(const fs::path& file) {
 
 // The selection a version file's text holds (nullopt when it holds no spec).
 static std::optional<Selection> selection_of_text(const std::string& content, const fs::path& file,
-                                                 Selection::Origin origin) {
+                                                  Selection::Origin origin) {
     Selection sel;
     sel.origin = origin;
     sel.file = file;
     auto text = spec_text_of(content, &sel.line);
     if (!text) return std::nullopt;
+    // `cvm use --force` leaves why no known release satisfied the spec in a comment on its line.
+    size_t at = 0;
+    for (int n = 1; n < sel.line && at != std::string::npos; ++n) {
+        at = content.find('\n', at);
+        if (at != std::string::npos) ++at;
+    }
+    if (at != std::string::npos) {
+        std::string_view spec_line(content);
+        spec_line = spec_line.substr(at, spec_line.find('\n', at) - at);
+        const std::string mark = "# " + std::string(kForcedMark) + " ";
+        if (auto m = spec_line.find(mark); m != std::string_view::npos) {
+            std::string_view why = spec_line.substr(m + mark.size());
+            while (!why.empty() && (why.back() == '\r' || is_blank(why.back())))
+                why.remove_suffix(1);
+            sel.forced = printable(why);
+        }
+    }
     try {
         sel.spec = parse_spec(*text);
     } catch (const SpecError& e) {
@@ -91,7 +120,8 @@ static std::optional<Selection> selection_of_text(const std::string& content, co
 // A version file's text; nullopt when there is none. One that cannot be read, or is a folder or a
 // FIFO, is reported rather than skipped: the user meant it to select something. `meta` gets the
 // open file's stat.
-static std::optional<std::string> version_file_text(const std::string& file, platform::FileMeta* meta,
+static std::optional<std::string> version_file_text(const std::string& file,
+                                                    platform::FileMeta* meta,
                                                     const char* use = "cvm use SPEC` there") {
     // Read whole or not at all: a part could end inside a long comment and miss the spec.
     auto read = platform::read_file_checked(file, kVersionFileLimit + 1);
@@ -123,15 +153,17 @@ std::optional<Selection> read_version_file(const fs::path& file, Selection::Orig
 // True when a .cudaversion owned by someone else (not trusted) lies in a folder everybody may
 // write to (/tmp): anybody could have put it there, so it is skipped with a warning. Only a file
 // that is not the user's or root's costs a look at its folder.
-static bool planted(const std::string& file, const platform::FileMeta& meta, std::vector<std::string>& warnings) {
+static bool planted(const std::string& file, const platform::FileMeta& meta,
+                    std::vector<std::string>& warnings) {
     if (is_own_uid(meta.uid)) return false;
     fs::path folder = fs::u8path(file).parent_path();
     auto dir = platform::file_meta(folder);
     if (!dir || (dir->mode & 0002) == 0) return false;
     for (auto id : trusted_owner_ids())
         if (id == meta.uid) return false;
-    warnings.push_back("ignoring " + file + ": it is owned by " + owner_text_of(fs::u8path(file), meta) + " in " +
-                       folder.u8string() + ", which every user may write to; run `cvm use SPEC` to write your own");
+    warnings.push_back("ignoring " + file + ": it is owned by " +
+                       owner_text_of(fs::u8path(file), meta) + " in " + folder.u8string() +
+                       ", which every user may write to; run `cvm use SPEC` to write your own");
     return true;
 }
 
@@ -176,7 +208,8 @@ Selection find_selection(const fs::path& cwd, const std::optional<std::string>& 
             file += ".cudaversion";
             platform::FileMeta meta;
             if (auto text = version_file_text(file, &meta); text && !planted(file, meta, warnings))
-                if (auto sel = selection_of_text(*text, fs::u8path(file), Selection::Origin::ProjectFile)) {
+                if (auto sel = selection_of_text(*text, fs::u8path(file),
+                                                 Selection::Origin::ProjectFile)) {
                     sel->warnings = std::move(warnings);
                     return *sel;
                 }
@@ -188,20 +221,26 @@ Selection find_selection(const fs::path& cwd, const std::optional<std::string>& 
         }
     }
     Selection none;
-    if (auto sel = read_version_file(global_file, Selection::Origin::Global)) none = std::move(*sel);
+    if (auto sel = read_version_file(global_file, Selection::Origin::Global))
+        none = std::move(*sel);
     none.warnings = std::move(warnings);
     return none;
 }
 
-void write_version_file(const fs::path& file, const Spec& spec) {
+void write_version_file(const fs::path& file, const Spec& spec, const std::string& forced) {
     // Never over a folder or a FIFO (a link to a regular file is replaced, as before): say so
     // instead of a rename error.
     std::error_code ec;
     auto st = fs::status(file, ec);
     if (fs::exists(st) && !fs::is_regular_file(st))
-        throw std::runtime_error("cannot write " + file.u8string() + ": it is " + platform::file_type_text(file) +
+        throw std::runtime_error("cannot write " + file.u8string() + ": it is " +
+                                 platform::file_type_text(file) +
                                  ", not a version file; remove it and run the command again");
-    platform::write_file_atomically(file, spec.str() + "\n");
+    std::string line = spec.str();
+    // One line: what comes after '#' is a comment to every reader of version files.
+    if (!forced.empty() && forced.find_first_of("\r\n") == std::string::npos)
+        line += "  # " + std::string(kForcedMark) + " " + forced;
+    platform::write_file_atomically(file, line + "\n");
 }
 
 } // namespace cvm

@@ -17,14 +17,23 @@ namespace fs = std::filesystem;
 struct Selection {
     enum class Origin { Variable, ProjectFile, Global, None };
     Origin origin = Origin::None;
-    fs::path file;   // for ProjectFile and Global
-    int line = 0;    // 1-based line of the spec in `file`
-    Spec spec;       // meaningless when origin == None
+    fs::path file; // for ProjectFile and Global
+    int line = 0;  // 1-based line of the spec in `file`
+    Spec spec;     // meaningless when origin == None
     // Version files passed over on the way, one line each (another user's .cudaversion in a
     // folder everybody may write to); the caller prints them.
     std::vector<std::string> warnings;
+    // Written by `cvm use --force`: why no known release satisfied the spec then (the comment
+    // after kForcedMark on its line); empty otherwise.
+    std::string forced;
     std::string origin_text() const; // "CVM_VERSION", "/p/.cudaversion:3", "global (...)"
+    // The line for a spec that names nothing installed: `cvm install SPEC`, or, for a forced one,
+    // that nothing known satisfies it. `resolve_error` is ResolveError's text.
+    std::string not_installed_text(const std::string& resolve_error) const;
 };
+
+// The comment `cvm use --force` writes after the spec: "--force:".
+inline constexpr const char* kForcedMark = "--force:";
 
 // Thrown when a version file or CVM_VERSION holds something that is not a spec. The message
 // names the file and line (or the variable) and says what to do.
@@ -56,7 +65,8 @@ std::optional<fs::path> find_project_file(const fs::path& start);
 Selection find_selection(const fs::path& cwd, const std::optional<std::string>& cvm_version,
                          const fs::path& global_file);
 
-// Writes a version file atomically (temp file + rename).
-void write_version_file(const fs::path& file, const Spec& spec);
+// Writes a version file atomically (temp file + rename); `forced`, when not empty, is why no
+// known release satisfies the spec (`cvm use --force`), kept in a comment on its line.
+void write_version_file(const fs::path& file, const Spec& spec, const std::string& forced = {});
 
 } // namespace cvm

@@ -36,7 +36,6 @@ const char* shell_name(Shell shell);
 // the parent process's name: `cvm env | source` in fish is run by fish whatever $SHELL says),
 // else the basename of $SHELL (bash when unknown). Windows: PowerShell when PSModulePath holds a
 // user module folder (PowerShell adds one; the machine-wide value has only two entries), else cmd.
-using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 Shell detect_shell(const EnvLookup& get_env, platform::Os os,
                    const std::optional<std::string>& parent = std::nullopt);
 
@@ -71,7 +70,8 @@ struct ActivationScript {
     std::string file_name;             // cmd/pwsh: how the script names itself in its usage text
     std::vector<EnvChange> changes;    // compute_environment's list
     std::vector<std::string> bin_dirs; // first on PATH
-    std::vector<std::string> lib_dirs; // first on LD_LIBRARY_PATH
+    std::vector<std::string> lib_dirs; // first on LD_LIBRARY_PATH and LIBRARY_PATH
+    std::vector<std::string> include_dirs; // first on CPATH
     std::vector<std::string> store_layers; // folders under which everything is another toolkit's
     std::string shims_dir;                 // ...except this one, which stays
     platform::Os os = platform::host_os();

@@ -14,19 +14,7 @@ std::string bash_init(const InitOptions& o) {
     if (o.hook) {
         functions += posix_hook_functions(o, "bash");
         // PROMPT_COMMAND may be an array (bash 5.1+) or a string that other tools also extend.
-        functions += R"SH(_cvm_unhook() {
-    local _cvm_i
-    if [[ -n ${PROMPT_COMMAND+x} && ${PROMPT_COMMAND@a} == *a* ]]; then
-        for _cvm_i in "${!PROMPT_COMMAND[@]}"; do
-            [[ ${PROMPT_COMMAND[_cvm_i]} != _cvm_hook ]] || unset "PROMPT_COMMAND[_cvm_i]"
-        done
-    elif [[ -n ${PROMPT_COMMAND-} ]]; then
-        PROMPT_COMMAND=${PROMPT_COMMAND//_cvm_hook;/}
-        [[ ${PROMPT_COMMAND} != _cvm_hook ]] || PROMPT_COMMAND=
-    fi
-    unset -f _cvm_hook _cvm_unhook
-    unset _cvm_key _cvm_stamp
-}
+        functions += R"SH(unset _cvm_off
 if [[ -n ${PROMPT_COMMAND+x} && ${PROMPT_COMMAND@a} == *a* ]]; then
     [[ " ${PROMPT_COMMAND[*]} " == *" _cvm_hook "* ]] || PROMPT_COMMAND=(_cvm_hook "${PROMPT_COMMAND[@]}")
 else

@@ -209,4 +209,20 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
     return s;
 }
 
+const std::vector<std::string>& script_firsts(const ActivationScript& s, const std::string& name) {
+    if (name == "PATH") return s.bin_dirs;
+    if (name == "CPATH") return s.include_dirs;
+    return s.lib_dirs;
+}
+
+std::vector<std::pair<std::string, int>> script_lists(const std::vector<EnvChange>& changes) {
+    std::vector<std::pair<std::string, int>> out;
+    for (const auto& v : list_variables(platform::Os::Linux))
+        if (find_change(changes, v.name))
+            out.emplace_back(v.name, v.kind == DirKind::Programs    ? 0
+                                     : v.kind == DirKind::Libraries ? 1
+                                                                    : 2);
+    return out;
+}
+
 } // namespace cvm::shell_detail

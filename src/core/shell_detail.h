@@ -29,6 +29,11 @@ const EnvChange* find_change(const std::vector<EnvChange>& changes, const std::s
 std::string replace_all(std::string s, const std::string& from, const std::string& to);
 // The comment lines that open what `cvm init` prints (the same in every shell's syntax: `#`).
 std::string init_header(bool hook);
+// The folders an activation script puts first on list variable `name`.
+const std::vector<std::string>& script_firsts(const ActivationScript& s, const std::string& name);
+// The names of the list variables among `changes` (script_firsts applies to each), and 0, 1 or
+// 2 for what their folders hold (programs, libraries, headers), as the scripts' _cvm_keep takes it.
+std::vector<std::pair<std::string, int>> script_lists(const std::vector<EnvChange>& changes);
 
 // ---- each shell: activation (`cvm env`), restore (`cvm deactivate`), a standalone script, plain
 // assignments (the prompt hook's output) and the rc-file code (`cvm init`).

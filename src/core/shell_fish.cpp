@@ -66,14 +66,14 @@ std::string fish_script(const ActivationScript& s) {
     out += "#   cvm_deactivate    restores what was there before\n";
     out += kFishDeactivate;
     std::vector<std::string> firsts, layers;
-    for (const auto& d : s.bin_dirs)
-        firsts.push_back(normalized_dir(d, os));
-    for (const auto& d : s.lib_dirs)
-        firsts.push_back(normalized_dir(d, os));
+    for (const auto* list : {&s.bin_dirs, &s.lib_dirs, &s.include_dirs})
+        for (const auto& d : *list)
+            firsts.push_back(normalized_dir(d, os));
     for (const auto& l : s.store_layers)
         layers.push_back(normalized_dir(l, os));
-    out += R"FISH(function _cvm_keep --argument-names e lib
-    # Fails for another CUDA toolkit's or cuDNN build's folder ($lib: 1 for library folders).
+    out += R"FISH(function _cvm_keep --argument-names e kind
+    # Fails for another CUDA toolkit's or cuDNN build's folder ($kind: 0 programs, 1 libraries,
+    # 2 headers).
     test -n "$e"; or return 1
     set -l n (string trim -r -c / -- "$e")
     test -n "$n"; or set n /
@@ -93,36 +93,55 @@ std::string fish_script(const ActivationScript& s) {
     for (const char* d : linux_system_dirs())
         out += std::string(" ") + d;
     out += "; and return 0\n";
-    out += R"FISH(    string match -qr '^/(usr/)?lib/.*-linux-gnu[^/]*$' -- "$n"; and return 0
-    if test "$lib" = 1
-        for f in)FISH";
+    out +=
+        R"FISH(    string match -qr '^/(usr/)?(lib|include)/.*-linux-gnu[^/]*$' -- "$n"; and return 0
+    switch $kind
+        case 1
+            for f in)FISH";
     for (const char* lib : linux_cuda_library_probes())
         out += std::string(" ") + lib;
     out += R"FISH(
-            test -e "$e/$f"; and return 1
-        end
-        string match -qr '/cuda(-[0-9][^/]*)?/(lib64|targets/[^/]+/lib)$' -- "$n"; and return 1
-    else
-        test -e "$e/nvcc"; and return 1
-        string match -qr '/cuda(-[0-9][^/]*)?/bin$' -- "$n"; and return 1
+                test -e "$e/$f"; and return 1
+            end
+            string match -q '*/stubs' -- "$n"; and test -e "$e/libcuda.so"; and return 1
+            string match -qr '/cuda(-[0-9][^/]*)?/(lib64|targets/[^/]+/lib)$' -- "$n"; and return 1
+        case 2
+            for f in)FISH";
+    for (const char* h : cuda_header_probes())
+        out += std::string(" ") + h;
+    out += R"FISH(
+                test -e "$e/$f"; and return 1
+            end
+            string match -qr '/cuda(-[0-9][^/]*)?/(include|targets/[^/]+/include)$' -- "$n"; and return 1
+        case '*'
+            test -e "$e/nvcc"; and return 1
+            string match -qr '/cuda(-[0-9][^/]*)?/bin$' -- "$n"; and return 1
     end
     return 0
 end
 )FISH";
-    fish_save_and_set(out, s.changes, {"PATH", "LD_LIBRARY_PATH"});
-    auto filtered = [&](const std::string& var, const std::vector<std::string>& first, bool lib) {
+    auto lists = script_lists(s.changes);
+    std::vector<std::string> skip;
+    for (const auto& l : lists)
+        skip.push_back(l.first);
+    fish_save_and_set(out, s.changes, skip);
+    for (const auto& [var, kind] : lists) {
+        const auto& first = script_firsts(s, var);
         for (const auto& f : first)
             check_value(Shell::Fish, var, f);
         out += "set -l _cvm_r" + fish_words(first) + "\n";
+        // Variables whose names end in PATH are lists in fish (joined with ':' for programs).
         out += "for _cvm_d in $" + var + "\n";
-        out += std::string("    _cvm_keep \"$_cvm_d\" ") + (lib ? "1" : "0") +
-               "; and set -a _cvm_r $_cvm_d\n";
+        out +=
+            "    _cvm_keep \"$_cvm_d\" " + std::to_string(kind) + "; and set -a _cvm_r $_cvm_d\n";
         out += "end\n";
-        out += "set -gx " + var + " $_cvm_r\n";
+        if (var == "PATH")
+            out += "set -gx PATH $_cvm_r\n";
+        else
+            out += "if set -q _cvm_r[1]\n    set -gx " + var + " $_cvm_r\nelse\n    set -e " + var +
+                   "\nend\n";
         out += "set -e _cvm_r\n";
-    };
-    if (find_change(s.changes, "PATH")) filtered("PATH", s.bin_dirs, false);
-    if (find_change(s.changes, "LD_LIBRARY_PATH")) filtered("LD_LIBRARY_PATH", s.lib_dirs, true);
+    }
     out += "functions -e _cvm_keep\n";
     return out;
 }
@@ -158,7 +177,7 @@ std::string fish_assign(const std::vector<EnvChange>& changes) {
         if (c.value) {
             check_value(Shell::Fish, c.name, *c.value);
             // PATH-like lists are fish lists: split them so fish keeps them as lists.
-            if (c.name == "PATH" || c.name == "LD_LIBRARY_PATH")
+            if (is_list_variable(c.name))
                 out += "set -gx " + c.name + " (string split -- : " + quote_fish(*c.value) + ")\n";
             else
                 out += "set -gx " + c.name + " " + quote_fish(*c.value) + "\n";
@@ -184,12 +203,14 @@ std::string fish_init(const InitOptions& o) {
     if (o.hook)
         functions += R"FISH(
             if test "$argv[1]" = deactivate
-                _cvm_unhook
+                set -g _cvm_off 1
             else
+                set -e _cvm_off
                 set -g _cvm_key
                 _cvm_hook
             end)FISH";
     functions += R"FISH(
+            return 0
         case '*'
             command cvm $argv
     end
@@ -204,6 +225,8 @@ end
     # The prompt hook (cvm init): applies the selection of this folder when it changed. Cheap
     # when nothing did: a few builtins, no process.
     set -l _cvm_status $status
+    # Off after `cvm deactivate`, until `cvm shell` (or `cvm init` again).
+    set -q _cvm_off; and return $_cvm_status
     # The nearest .cudaversion: every folder's from / down to $PWD, the deepest that exists.
     # A command substitution costs more than a test in fish, so there are two, not one a folder.
     set -l c /.cudaversion
@@ -236,10 +259,7 @@ end
     command cvm hook-env --shell fish --pid $fish_pid | source
     return $_cvm_status
 end
-function _cvm_unhook
-    functions -e _cvm_hook _cvm_unhook
-    set -e _cvm_key _cvm_stamp
-end
+set -e _cvm_off
 _cvm_hook
 )FISH";
     }

@@ -71,18 +71,17 @@ std::string posix_script(const ActivationScript& s) {
     out += "#   cvm_deactivate    restores what was there before\n";
     out += kPosixDeactivate;
     std::vector<std::string> firsts;
-    for (const auto& d : s.bin_dirs)
-        firsts.push_back(normalized_dir(d, os));
-    for (const auto& d : s.lib_dirs)
-        firsts.push_back(normalized_dir(d, os));
+    for (const auto* list : {&s.bin_dirs, &s.lib_dirs, &s.include_dirs})
+        for (const auto& d : *list)
+            firsts.push_back(normalized_dir(d, os));
     std::vector<std::string> layers;
     for (const auto& l : s.store_layers)
         layers.push_back(normalized_dir(l, os));
     for (const auto& d : firsts)
         check_value(Shell::Bash, "a toolkit folder", d);
     out += R"SH(_cvm_keep() {
-    # $1: a PATH or LD_LIBRARY_PATH entry, $2: 1 for library folders.
-    # Fails for another CUDA toolkit's or cuDNN build's folder.
+    # $1: an entry of a list variable, $2: what its folders hold (0 programs, 1 libraries,
+    # 2 headers). Fails for another CUDA toolkit's or cuDNN build's folder.
     _cvm_e=${1}
     while [ "${#_cvm_e}" -gt 1 ] && [ "${_cvm_e%/}" != "${_cvm_e}" ]; do _cvm_e=${_cvm_e%/}; done
     [ -n "${_cvm_e}" ] || return 1
@@ -98,25 +97,35 @@ std::string posix_script(const ActivationScript& s) {
     for (size_t i = 0; i < linux_system_dirs().size(); ++i)
         out += std::string(i ? "|" : "") + linux_system_dirs()[i];
     out += ") return 0 ;;\n";
-    out += R"SH(        /usr/lib/*-linux-gnu*|/lib/*-linux-gnu*)
+    out += R"SH(        /usr/lib/*-linux-gnu*|/lib/*-linux-gnu*|/usr/include/*-linux-gnu*)
             case ${_cvm_e#*-linux-gnu} in */*) ;; *) return 0 ;; esac ;;
     esac
-    if [ "${2}" = 1 ]; then
+    case ${2} in
+    1)
         for _cvm_l in)SH";
     for (const char* lib : linux_cuda_library_probes())
         out += std::string(" ") + lib;
     out += R"SH(; do
             if [ -e "${1}/${_cvm_l}" ]; then return 1; fi
         done
-        case ${_cvm_e} in */cuda-[0-9]*/lib64|*/cuda/lib64|*/cuda-[0-9]*/targets/*/lib|*/cuda/targets/*/lib) return 1 ;; esac
-    else
+        case ${_cvm_e} in */stubs) if [ -e "${1}/libcuda.so" ]; then return 1; fi ;; esac
+        case ${_cvm_e} in */cuda-[0-9]*/lib64|*/cuda/lib64|*/cuda-[0-9]*/targets/*/lib|*/cuda/targets/*/lib) return 1 ;; esac ;;
+    2)
+        for _cvm_l in)SH";
+    for (const char* h : cuda_header_probes())
+        out += std::string(" ") + h;
+    out += R"SH(; do
+            if [ -e "${1}/${_cvm_l}" ]; then return 1; fi
+        done
+        case ${_cvm_e} in */cuda-[0-9]*/include|*/cuda/include|*/cuda-[0-9]*/targets/*/include|*/cuda/targets/*/include) return 1 ;; esac ;;
+    *)
         if [ -e "${1}/nvcc" ]; then return 1; fi
-        case ${_cvm_e} in */cuda-[0-9]*/bin|*/cuda/bin) return 1 ;; esac
-    fi
+        case ${_cvm_e} in */cuda-[0-9]*/bin|*/cuda/bin) return 1 ;; esac ;;
+    esac
     return 0
 }
 _cvm_filter() {
-    # $1: a colon-separated list, $2: 1 for library folders; appends what stays to _cvm_r.
+    # $1: a colon-separated list, $2: as _cvm_keep's; appends what stays to _cvm_r.
     _cvm_rest=${1}:
     while [ -n "${_cvm_rest}" ]; do
         _cvm_d=${_cvm_rest%%:*}
@@ -125,17 +134,21 @@ _cvm_filter() {
     done
 }
 )SH";
-    posix_save_and_set(out, s.changes, {"PATH", "LD_LIBRARY_PATH"});
-    auto filtered = [&](const std::string& var, const std::vector<std::string>& first, bool lib) {
-        std::string joined = join(first, ":");
+    auto lists = script_lists(s.changes);
+    std::vector<std::string> skip;
+    for (const auto& l : lists)
+        skip.push_back(l.first);
+    posix_save_and_set(out, s.changes, skip);
+    for (const auto& [var, kind] : lists) {
+        std::string joined = join(script_firsts(s, var), ":");
         check_value(Shell::Bash, var, joined);
         out += "_cvm_r=" + quote_posix(joined) + "\n";
         out += "if [ -n \"${" + var + "+x}\" ]; then _cvm_filter \"${" + var + "}\" " +
-               (lib ? "1" : "0") + "; fi\n";
-        out += "export " + var + "=\"${_cvm_r}\"\n";
-    };
-    if (find_change(s.changes, "PATH")) filtered("PATH", s.bin_dirs, false);
-    if (find_change(s.changes, "LD_LIBRARY_PATH")) filtered("LD_LIBRARY_PATH", s.lib_dirs, true);
+               std::to_string(kind) + "; fi\n";
+        // An empty CPATH element would mean the current folder to gcc.
+        out += "if [ -n \"${_cvm_r}\" ]; then export " + var + "=\"${_cvm_r}\"; else unset " + var +
+               "; fi\n";
+    }
     out += "unset -f _cvm_keep _cvm_filter\n";
     out += "unset _cvm_r _cvm_rest _cvm_d _cvm_e _cvm_l\n";
     return out;
@@ -206,6 +219,8 @@ std::string posix_hook_functions(const InitOptions& o, const char* shell) {
     # The prompt hook (cvm init): applies the selection of this folder when it changed. Cheap
     # when nothing did: a test per folder up to the nearest .cudaversion, and a few more.
     local _cvm_status=$? _cvm_d=${PWD-} _cvm_f= _cvm_k _cvm_code
+    # Off after `cvm deactivate`, until `cvm shell` (or `cvm init` again).
+    [[ -z ${_cvm_off-} ]] || return ${_cvm_status}
     while :; do
         if [[ -e ${_cvm_d}/.cudaversion ]]; then _cvm_f=${_cvm_d}/.cudaversion; break; fi
         [[ -n ${_cvm_d} ]] || break
@@ -242,9 +257,9 @@ std::string posix_cvm_function(const char* shell, bool hook) {
         eval "${_cvm_code}")SH";
     if (hook)
         out += R"SH(
-        if [ "$1" = deactivate ]; then _cvm_unhook; else _cvm_key=; _cvm_hook; fi)SH";
+        if [ "$1" = deactivate ]; then _cvm_off=1; else unset _cvm_off; _cvm_key=; _cvm_hook; fi)SH";
     out += R"SH(
-        ;;
+        return 0 ;;
     *) command cvm "$@" ;;
     esac
 }

@@ -73,10 +73,9 @@ std::string pwsh_script(const ActivationScript& s) {
     out += "if ($Action) { Write-Error \"" + name +
            ": unknown argument '$Action'; use deactivate\"; return }\n";
     std::vector<std::string> firsts, layers;
-    for (const auto& d : s.bin_dirs)
-        firsts.push_back(normalized_dir(d, os));
-    for (const auto& d : s.lib_dirs)
-        firsts.push_back(normalized_dir(d, os));
+    for (const auto* list : {&s.bin_dirs, &s.lib_dirs, &s.include_dirs})
+        for (const auto& d : *list)
+            firsts.push_back(normalized_dir(d, os));
     for (const auto& l : s.store_layers)
         layers.push_back(normalized_dir(l, os));
     const std::string eq = win ? "-ieq" : "-ceq";
@@ -85,8 +84,9 @@ std::string pwsh_script(const ActivationScript& s) {
     out += "$_cvm_first = " + pwsh_array(firsts) + "\n";
     out += "$_cvm_layers = " + pwsh_array(layers) + "\n";
     out += "$_cvm_shims = " + quote_pwsh(normalized_dir(s.shims_dir, os)) + "\n";
-    out += "function _cvm_keep([string]$e, [bool]$lib) {\n";
-    out += "    # False for another CUDA toolkit's or cuDNN build's folder.\n";
+    out += "function _cvm_keep([string]$e, [int]$kind) {\n";
+    out += "    # False for another CUDA toolkit's or cuDNN build's folder ($kind: 0 programs, 1\n";
+    out += "    # libraries, 2 headers).\n";
     out += "    if ($e -eq '') { return $false }\n";
     if (win) {
         out += "    $n = $e.Replace('/', '\\')\n";
@@ -116,13 +116,24 @@ std::string pwsh_script(const ActivationScript& s) {
         for (size_t i = 0; i < linux_system_dirs().size(); ++i)
             out += std::string(i ? ", " : "") + "'" + linux_system_dirs()[i] + "'";
         out += ") -ccontains $n) { return $true }\n";
-        out += "    if ($n -cmatch '^/(usr/)?lib/.*-linux-gnu[^/]*$') { return $true }\n";
-        out += "    if ($lib) {\n";
+        out += "    if ($n -cmatch '^/(usr/)?(lib|include)/.*-linux-gnu[^/]*$') { return $true }\n";
+        out += "    if ($kind -eq 1) {\n";
         out += "        foreach ($f in @(";
         for (size_t i = 0; i < linux_cuda_library_probes().size(); ++i)
             out += std::string(i ? ", " : "") + "'" + linux_cuda_library_probes()[i] + "'";
         out += ")) { if (Test-Path -LiteralPath (Join-Path $e $f)) { return $false } }\n";
+        out += "        if ($n.EndsWith('/stubs') -and (Test-Path -LiteralPath (Join-Path $e "
+               "'libcuda.so'))) { "
+               "return $false }\n";
         out += "        if ($n -cmatch '/cuda(-[0-9][^/]*)?/(lib64|targets/[^/]+/lib)$') { return "
+               "$false }\n";
+        out += "    } elseif ($kind -eq 2) {\n";
+        out += "        foreach ($f in @(";
+        for (size_t i = 0; i < cuda_header_probes().size(); ++i)
+            out += std::string(i ? ", " : "") + "'" + cuda_header_probes()[i] + "'";
+        out += ")) { if (Test-Path -LiteralPath (Join-Path $e $f)) { return $false } }\n";
+        out += "        if ($n -cmatch '/cuda(-[0-9][^/]*)?/(include|targets/[^/]+/include)$') { "
+               "return "
                "$false }\n";
         out += "    } else {\n";
         out += "        if (Test-Path -LiteralPath (Join-Path $e 'nvcc')) { return $false }\n";
@@ -131,19 +142,23 @@ std::string pwsh_script(const ActivationScript& s) {
     }
     out += "    return $true\n";
     out += "}\n";
-    pwsh_save_and_set(out, s.changes, {"PATH", "LD_LIBRARY_PATH"});
+    auto lists = script_lists(s.changes);
+    std::vector<std::string> skip;
+    for (const auto& l : lists)
+        skip.push_back(l.first);
+    pwsh_save_and_set(out, s.changes, skip);
     const std::string list_sep = win ? ";" : ":";
-    auto filtered = [&](const std::string& var, const std::vector<std::string>& first, bool lib) {
+    for (const auto& [var, kind] : lists) {
         out += "$_cvm_r = [System.Collections.Generic.List[string]]::new()\n";
-        for (const auto& f : first)
+        for (const auto& f : script_firsts(s, var))
             out += "$_cvm_r.Add(" + quote_pwsh(f) + ")\n";
         out += "if ($null -ne $env:" + var + ") { foreach ($_cvm_d in $env:" + var + ".Split('" +
-               list_sep + "')) { if (_cvm_keep $_cvm_d $" + (lib ? "true" : "false") +
+               list_sep + "')) { if (_cvm_keep $_cvm_d " + std::to_string(kind) +
                ") { $_cvm_r.Add($_cvm_d) } } }\n";
-        out += "$env:" + var + " = $_cvm_r -join '" + list_sep + "'\n";
-    };
-    if (find_change(s.changes, "PATH")) filtered("PATH", s.bin_dirs, false);
-    if (find_change(s.changes, "LD_LIBRARY_PATH")) filtered("LD_LIBRARY_PATH", s.lib_dirs, true);
+        // An empty CPATH element would mean the current folder to gcc.
+        out += "if ($_cvm_r.Count -gt 0) { $env:" + var + " = $_cvm_r -join '" + list_sep +
+               "' } else { $env:" + var + " = $null }\n";
+    }
     out += "Remove-Item -LiteralPath Function:\\_cvm_keep -ErrorAction SilentlyContinue\n";
     out += "Remove-Variable -Name _cvm_first, _cvm_layers, _cvm_shims, _cvm_r, _cvm_d "
            "-ErrorAction SilentlyContinue\n";
@@ -205,7 +220,7 @@ std::string pwsh_init(const InitOptions& o) {
 )PS";
     if (o.hook)
         out +=
-            R"PS(        if ($args[0] -eq 'deactivate') { _cvm_unhook } else { $global:_cvm_key = $null; _cvm_hook }
+            R"PS(        if ($args[0] -eq 'deactivate') { $global:_cvm_off = $true } else { $global:_cvm_off = $null; $global:_cvm_key = $null; _cvm_hook }
 )PS";
     out += R"PS(    } else {
         & $global:_cvm_exe @args
@@ -220,6 +235,8 @@ std::string pwsh_init(const InitOptions& o) {
     out += R"PS(function global:_cvm_hook {
     # The prompt hook (cvm init): applies the selection of this folder when it changed. Cheap
     # when nothing did: a test per folder up to the nearest .cudaversion, and a few more.
+    # Off after `cvm deactivate`, until `cvm shell` (or `cvm init` again).
+    if ($global:_cvm_off) { return }
     $here = $ExecutionContext.SessionState.Path.CurrentFileSystemLocation.ProviderPath
     $d = $here
     $f = $null
@@ -246,11 +263,7 @@ std::string pwsh_init(const InitOptions& o) {
     if ($LASTEXITCODE -eq 0 -and $code) { ($code | Out-String) | Invoke-Expression }
     $global:LASTEXITCODE = $exit
 }
-function global:_cvm_unhook {
-    if ($global:_cvm_prompt) { ${function:global:prompt} = $global:_cvm_prompt }
-    Remove-Item -LiteralPath Function:\_cvm_hook, Function:\_cvm_unhook -ErrorAction SilentlyContinue
-    Remove-Variable -Name _cvm_prompt, _cvm_key, _cvm_stamp -Scope Global -ErrorAction SilentlyContinue
-}
+$global:_cvm_off = $null
 if (-not $global:_cvm_prompt) {
     $global:_cvm_prompt = $function:prompt
     function global:prompt { _cvm_hook; & $global:_cvm_prompt }

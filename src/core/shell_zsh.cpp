@@ -13,12 +13,7 @@ std::string zsh_init(const InitOptions& o) {
     std::string functions = posix_cvm_function("zsh", o.hook);
     if (o.hook) {
         functions += posix_hook_functions(o, "zsh");
-        functions += R"SH(_cvm_unhook() {
-    add-zsh-hook -d precmd _cvm_hook
-    add-zsh-hook -d chpwd _cvm_hook
-    unfunction _cvm_hook _cvm_unhook
-    unset _cvm_key _cvm_stamp
-}
+        functions += R"SH(unset _cvm_off
 autoload -Uz add-zsh-hook
 add-zsh-hook precmd _cvm_hook
 add-zsh-hook chpwd _cvm_hook

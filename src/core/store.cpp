@@ -630,7 +630,8 @@ void Store::drop_views_of(Kind kind, const std::string& id) const {
     for (fs::directory_iterator it(views_dir(), ec), end; !ec && it != end; it.increment(ec)) {
         std::string name = it->path().filename().u8string();
         size_t plus = name.find('+');
-        if (plus == std::string::npos) continue;
+        // A view without '+' is a toolkit's own (view.h).
+        if (plus == std::string::npos && kind != Kind::Cuda) continue;
         std::string part = kind == Kind::Cuda ? name.substr(0, plus) : name.substr(plus + 1);
         if (part == id) {
             std::error_code ec2;

@@ -67,11 +67,22 @@ bool is_under(const std::string& path, const std::string& dir, Os os) {
            (p[d.size()] == sep || d.back() == sep);
 }
 
-std::string shell_hint(Os os) {
-    return os == Os::Windows ? "run `cvm env --shell pwsh | Invoke-Expression` (or start the "
-                               "program through `cvm exec --`)"
-                             : "run `eval \"$(cvm env)\"` in this shell (or start the program "
-                               "through `cvm exec --` or the shims)";
+// How a shell gets the selection's environment and keeps following the folder: the prompt hook
+// of `cvm init` (never `cvm env`, which would pin the shell to one version across `cd`).
+std::string shell_hint(Os os, const Env& env) {
+    if (os == Os::Windows)
+        return "add `cvm init pwsh | Out-String | Invoke-Expression` to $PROFILE and open a new "
+               "shell (or "
+               "start the program through `cvm exec --`)";
+    std::string rc = "~/.bashrc", line = "eval \"$(cvm init bash)\"";
+    if (auto sh = env_get(env, "SHELL", os)) {
+        const std::string name = sh->substr(sh->find_last_of('/') + 1);
+        if (name == "zsh") rc = "~/.zshrc", line = "eval \"$(cvm init zsh)\"";
+        if (name == "fish") rc = "~/.config/fish/config.fish", line = "cvm init fish | source";
+    }
+    return "add `" + line + "` to " + rc +
+           " and open a new shell, so that the environment follows the folder " +
+           "(or start the program through `cvm exec --` or the shims)";
 }
 
 // "libcudnn_ops.so.9" and "cudnn_ops64_9.dll" give "cudnn_ops"; "cudnn64_9.dll" gives "cudnn".
@@ -139,7 +150,7 @@ public:
                 names + (not_loading_now_.size() == 1 ? " does" : " do") +
                     " not load in this shell; through cvm the selection provides " +
                     (not_loading_now_.size() == 1 ? "it" : "them"),
-                shell_hint(in_.os));
+                shell_hint(in_.os, in_.env));
         }
         check_python_dll_rule();
         check_selection_files();
@@ -172,7 +183,8 @@ private:
         std::vector<LibrarySet> sets;
         // cuDNN the selection does not name: whichever major a program would find.
         auto any_cudnn = [&] {
-            for (unsigned m : {9u, 8u, 7u}) sets.push_back({"cudnn", cudnn_names(m), true});
+            for (unsigned m : {9u, 8u, 7u})
+                sets.push_back({"cudnn", cudnn_names(m), true});
         };
         if (in_.resolved) {
             const Entry& tk = in_.resolved->toolkit;
@@ -342,14 +354,17 @@ private:
     // environment already puts the selection first, so activating it would not help.
     std::string remove_hint(const LibraryLoad& l, bool through_cvm) const {
         const std::string dir = path_dirname(*l.path);
-        const std::string activate = through_cvm ? "" : ", or " + shell_hint(in_.os);
+        const std::string activate = through_cvm ? "" : ", or " + shell_hint(in_.os, in_.env);
         // A system folder stays where it is (removing it breaks the machine): the package that
         // put the file there is what goes.
-        if (is_system_folder(dir, in_.os) || (in_.os == Os::Linux && l.mechanism == "default folder")) {
+        if (is_system_folder(dir, in_.os) ||
+            (in_.os == Os::Linux && l.mechanism == "default folder")) {
             if (in_.os == Os::Windows)
-                return "uninstall the program that put " + *l.path + " there (Settings > Apps)" + activate;
-            return "remove or replace the package that installed " + *l.path + " (`dpkg -S " + *l.path +
-                   "` names it; `rpm -qf` on RPM systems), never " + dir + " itself" + activate;
+                return "uninstall the program that put " + *l.path + " there (Settings > Apps)" +
+                       activate;
+            return "remove or replace the package that installed " + *l.path + " (`dpkg -S " +
+                   *l.path + "` names it; `rpm -qf` on RPM systems), never " + dir + " itself" +
+                   activate;
         }
         if (l.mechanism == "LD_LIBRARY_PATH" || l.mechanism == "PATH")
             return "remove " + dir + " from " + l.mechanism + activate;
@@ -430,11 +445,16 @@ private:
             not_loading_now_.push_back(a.name);
             return;
         }
+        // The same file however it is reached (a view's link, a distribution's folder the
+        // selection was assembled from): the shell loads what cvm would.
+        const std::string real_a = folded(a.real_path.value_or(*a.path), in_.os);
+        const std::string real_b = folded(b.real_path.value_or(*b.path), in_.os);
+        if (real_a == real_b) return;
         if (a.from_selection != true) {
             add(Severity::warning, "library-not-selected",
                 "a program started in this shell loads " + a.name + " from " + where(a) + " (" +
                     a.origin + "), not the selected one " + *b.path,
-                shell_hint(in_.os));
+                shell_hint(in_.os, in_.env));
         }
     }
 
@@ -478,7 +498,9 @@ private:
                 in_.resolve_error.empty()
                     ? "the selection " + in_.selection.spec.str() + " names nothing installed"
                     : in_.resolve_error,
-                "`cvm install " + in_.selection.spec.str() + "`, or `cvm use` another version");
+                in_.selection.forced.empty()
+                    ? "`cvm install " + in_.selection.spec.str() + "`, or `cvm use` another version"
+                    : "`cvm use SPEC` with a release that exists (see `cvm list --available`)");
     }
 
     std::optional<Version>
@@ -604,8 +626,10 @@ private:
         }
         if (d.user_space_only)
             add(Severity::note, "driver-library-only",
-                "the NVIDIA driver's user-space library is version " + *d.version + " (" + d.source +
-                    ") but no kernel module or nvidia-smi answers: no GPU here, or the driver's kernel "
+                "the NVIDIA driver's user-space library is version " + *d.version + " (" +
+                    d.source +
+                    ") but no kernel module or nvidia-smi answers: no GPU here, or the driver's "
+                    "kernel "
                     "module is not loaded");
         else if (d.smi_ran && d.gpus.empty())
             add(Severity::note, "no-gpu",
@@ -646,12 +670,25 @@ private:
         if (!path) return;
         ForeignDirs rules;
         rules.probe_filesystem = true;
+        // cvm's own shims (an nvcc each) are no toolkit.
+        if (!in_.store_layers.empty())
+            rules.shims_dir = std::filesystem::u8path(in_.store_layers.front()) / "shims";
         std::vector<std::string> toolkits;
         std::set<std::string> seen;
         for (const auto& dir : split_path_list(*path, in_.os)) {
             if (dir.empty() || !is_foreign_cuda_dir(dir, rules, in_.os, false)) continue;
             auto real = fs_.real_path(dir);
             std::string key = folded(real.value_or(dir), in_.os);
+            if (in_.os == Os::Linux) {
+                // A toolkit is where its programs really are: a merged view's bin (a folder of
+                // links, its nvcc maybe cvm's shim) is the toolkit's, whose bin an Lmod cuda module
+                // leaves behind the cudnn module's view.
+                for (const char* program : {"ptxas", "nvcc"})
+                    if (auto file = fs_.real_path(dir + "/" + program)) {
+                        key = folded(path_dirname(*file), in_.os);
+                        break;
+                    }
+            }
             if (in_.os == Os::Windows) {
                 // One toolkit however many of its folders are on PATH (NVIDIA's installer adds
                 // bin and libnvvp); a folder of cuDNN DLLs without nvcc.exe (cvm puts cuDNN's bin
@@ -674,7 +711,7 @@ private:
         add(Severity::warning, "several-cuda-on-path",
             std::to_string(toolkits.size()) + " CUDA toolkits' folders are on PATH (" + list +
                 "): the first one's tools run, whatever the project needs",
-            "keep one (cvm's environment removes the others: " + shell_hint(in_.os) + ")");
+            "keep one (cvm's environment removes the others: " + shell_hint(in_.os, in_.env) + ")");
     }
 
     void check_cuda_path() {
@@ -697,7 +734,7 @@ private:
         add(Severity::warning, "cuda-path-elsewhere",
             shown + " in this shell, not the selection's " + *wanted +
                 ": build systems (CMake, setup.py, MSBuild) use the toolkit it names",
-            shell_hint(in_.os));
+            shell_hint(in_.os, in_.env));
     }
 
     // ---- frameworks -------------------------------------------------------------------------

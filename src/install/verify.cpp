@@ -184,7 +184,7 @@ EntryCheck verify_installed(const Entry& e) {
     return c;
 }
 
-// Compares a merged view with the one cvm would make now (build_view): the same links to the
+// Compares a merged view with the one cvm would make now (fill_view): the same links to the
 // same targets, real folders where it has folders, nothing else.
 void compare_view(const fs::path& actual_root, const fs::path& expected_root,
                   std::vector<VerifyProblem>& problems) {
@@ -364,7 +364,7 @@ std::vector<ViewCheck> verify_views(const Store& store, const std::string& id) {
             std::error_code e2;
             fs::remove_all(expected, e2);
             try {
-                build_view(r, expected);
+                fill_view(store, r, expected);
                 compare_view(it->path(), expected, v.problems);
             } catch (const std::exception& ex) {
                 v.problems.push_back({".", std::string("cannot be compared: ") + ex.what()});

@@ -84,8 +84,8 @@ use_rows=(
     "2${S}-${S}SPEC${S}11.2;rm"
     "2${S}-${S}--unset takes no SPEC${S}--unset${S}12"
     "2${S}-${S}--force needs a SPEC${S}--force"
-    "0${S}99${S}--force${S}--force${S}99"
-    "0${S}13+8.9${S}--force${S}13+8.9${S}--force"
+    "0${S}99  # --force: no known CUDA release is 99*${S}--force${S}--force${S}99"
+    "0${S}13+8.9  # --force: no known cuDNN 8.9 is built for CUDA 13*${S}--force${S}13+8.9${S}--force"
     "0${S}12.8${S}cvm install 12.8${S}12.8"
     "0${S}12.4+9.14${S}cvm install 12.4+9.14${S}12.4+9.14"
     "0${S}12.4${S}selected 12.4.1 in${S}12.4"
@@ -108,6 +108,8 @@ for row in "${use_rows[@]}"; do
     [[ -z $want_err ]] || assert_contains "$ERR" "$want_err" "cvm use ${args[*]}"
     if [[ $want_file == - ]]; then
         [[ ! -e .cudaversion ]] || fail "cvm use ${args[*]} wrote .cudaversion"
+    elif [[ $want_file == *\* ]]; then # a prefix
+        [[ $(cat .cudaversion) == "${want_file%\*}"* ]] || fail "cvm use ${args[*]}: .cudaversion is [$(cat .cudaversion)]"
     else
         assert_eq "$(cat .cudaversion)" "$want_file" "cvm use ${args[*]}"
     fi
@@ -115,6 +117,18 @@ for row in "${use_rows[@]}"; do
     # The note about an installed cuDNN is only for a toolkit chosen without one.
     [[ ${args[0]} != *+* ]] || assert_not_contains "$ERR" "not selected" "cvm use ${args[*]}"
 done
+
+# A spec written with --force says why wherever it stops something: nothing can install it.
+mkdir -p "$TEST_TMP/forced" && cd "$TEST_TMP/forced"
+expect_rc 0 "$CVM" use --force 12.4+7.9
+expect_rc 1 "$CVM" current
+assert_contains "$ERR" "was written with \`cvm use --force\` and no known release satisfies it (no known cuDNN release is 7.9"
+assert_not_contains "$ERR" "cvm install"
+expect_rc 127 env PATH="$CVM_ROOT/shims:$PATH" nvcc --version
+assert_contains "$ERR" "nothing can install it; run \`cvm use SPEC\` with one that exists"
+"$CVM" doctor --json > "$TEST_TMP/forced.json" 2>/dev/null || true
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=[f for f in d["findings"] if f["code"]=="selection-unresolved"][0]; assert "cvm install" not in f["fix"] and "--force" in f["message"], f' "$TEST_TMP/forced.json" ||
+    fail "doctor's selection-unresolved for a forced spec: $(cat "$TEST_TMP/forced.json")"
 
 # A release the registry does not know becomes known once a store holds it: an import here, or
 # an entry of a read-only layer (CVM_STORE_PATH).

@@ -48,10 +48,36 @@ assert_contains "$OUT" "args=-ccbin $cc/g++-11 -c x.cu"
 assert_contains "$OUT" "CUDAHOSTCXX=$cc/g++-11"
 assert_not_contains "$OUT" "NVCC_CCBIN="
 assert_not_contains "$OUT" "NVCC_PREPEND_FLAGS=" # nvcc refuses a second -ccbin there
-# The user's own choice always wins, wherever it is made.
+# The user's own choice always wins, wherever it is made (the environment is the selection's all
+# the same: CUDAHOSTCXX is for CMake, nvcc reads the command line).
 expect_rc 0 nvcc -ccbin clang++-19 -c x.cu
 assert_contains "$OUT" "args=-ccbin clang++-19 -c x.cu"
-assert_not_contains "$OUT" "CUDAHOSTCXX="
+# A NVCC_CCBIN of the user's is their choice too; this nvcc does not read it, so it is passed on.
+expect_rc 0 env NVCC_CCBIN=clang++-19 nvcc -c x.cu
+assert_contains "$OUT" "args=-ccbin clang++-19 -c x.cu"
+
+# Outside the shim: the toolkit has a view of its own whose nvcc is cvm's, so `$CUDA_HOME/bin/nvcc`
+# (a Makefile) and a typed nvcc in an activated shell get the compiler too, and the real nvcc is
+# started as the view's (nvcc takes its folders from the path it was started by).
+view=$CVM_ROOT/views/11.8.0
+[[ -L $view/bin/nvcc && $(readlink -f "$view/bin/nvcc") == "$(readlink -f "$CVM_BIN/cvm-shim")" ]] ||
+    fail "the view's nvcc of 11.8 is not cvm's shim: $(ls -l "$view/bin/nvcc" 2>&1)"
+printf '#include <stdio.h>\nint main(int c, char **v) { printf("argv0=%%s args=", v[0]); for (int i = 1; i < c; i++) printf("%%s ", v[i]); printf("\\n"); return 0; }\n' > "$T/argv.c"
+cc -o "$T/argv" "$T/argv.c" || fail "cannot build the argv printer"
+cp "$T/tk118/bin/nvcc" "$T/nvcc-script"
+cp "$T/argv" "$T/tk118/bin/nvcc"
+expect_rc 0 "$CVM" exec -- sh -c '"$CUDA_HOME/bin/nvcc" -c x.cu'
+assert_contains "$OUT" "argv0=$view/bin/nvcc args=-ccbin $cc/g++-11 -c x.cu"
+expect_rc 0 bash --norc -c 'eval "$("$0" env --shell bash)"; PATH=${PATH//$CVM_ROOT\/shims:/}; nvcc -c x.cu; echo "CUDA_HOME=$CUDA_HOME CUDACXX=$CUDACXX CUDAHOSTCXX=$CUDAHOSTCXX"' "$CVM"
+assert_contains "$OUT" "args=-ccbin $cc/g++-11 -c x.cu"
+assert_contains "$OUT" "CUDA_HOME=$view CUDACXX=$view/bin/nvcc CUDAHOSTCXX=$cc/g++-11"
+# The shim starts the real nvcc as the view's too.
+expect_rc 0 nvcc -c x.cu
+assert_contains "$OUT" "argv0=$view/bin/nvcc args=-ccbin $cc/g++-11 -c x.cu"
+# A user's -ccbin wins there as well.
+expect_rc 0 "$CVM" exec -- sh -c '"$CUDA_HOME/bin/nvcc" -ccbin /opt/cc -c x.cu'
+assert_contains "$OUT" "args=-ccbin /opt/cc -c x.cu"
+cp "$T/nvcc-script" "$T/tk118/bin/nvcc"
 expect_rc 0 nvcc --compiler-bindir=/opt/cc -c x.cu
 assert_contains "$OUT" "args=--compiler-bindir=/opt/cc -c x.cu"
 expect_rc 0 env NVCC_PREPEND_FLAGS="-O2 -ccbin clang++-19" nvcc -c x.cu
@@ -91,7 +117,11 @@ assert_contains "$OUT" "args=-c x.cu"
 assert_contains "$OUT" "NVCC_CCBIN=$cc/g++-13"
 assert_not_contains "$OUT" "NVCC_PREPEND_FLAGS="
 expect_rc 0 nvcc -ccbin clang++-19 -c x.cu
-assert_not_contains "$OUT" "NVCC_CCBIN="
+assert_contains "$OUT" "args=-ccbin clang++-19 -c x.cu"
+# The user's own NVCC_CCBIN is kept, and cvm's CUDAHOSTCXX goes (it is their choice).
+expect_rc 0 env NVCC_CCBIN=/opt/mine/g++ nvcc -c x.cu
+assert_contains "$OUT" "NVCC_CCBIN=/opt/mine/g++"
+assert_not_contains "$OUT" "CUDAHOSTCXX="
 
 # host_compiler = "off" in the config: after `cvm rehash` the shim hands nothing over.
 mkdir -p "$(dirname "$CVM_CONFIG")"
@@ -111,8 +141,23 @@ rm "$CVM_CONFIG"
 # With nothing supported installed, cvm says what to install.
 rm "$cc/g++-11" "$cc/g++-13"
 cd "$T/p118"
-expect_rc 0 env PATH="$cc" "$CVM" use 11.8 # only the fake compilers: the machine's may fit
-assert_contains "$ERR" "no installed compiler fits: install a supported compiler, e.g. g++-11 (apt install g++-11) or clang-14"
+# Packages are named only where the distribution has them (apt-cache policy; a stand-in here).
+cat > "$T/apt-cache" <<'EOS'
+#!/bin/sh
+shift
+for p in "$@"; do
+    case $p in g++-11|clang-14|clang-13) c=1.0-1 ;; *) c='(none)' ;; esac
+    printf '%s:\n  Installed: (none)\n  Candidate: %s\n' "$p" "$c"
+done
+EOS
+chmod +x "$T/apt-cache"
+expect_rc 0 env PATH="$cc" CVM_APT_CACHE="$T/apt-cache" "$CVM" use 11.8 # only the fake compilers: the machine's may fit
+assert_contains "$ERR" "no installed compiler fits: install a supported compiler, e.g. g++-11 (apt install g++-11) or clang-14 (apt install clang-14)"
+# A distribution without any of them (Debian 12 for CUDA 11.2): the versions only.
+printf '#!/bin/sh\nshift\nfor p; do printf "%%s:\\n  Candidate: (none)\\n" "$p"; done\n' > "$T/apt-cache"
+expect_rc 0 env PATH="$cc" CVM_APT_CACHE="$T/apt-cache" "$CVM" rehash
+expect_rc 0 env PATH="$cc" CVM_APT_CACHE="$T/apt-cache" "$CVM" current
+assert_not_contains "$ERR$OUT" "apt install"
 expect_rc 0 nvcc -c x.cu
 assert_contains "$OUT" "args=-c x.cu"
 

@@ -32,7 +32,7 @@ assert_not_contains "$OUT" $'\x1b[' "colour only on a terminal"
 # 2. This shell is not activated: nothing loads libcudnn.so.8 here -> a warning, exit 1.
 expect_rc 1 "$CVM" doctor --json
 assert_contains "$(finding_codes)" "warning:library-not-selected"
-assert_contains "$(json_get '[f["fix"] for f in d["findings"] if f["code"] == "library-not-selected"][0]')" "cvm env"
+assert_contains "$(json_get '[f["fix"] for f in d["findings"] if f["code"] == "library-not-selected"][0]')" "cvm init"
 
 # 3. Another cuDNN first on LD_LIBRARY_PATH in this shell.
 so "$TEST_TMP/opt/cudnn-8.0.5/lib" libcudnn.so.8 libcudnn.so.8.0.5

@@ -17,11 +17,26 @@ stop_tmux_server() {
         kill -KILL "$pid" 2> /dev/null || true
     done
 }
+# wait_until SECONDS CMD...: runs CMD every twentieth of a second until it succeeds, for at most
+# SECONDS (then returns 1). The limit only ends a wait for what never comes: make it generous,
+# since a busy machine is slow, not broken.
+wait_until() {
+    local end=$((SECONDS + $1))
+    shift
+    until "$@"; do
+        ((SECONDS < end)) || return 1
+        sleep 0.05
+    done
+}
 export CVM_ROOT="$TEST_TMP/root"
-unset CVM_VERSION CVM_STORE_PATH CUDA_PATH CUDA_HOME CUDNN_PATH CVM_ACTIVE || true
+unset CVM_VERSION CVM_STORE_PATH CUDA_PATH CUDA_HOME CUDNN_PATH CVM_ACTIVE CUDACXX CUDAHOSTCXX NVCC_CCBIN \
+    CUDNN_ROOT CUDNN_INCLUDE_DIR CUDNN_LIB_DIR LIBRARY_PATH CPATH _CVM_CCBIN _CVM_SAVED _CVM_HOOK || true
 # Config files of this test only (absent unless a test writes them), never the machine's.
 export CVM_CONFIG="$TEST_TMP/config/cvm/config.toml" CVM_SYSTEM_CONFIG="$TEST_TMP/etc/cvm/config.toml"
 export NO_COLOR=1
+# The distribution's package lists are not asked which compilers it packages (the tests that
+# check what cvm names give a stand-in apt-cache); asking costs seconds where apt has no cache.
+export CVM_APT_CACHE=
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }

@@ -46,11 +46,12 @@ int main(void) {
 EOS
 cc -o "$TEST_TMP/bin/whichdnn" "$TEST_TMP/whichdnn.c" -ldl || fail "cannot build whichdnn"
 
-PA="$BASE/proj a" PB="$BASE/proj b" OUTSIDE="$BASE/elsewhere"
+PA="$BASE/proj a" PB="$BASE/proj b" PC="$BASE/proj c" OUTSIDE="$BASE/elsewhere"
 PBAD="$BASE/broken" PNONE="$BASE/missing" PFIFO="$BASE/fifo" PUNREAD="$BASE/unreadable"
-mkdir -p "$PA/sub" "$PB" "$OUTSIDE" "$PBAD" "$PNONE" "$PFIFO" "$PUNREAD"
+mkdir -p "$PA/sub" "$PB" "$PC" "$OUTSIDE" "$PBAD" "$PNONE" "$PFIFO" "$PUNREAD"
 printf '11.2+8.1\n' > "$PA/.cudaversion"
 printf '12.4+9\n' > "$PB/.cudaversion"
+printf '12.4\n' > "$PC/.cudaversion"
 printf 'not a version!\n' > "$PBAD/.cudaversion"
 printf '10.1\n' > "$PNONE/.cudaversion"
 mkfifo "$PFIFO/.cudaversion"
@@ -68,8 +69,8 @@ trap stop_tmux EXIT
 start_shell() {
     tmux -S "$SOCK" -f /dev/null new-session -d -x 200 -y 50 -s t \
         env -i HOME="$TEST_TMP" TERM=screen LANG=C.UTF-8 PATH="$TEST_TMP/bin:/usr/bin:/bin" \
-        CVM_ROOT="$CVM_ROOT" CVM="$CVM" CVM_CONFIG="$CVM_CONFIG" CVM_SYSTEM_CONFIG="$CVM_SYSTEM_CONFIG" \
-        OUTD="$OUTD" PA="$PA" PB="$PB" OUTSIDE="$OUTSIDE" PBAD="$PBAD" PNONE="$PNONE" PFIFO="$PFIFO" PUNREAD="$PUNREAD" \
+        CVM_ROOT="$CVM_ROOT" CVM="$CVM" CVM_CONFIG="$CVM_CONFIG" CVM_SYSTEM_CONFIG="$CVM_SYSTEM_CONFIG" CVM_APT_CACHE= \
+        OUTD="$OUTD" PA="$PA" PB="$PB" PC="$PC" OUTSIDE="$OUTSIDE" PBAD="$PBAD" PNONE="$PNONE" PFIFO="$PFIFO" PUNREAD="$PUNREAD" \
         MYBIN="$TEST_TMP/mybin" CUDA_HOME="orig home" XDG_CONFIG_HOME="$TEST_TMP/config" \
         "$@" || fail "tmux cannot start $*"
 }
@@ -83,12 +84,9 @@ step() {
     tmux -S "$SOCK" send-keys -t t Enter
     tmux -S "$SOCK" send-keys -t t -l "echo > \"\$OUTD/done.$STEP\""
     tmux -S "$SOCK" send-keys -t t Enter
-    local i
-    for ((i = 0; i < 200; i++)); do
-        [[ -e "$OUTD/done.$STEP" ]] && return 0
-        sleep 0.05
-    done
-    fail "the shell did not finish [$1]: $(tmux -S "$SOCK" capture-pane -p -t t -S -60)"
+    # (a minute at most: a busy machine may take seconds to start a shell)
+    wait_until 60 test -e "$OUTD/done.$STEP" ||
+        fail "the shell did not finish [$1]: $(tmux -S "$SOCK" capture-pane -p -t t -S -60)"
 }
 
 pane() { tmux -S "$SOCK" capture-pane -p -J -t t -S -1000; }
@@ -120,12 +118,13 @@ run_hook_steps() {
     step 'cd "$PA"'
     step 'cd "$PBAD"'
     step 'whichdnn > "$OUTD/bad"'
-    step 'cd "$PNONE"'
-    step 'whichdnn > "$OUTD/none"'
     step 'cd "$PFIFO"'
     step 'whichdnn > "$OUTD/fifo"'
     step 'cd "$PUNREAD"'
     step 'whichdnn > "$OUTD/unreadable"'
+    # A selection nothing installed satisfies: no other folder's toolkit stays active.
+    step 'cd "$PNONE"'
+    step 'whichdnn > "$OUTD/none"; env > "$OUTD/env_none"'
     step 'true'
     step 'true'
     # A manual activation stays in force across cd, until cvm_deactivate.
@@ -148,6 +147,10 @@ run_hook_steps() {
     step 'cvm deactivate'
     step 'cd "$PA"'
     step 'whichdnn > "$OUTD/after_deactivate"'
+    # `cd X && cmd` on one line: the shims run X's tools before the next prompt.
+    step 'cvm shell 12.4 && echo ok > "$OUTD/shell_status"'
+    step 'cvm shell --unset'
+    step 'cd "$OUTSIDE" && cd "$PC" && nvcc > "$OUTD/oneline_c"'
 }
 
 # env_of FILE: the variables of an `env` dump that do not vary with the folder or the shell's
@@ -163,7 +166,19 @@ same_as_cvm_env() {
     code=$(env -i "${base[@]}" "$CVM" env --shell bash "$2") || fail "cvm env $2"
     want=$(env -i "${base[@]}" bash --norc --noprofile -c 'eval "$1"; env' _ "$code" | grep -v '^_CVM_' | env_of /dev/stdin)
     got=$(grep -v '^_CVM_' "$1" | env_of /dev/stdin)
-    assert_eq "$got" "$want" "the hook's environment in $1 and that of cvm env $2"
+    # The same PATH entries; the hook's order (the selection's folders after the shims) is checked apart.
+    assert_eq "$(path_sorted <<<"$got")" "$(path_sorted <<<"$want")" "the hook's environment in $1 and that of cvm env $2"
+}
+# path_sorted: env text with PATH's entries sorted.
+path_sorted() {
+    local line
+    while IFS= read -r line; do
+        if [[ $line == PATH=* ]]; then
+            printf 'PATH=%s\n' "$(tr ':' '\n' <<<"${line#PATH=}" | sort | paste -sd:)"
+        else
+            printf '%s\n' "$line"
+        fi
+    done
 }
 
 check_hook_results() {
@@ -178,8 +193,12 @@ check_hook_results() {
     grep -qx "CVM_ACTIVE=11.2.2+8.1.0.77-cuda11" "$OUTD/env_a" || fail "project a: CVM_ACTIVE"
     # The hook applies the whole environment of the selection, as cvm env does.
     same_as_cvm_env "$OUTD/env_a" 11.2+8.1 "$OUTD/env_outside0"
-    grep -q "^PATH=$TK_A/bin:" "$OUTD/env_a" || fail "project a: the toolkit is not first on PATH"
-    grep -q "^PATH=$TK_B/bin:" "$OUTD/env_b" || fail "project b: the toolkit is not first on PATH"
+    # The selection's bin (its merged view's) comes right after cvm's shims: a typed `cd X && nvcc`
+    # is the shim's, which follows the folder at once.
+    grep -q "^PATH=$CVM_ROOT/shims:$CVM_ROOT/views/11.2.2+8.1.0.77-cuda11/bin:" "$OUTD/env_a" ||
+        fail "project a: the view's bin is not right after the shims on PATH: $(grep ^PATH= "$OUTD/env_a")"
+    grep -q "^PATH=$CVM_ROOT/shims:$CVM_ROOT/views/12.4.1+9.1.0.70-cuda12/bin:" "$OUTD/env_b" ||
+        fail "project b: the view's bin is not right after the shims on PATH"
     ! grep -q "$TK_A" "$OUTD/env_b" || fail "project b still has project a's toolkit"
     # Leaving: what the hook added goes, the user's edits stay.
     local path_out
@@ -193,7 +212,10 @@ check_hook_results() {
     ! grep -q "^LD_LIBRARY_PATH=" "$OUTD/env_outside1" || fail "LD_LIBRARY_PATH stayed after leaving"
     # Bad folders: the environment of project a stays; one line each, once.
     assert_eq "$(cat "$OUTD/bad")" "$DNN_A/lib/libcudnn.so.8" "in the broken folder"
-    assert_eq "$(cat "$OUTD/none")" "$DNN_A/lib/libcudnn.so.8" "in the folder naming nothing installed"
+    # A selection nothing installed satisfies: project a's toolkit is no longer active.
+    assert_eq "$(cat "$OUTD/none")" "$system" "in the folder naming nothing installed"
+    ! grep -q "^CVM_ACTIVE=" "$OUTD/env_none" || fail "CVM_ACTIVE stayed in the folder naming nothing installed"
+    ! grep -q "$TK_A" "$OUTD/env_none" || fail "project a's toolkit stayed in the folder naming nothing installed"
     assert_eq "$(cat "$OUTD/fifo")" "$DNN_A/lib/libcudnn.so.8" "in the folder with a FIFO"
     assert_eq "$(cat "$OUTD/unreadable")" "$DNN_A/lib/libcudnn.so.8" "in the folder with an unreadable file"
     local text
@@ -212,6 +234,9 @@ check_hook_results() {
     assert_eq "$(cat "$OUTD/shell_a")" "$DNN_A/lib/libcudnn.so.8" "cvm shell 11.2+8 in project b"
     assert_eq "$(cat "$OUTD/shell_unset")" "$DNN_B/lib/libcudnn.so.9" "cvm shell --unset in project b"
     assert_eq "$(cat "$OUTD/b_edited")" "$DNN_A/lib/libcudnn.so.8" "project b after cvm use 11.2+8.1 there"
-    # cvm deactivate: the hook is off in this shell.
+    # cvm deactivate: the hook is off in this shell; cvm shell turns it on again, with status 0.
     assert_eq "$(cat "$OUTD/after_deactivate")" "$system" "project a after cvm deactivate"
+    assert_eq "$(cat "$OUTD/shell_status" 2>/dev/null)" "ok" "cvm shell after cvm deactivate (its status)"
+    assert_contains "$(cat "$OUTD/oneline_c")" "fake nvcc 12.4.1" "cd \$PC && nvcc on one line, from project a"
+    assert_not_contains "$(pane)" "_cvm_hook" "a shell error naming the hook"
 }

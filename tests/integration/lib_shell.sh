@@ -38,7 +38,7 @@ set_expectations() {
     SEEN_PATH=$ORIG_PATH
     [[ -z $dot ]] || SEEN_PATH="${ORIG_PATH/::/:$dot:}"
     EXPECT_PATH_A="$TK_A/bin:$CVM_ROOT/shims:$KEEP:${dot:+$dot:}/usr/bin:/bin/"
-    EXPECT_PATH_B="$TK_B/bin:$CVM_ROOT/shims:$KEEP:${dot:+$dot:}/usr/bin:/bin/"
+    EXPECT_PATH_B="$CVM_ROOT/views/12.4.1+9.1.0.70-cuda12/bin:$CVM_ROOT/shims:$KEEP:${dot:+$dot:}/usr/bin:/bin/"
 }
 set_expectations
 
@@ -110,6 +110,12 @@ check_activation_dumps() {
     assert_var a1 CVM_ACTIVE 11.2.2
     assert_var a1 PATH "$EXPECT_PATH_A"
     assert_var a1 LD_LIBRARY_PATH "$TK_A/lib64"
+    # What build systems read: the toolkit's nvcc, headers and libraries, no cuDNN of another's.
+    assert_var a1 CUDACXX "$TK_A/bin/nvcc"
+    assert_var a1 CPATH "$TK_A/include"
+    assert_var a1 LIBRARY_PATH "$TK_A/lib64"
+    assert_unset a1 CUDNN_ROOT
+    assert_unset a1 CUDNN_INCLUDE_DIR
     assert_var a1 _CVM_OLD_PATH "$SEEN_PATH"
     assert_var a1 _CVM_OLD_CUDA_PATH "$ORIG_CUDA_PATH"
     assert_unset a1 _CVM_OLD_LD_LIBRARY_PATH
@@ -129,10 +135,17 @@ check_activation_dumps() {
     assert_var b CVM_ACTIVE 12.4.1+9.1.0.70-cuda12
     assert_var b PATH "$EXPECT_PATH_B"
     assert_var b LD_LIBRARY_PATH "$view/lib64"
+    assert_var b LIBRARY_PATH "$view/lib64"
+    assert_var b CPATH "$CUDNN_B/include:$view/include"
+    assert_var b CUDACXX "$view/bin/nvcc"
+    assert_var b CUDNN_ROOT "$CUDNN_B"
+    assert_var b CUDNN_INCLUDE_DIR "$view/include"
+    assert_var b CUDNN_LIB_DIR "$view/lib64"
     assert_var b _CVM_OLD_PATH "$SEEN_PATH"
     assert_var b _CVM_OLD_CUDNN_PATH "$ORIG_CUDNN_PATH"
     assert_contains "$(cat "$OUTD/nvcc_b")" "CUDA_PATH=$view"$'\n'
-    assert_contains "$(cat "$OUTD/nvcc_b")" "self=$TK_B/bin/nvcc"
+    # nvcc runs as the view's (it takes its include and library folders from there).
+    assert_contains "$(cat "$OUTD/nvcc_b")" "self=$view/bin/nvcc"
 
     # cvm_deactivate restores every byte, unsets what was unset, and removes itself.
     assert_same_env before after
@@ -150,6 +163,9 @@ check_activation_dumps() {
     assert_var s1 CVM_ACTIVE 11.2.2
     assert_var s1 PATH "$EXPECT_PATH_A"
     assert_var s1 LD_LIBRARY_PATH "$TK_A/lib64"
+    assert_var s1 CPATH "$TK_A/include"
+    assert_var s1 LIBRARY_PATH "$TK_A/lib64"
+    assert_var s1 CUDACXX "$TK_A/bin/nvcc"
     assert_contains "$(cat "$OUTD/nvcc_s")" "CUDA_PATH=$TK_A"$'\n'
     assert_same_env before after_s
     # The script after `cvm env 12.4+9`: it undoes that activation first.

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compat/ccbin.h"
+#include "core/host_compiler_choice.h"
 #include "compat/compiler_id.h"
 #include "compat/host_compiler.h"
 #include "compat/host_compiler_limits.h"

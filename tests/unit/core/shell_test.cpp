@@ -558,7 +558,9 @@ TEST_CASE("init installs the prompt hook and the cvm function unless told not to
     CHECK(pwsh.find("if (-not $f) { $f = 'C:\\Users\\me\\cvm\\version' }") != std::string::npos);
     CHECK(pwsh.find("function global:prompt { _cvm_hook; & $global:_cvm_prompt }") != std::string::npos);
     CHECK(pwsh.find("$global:LASTEXITCODE = $exit") != std::string::npos);
-    CHECK(pwsh.find("${function:global:prompt} = $global:_cvm_prompt") != std::string::npos);
+    // `cvm deactivate` turns the hook off, `cvm shell` on again.
+    CHECK(pwsh.find("if ($global:_cvm_off) { return }") != std::string::npos);
+    CHECK(pwsh.find("$global:_cvm_off = $null; $global:_cvm_key = $null; _cvm_hook") != std::string::npos);
     // Braces and parentheses pair up (a cheap check that the text parses as blocks).
     long braces = 0, parens = 0;
     for (char c : pwsh) {

@@ -194,7 +194,9 @@ TEST_CASE("doctor: this shell loads another cuDNN than the selection", "[doctor]
     REQUIRE(f);
     CHECK(f->severity == Severity::warning);
     CHECK(f->message.find(old + "/libcudnn.so.8") != std::string::npos);
-    CHECK(f->fix.find("cvm env") != std::string::npos);
+    // The fix turns the prompt hook on; it never pins the shell to one version with `cvm env`.
+    CHECK(f->fix.find("eval \"$(cvm init bash)\"") != std::string::npos);
+    CHECK(f->fix.find("cvm env") == std::string::npos);
     CHECK_FALSE(r.healthy());
     const auto* now = load(r, "current", "libcudnn.so.8");
     REQUIRE(now);

@@ -1,21 +1,24 @@
-#include "compat/ccbin.h"
+#include "core/host_compiler_choice.h"
 
 #include <cstdio>
 
 #include "core/trust.h"
 #include "platform/platform.h"
 
-namespace cvm::compat {
+namespace cvm {
 
 namespace fs = std::filesystem;
 
 fs::path host_compiler_cache_file(const fs::path& root, const std::string& id) {
-    if (id.empty() || id == "." || id == ".." || id.find_first_of("/\\:") != std::string::npos) return {};
+    if (id.empty() || id == "." || id == ".." || id.find_first_of("/\\:") != std::string::npos)
+        return {};
     return root / "cache" / "host-compiler" / fs::u8path(id);
 }
 
 std::string format_host_compiler_choice(const HostCompilerChoice& c) {
-    std::string out = c.ccbin.empty() ? "via none\n" : "ccbin " + c.ccbin + "\nvia " + (c.via_env ? "env" : "arg") + "\n";
+    std::string out = c.ccbin.empty()
+                          ? "via none\n"
+                          : "ccbin " + c.ccbin + "\nvia " + (c.via_env ? "env" : "arg") + "\n";
     if (!c.why.empty()) out += "why " + c.why + "\n";
     if (!c.line.empty()) out += "line " + c.line + "\n";
     return out;
@@ -32,9 +35,12 @@ std::optional<HostCompilerChoice> parse_host_compiler_choice(std::string_view te
         size_t space = line.find(' ');
         if (space == std::string_view::npos) continue;
         std::string_view key = line.substr(0, space), value = line.substr(space + 1);
-        if (key == "ccbin") c.ccbin = value;
-        else if (key == "why") c.why = value;
-        else if (key == "line") c.line = value;
+        if (key == "ccbin")
+            c.ccbin = value;
+        else if (key == "why")
+            c.why = value;
+        else if (key == "line")
+            c.line = value;
         else if (key == "via") {
             if (value != "env" && value != "arg" && value != "none") return std::nullopt;
             c.via_env = value == "env";
@@ -66,8 +72,10 @@ std::vector<std::string> split_flag_words(std::string_view text) {
     char quote = 0;
     for (char c : text) {
         if (quote) {
-            if (c == quote) quote = 0;
-            else word += c;
+            if (c == quote)
+                quote = 0;
+            else
+                word += c;
         } else if (c == '"' || c == '\'') {
             quote = c;
             in_word = true;
@@ -96,33 +104,40 @@ bool user_chose_host_compiler(const std::vector<std::string>& args,
     return false;
 }
 
-void apply_host_compiler(const fs::path& root, const std::string& toolkit_id, const std::string& tool_base,
-                         std::vector<std::string>& args) {
-    if (tool_base != "nvcc") return;
+HostCompiler handed_host_compiler(const fs::path& root, const std::string& toolkit_id) {
     auto mode = platform::get_env("CVM_HOST_COMPILER");
-    if (mode && *mode == "off") return;
+    if (mode && *mode == "off") return {};
     fs::path file = host_compiler_cache_file(root, toolkit_id);
-    if (file.empty()) return;
+    if (file.empty()) return {};
     // The file names a compiler that nvcc will run: only one the store's owner (or root, or a
     // trusted owner) wrote counts, as for every other file the shim reads.
     auto read = platform::read_file_checked(file.u8string(), 1 << 14);
-    if (!read.text) return;
+    if (!read.text) return {};
     if (doubt_of(read.meta) != Doubt::None) {
-        std::fprintf(stderr, "cvm: warning: %s\n",
-                     distrust_message("the host compiler choice", file, read.meta, doubt_of(read.meta)).c_str());
-        return;
+        std::fprintf(
+            stderr, "cvm: warning: %s\n",
+            distrust_message("the host compiler choice", file, read.meta, doubt_of(read.meta))
+                .c_str());
+        return {};
     }
     auto choice = parse_host_compiler_choice(*read.text);
-    if (!choice || choice->ccbin.empty() || !platform::exists(choice->ccbin)) return;
-    if (user_chose_host_compiler(args, platform::get_env("NVCC_PREPEND_FLAGS"),
-                                 platform::get_env("NVCC_APPEND_FLAGS"), platform::get_env("NVCC_CCBIN")))
-        return;
-    if (!platform::get_env("CUDAHOSTCXX")) platform::set_env("CUDAHOSTCXX", choice->ccbin);
-    if (choice->via_env) {
-        platform::set_env("NVCC_CCBIN", choice->ccbin);
-    } else {
-        args.insert(args.begin() + (args.empty() ? 0 : 1), {"-ccbin", choice->ccbin});
-    }
+    if (!choice || choice->ccbin.empty() || !platform::exists(choice->ccbin)) return {};
+    return {choice->ccbin, choice->via_env};
 }
 
-} // namespace cvm::compat
+void add_ccbin_argument(const HostCompiler& handed, bool reads_env,
+                        std::vector<std::string>& args) {
+    if (reads_env) return;
+    if (user_chose_host_compiler(args, platform::get_env("NVCC_PREPEND_FLAGS"),
+                                 platform::get_env("NVCC_APPEND_FLAGS"), std::nullopt))
+        return;
+    std::string ccbin = handed.path;
+    // This nvcc does not read NVCC_CCBIN: a value the user set there is their choice all the same.
+    auto user = platform::get_env("NVCC_CCBIN");
+    auto mark = platform::get_env(kHostCompilerMark);
+    if (user && !user->empty() && (!mark || *user != *mark)) ccbin = *user;
+    if (ccbin.empty()) return;
+    args.insert(args.begin() + (args.empty() ? 0 : 1), {"-ccbin", ccbin});
+}
+
+} // namespace cvm

@@ -1,7 +1,9 @@
 #pragma once
-// The shim's side of `host_compiler = "auto"`: cheap on purpose (it runs before every nvcc).
-// The choice itself is made by `cvm use`, `cvm rehash` and `cvm current` (auto_host_compiler.h)
-// and kept in one small file per toolkit, $CVM_ROOT/cache/host-compiler/<toolkit id>:
+// The kept side of `host_compiler = "auto"`: cheap on purpose (the shim reads it before every
+// tool, and every activation puts it into CUDAHOSTCXX / NVCC_CCBIN, see environment.h).
+// The choice itself is made by `cvm use`, `cvm rehash` and `cvm current`
+// (compat/auto_host_compiler.h) and kept in one small file per toolkit,
+// $CVM_ROOT/cache/host-compiler/<toolkit id>:
 //
 //   ccbin /usr/bin/clang++-14
 //   via arg            (or: via env, for an nvcc that reads NVCC_CCBIN)
@@ -16,7 +18,9 @@
 #include <string_view>
 #include <vector>
 
-namespace cvm::compat {
+#include "core/environment.h"
+
+namespace cvm {
 
 struct HostCompilerChoice {
     std::string ccbin;    // the compiler handed to nvcc; "" when there is nothing to hand over
@@ -26,7 +30,8 @@ struct HostCompilerChoice {
 };
 
 // The cache file of a toolkit; empty when the id cannot be a file name.
-std::filesystem::path host_compiler_cache_file(const std::filesystem::path& root, const std::string& toolkit_id);
+std::filesystem::path host_compiler_cache_file(const std::filesystem::path& root,
+                                               const std::string& toolkit_id);
 std::string format_host_compiler_choice(const HostCompilerChoice& c);
 // nullopt when the text is not such a file; a choice with an empty ccbin when it records that
 // there is nothing to hand over.
@@ -45,11 +50,16 @@ bool user_chose_host_compiler(const std::vector<std::string>& args,
                               const std::optional<std::string>& append_flags,
                               const std::optional<std::string>& nvcc_ccbin);
 
-// The shim's step for nvcc: unless CVM_HOST_COMPILER=off or the user chose a compiler, hand over
-// the cached choice of `toolkit_id` (when its compiler still exists): NVCC_CCBIN for an nvcc
-// that reads it, else `-ccbin X` inserted after argv[0]; CUDAHOSTCXX when unset. Edits `args`
-// and this process's environment; does nothing for other programs.
-void apply_host_compiler(const std::filesystem::path& root, const std::string& toolkit_id,
-                         const std::string& tool_base, std::vector<std::string>& args);
+// The kept choice of `toolkit_id` as activations hand it over: nothing when CVM_HOST_COMPILER=off,
+// when there is no kept file, when it names nothing to hand over or a compiler that is gone, or
+// when another user could have written it (then a warning line on stderr).
+HostCompiler handed_host_compiler(const std::filesystem::path& root, const std::string& toolkit_id);
 
-} // namespace cvm::compat
+// The nvcc's command line, run after the environment of the selection is set: `-ccbin X` is
+// inserted after argv[0] for an nvcc that does not read NVCC_CCBIN, unless the user named a
+// compiler on the command line or in NVCC_PREPEND_FLAGS / NVCC_APPEND_FLAGS. X is the user's own
+// NVCC_CCBIN (one cvm did not set: kHostCompilerMark) when there is one, else `handed`'s.
+// `reads_env`: the nvcc reads NVCC_CCBIN itself (then nothing is inserted).
+void add_ccbin_argument(const HostCompiler& handed, bool reads_env, std::vector<std::string>& args);
+
+} // namespace cvm
