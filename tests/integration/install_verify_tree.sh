@@ -118,6 +118,13 @@ expect_rc 1 "$CVM" verify
 assert_contains "$OUT" "lib64: writable by every user"
 chmod o-w "$V/lib64"
 expect_rc 0 "$CVM" verify
+# The view's own mark, a file cvm writes (not a link): compared by its bytes.
+cp "$V/.cvm-view" "$TEST_TMP/mark"
+echo 9 > "$V/.cvm-view"
+expect_rc 1 "$CVM" verify
+assert_contains "$OUT" ".cvm-view: is not the file cvm puts there"
+cp "$TEST_TMP/mark" "$V/.cvm-view"
+expect_rc 0 "$CVM" verify
 
 # A toolkit assembled from NVIDIA's wheels keeps their records in dist-info/: compared with them
 # (paths nvidia/<package>/X stand for X), labelled as wheels by import --detect.
