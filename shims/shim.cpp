@@ -150,6 +150,7 @@ std::optional<fs::path> started_from_view(const std::string& argv0) {
 } // namespace
 
 int main(int argc, char** argv) {
+    platform::restrict_file_creation_mask(); // the view it may make; the tool gets the user's back
     std::vector<std::string> args = platform::utf8_args(argc, argv);
     if (args.empty()) fail(2, "started without a name");
     std::string tool = tool_name(args[0]);

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "cli/release_registry.h"
+#include "core/terminal_text.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {
@@ -203,6 +204,7 @@ void list_available(ReleaseFilter filter, bool json) {
            "from NVIDIA's public folder; installer = `cvm install` fetches NVIDIA's local installer (`-`: none known for "
            "this platform; download it and run `cvm install FILE`)\n";
     out += registry_age_line(overlay) + "\n";
+    out = escape_controls(out, true); // overlay rows come from a mirror
     std::fwrite(out.data(), 1, out.size(), stdout);
 }
 

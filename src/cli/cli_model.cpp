@@ -174,10 +174,9 @@ std::optional<int> answer_internal(const CLI::App& app, const std::vector<std::s
             std::fputs(page.c_str(), stdout);
             return 0;
         }
-        std::ofstream out(fs::u8path(args[1]), std::ios::binary | std::ios::trunc);
-        out.write(page.data(), static_cast<std::streamsize>(page.size()));
-        out.close();
-        if (!out) {
+        try {
+            platform::write_file_atomically(fs::u8path(args[1]), page); // never through a link
+        } catch (const std::exception&) {
             note("__man: cannot write " + args[1] + "; check the folder exists and is writable");
             return 1;
         }

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "core/terminal_text.h"
 #include "core/view.h"
 #include "platform/platform.h"
 
@@ -98,8 +99,9 @@ nlohmann::json entry_json(const Store& store, const Entry& e) {
     return j;
 }
 
+// Paths from the disk may name folders with terminal escapes: shown escaped (terminal_text.h).
 void note(const std::string& message) {
-    std::fprintf(stderr, "cvm: %s\n", message.c_str());
+    std::fprintf(stderr, "cvm: %s\n", escape_controls(message).c_str());
 }
 
 bool& quiet_flag() {

@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "compat/auto_host_compiler.h"
+#include "core/terminal_text.h"
 
 namespace cvm::cli {
 
@@ -45,10 +46,9 @@ void register_current(CLI::App& app) {
         doc["spec"] = sel.spec.str();
         if (sel.spec.system) {
             doc["active"] = "system";
-            if (*json)
-                print_json(doc);
+            if (*json) print_json(doc);
             else
-                std::printf("system (set by %s)\n", sel.origin_text().c_str());
+                std::printf("system (set by %s)\n", escape_controls(sel.origin_text()).c_str());
             return;
         }
         Resolved r;
@@ -72,17 +72,21 @@ void register_current(CLI::App& app) {
             print_json(doc);
             return;
         }
-        std::printf("%s (set by %s)\n", r.active().c_str(), sel.origin_text().c_str());
+        std::printf("%s (set by %s)\n", r.active().c_str(),
+                    escape_controls(sel.origin_text()).c_str());
         auto layer_note = [&](const Entry& e) {
             return e.layer == 0 ? std::string()
                                 : "  [read-only store " + store.layers()[e.layer].u8string() + "]";
         };
         std::printf("  cuda   %-22s %s%s\n", r.toolkit.id.c_str(),
-                    r.toolkit.path.u8string().c_str(), layer_note(r.toolkit).c_str());
+                    escape_controls(r.toolkit.path.u8string()).c_str(),
+                    escape_controls(layer_note(r.toolkit)).c_str());
         if (r.cudnn)
             std::printf("  cudnn  %-22s %s%s\n", r.cudnn->id.c_str(),
-                        r.cudnn->path.u8string().c_str(), layer_note(*r.cudnn).c_str());
-        if (compiler && !compiler->line.empty()) std::printf("  %s\n", compiler->line.c_str());
+                        escape_controls(r.cudnn->path.u8string()).c_str(),
+                        escape_controls(layer_note(*r.cudnn)).c_str());
+        if (compiler && !compiler->line.empty())
+            std::printf("  %s\n", escape_controls(compiler->line).c_str());
     });
 }
 

@@ -19,6 +19,7 @@
 #include "compat/doctor_checks.h"
 #include "compat/library_cuda_major.h"
 #include "core/installed_files.h"
+#include "core/terminal_text.h"
 #include "core/trust.h"
 #include "doctor/diagnose.h"
 #include "doctor/report.h"
@@ -185,6 +186,8 @@ void register_doctor(CLI::App& app) {
         } else {
             const bool colour = colour_allowed(1);
             std::string text = report_text(report, colour, doctor_layout());
+            // Paths with terminal escapes are shown escaped; the report's own colours are kept.
+            text = escape_controls(text, true, colour);
             std::fwrite(text.data(), 1, text.size(), stdout);
         }
         if (!report.healthy()) throw ExitCode{1};

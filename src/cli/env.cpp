@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/completion.h"
 #include "cli/context.h"
+#include "cli/errors.h"
 #include "cli/hook_env.h"
 #include "core/shell.h"
 #include "platform/platform.h"
@@ -56,14 +57,18 @@ std::vector<EnvChange> activation_changes(const Store& store, const Resolved& r,
     return selection_changes(store, r, &layout, pre_activation_value);
 }
 
+// A new file renamed into place: a link already at that name (activate_cuda124.sh -> ~/.bashrc
+// in a cloned project) is replaced, never written through.
 void write_file(const fs::path& file, const std::string& text) {
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    if (!out)
+    std::error_code ec;
+    if (fs::is_directory(fs::symlink_status(file, ec)))
         throw Failure("script: cannot write " + file.u8string() +
-                      "; check the folder exists and is writable");
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) throw Failure("script: cannot write " + file.u8string());
+                      ": it is a folder; give another name with -o FILE");
+    try {
+        platform::write_file_atomically(file, text);
+    } catch (const fs::filesystem_error& e) {
+        throw Failure("script: " + system_error_line(e));
+    }
 }
 
 // A script path as a shell command takes it: a bare file name gets "./" (`. name` searches PATH).

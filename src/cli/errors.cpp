@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/spec.h"
 #include "core/store.h"
+#include "core/terminal_text.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {
@@ -145,7 +146,8 @@ bool wants_json(const std::vector<std::string>& words) {
 
 void report_error(bool json, const std::string& code, const std::string& line, bool prefixed) {
     if (prefixed) note(line);
-    else std::fprintf(stderr, "%s\n", line.c_str());
+    else
+        std::fprintf(stderr, "%s\n", escape_controls(line).c_str());
     if (json) print_json({{"error", {{"code", code}, {"message", line}}}});
 }
 

@@ -5,6 +5,7 @@
 #include "cli/usage.h"
 #include "core/environment.h"
 #include "core/suggest.h"
+#include "core/trust.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {
@@ -47,6 +48,30 @@ fs::path find_unrunnable(const std::string& name, const std::string& path_list) 
         if (fs::is_regular_file(candidate, ec)) return candidate;
     }
     return {};
+}
+
+// A library of the selection that another user could change (a 0777 file in an imported
+// toolkit) is loaded by whatever runs here: one warning line. The folders were checked already
+// (trust.h); the shim, run before every tool, does not look at each library file.
+void warn_changeable_libraries(const Layout& layout) {
+    std::size_t count = 0;
+    std::string first;
+    for (const auto& dir : layout.lib_dirs) {
+        std::error_code ec;
+        for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+            auto meta = platform::file_meta(it->path()); // links followed: the file that loads
+            if (!meta || meta->type != platform::FileMeta::Type::Regular) continue;
+            Doubt d = doubt_of(*meta);
+            if (d == Doubt::None) continue;
+            if (count++ == 0)
+                first = it->path().u8string() + " is " + doubt_words(d, it->path(), *meta) + "; " +
+                        doubt_fix(d, it->path(), *meta, false);
+        }
+    }
+    if (count > 0)
+        note("warning: another user could change a library this program may load: " + first +
+             (count > 1 ? " (" + std::to_string(count - 1) + " more; `cvm verify` lists them)"
+                        : ""));
 }
 
 } // namespace
@@ -97,7 +122,9 @@ void register_exec(CLI::App& app) {
         auto env = platform::environment();
         if (!(sel.origin != Selection::Origin::None && sel.spec.system)) {
             Resolved r = resolve_selection(store, sel);
-            apply_changes(env, selection_changes(store, r));
+            Layout layout;
+            apply_changes(env, selection_changes(store, r, &layout));
+            warn_changeable_libraries(layout);
         }
         std::string path;
         for (const auto& [k, v] : env)

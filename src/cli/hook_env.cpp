@@ -8,7 +8,6 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 
 #include "cli/commands.h"
@@ -34,9 +33,11 @@ void write_stamp(const fs::path& cache, const std::string& pid) {
     std::error_code ec;
     fs::path dir = cache / "hook";
     fs::create_directories(dir, ec);
-    {
-        std::ofstream out(dir / pid, std::ios::binary | std::ios::trunc);
-        out << pid << "\n";
+    // A new file renamed into place: a FIFO or link put at the stamp's name is replaced, never
+    // opened (an open for writing would wait on a FIFO, and the prompt with it).
+    try {
+        platform::write_file_atomically(dir / pid, pid + "\n");
+    } catch (const std::exception&) {
     }
     const auto old = fs::file_time_type::clock::now() - std::chrono::hours(24);
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -56,7 +57,7 @@ std::string version_file_problem(const fs::path& cwd, const fs::path& global) {
         if (!fs::is_regular_file(st))
             return file.u8string() +
                    " is not a regular file; remove it or replace it with `cvm use SPEC`";
-        auto text = platform::read_file(file, 4096);
+        auto text = platform::read_file(file, kVersionFileLimit);
         if (!text) return "cannot read " + file.u8string() + "; fix its permissions or remove it";
         found = spec_text_of(*text, nullptr).has_value();
         return {};
@@ -166,8 +167,10 @@ void say_once(const fs::path& cache, const std::string& pid, const std::string& 
         fs::remove(file, ec);
         return;
     }
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    out << problem;
+    try {
+        platform::write_file_atomically(file, problem);
+    } catch (const std::exception&) {
+    }
 }
 
 } // namespace

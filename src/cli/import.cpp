@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "cli/errors.h"
+#include "core/config.h"
 #include "core/cudnn_layouts.h"
 #include "core/detect.h"
 #include "core/discover.h"
@@ -137,6 +138,11 @@ bool import_folder(const Store& store, fs::path path, const std::optional<Versio
     if (ec) throw UsageError("import: cannot read " + path.u8string() + ": " + ec.message());
     if (path.u8string().find_first_of("\r\n") != std::string::npos)
         throw UsageError("import: the folder name contains a line break; rename the folder");
+    try {
+        refuse_list_separator("import: the folder", path); // its bin would split PATH
+    } catch (const ConfigError& e) {
+        throw UsageError(e.what());
+    }
     // Both halves are read before anything is registered, so a folder that cannot be read
     // leaves the store as it was.
     std::optional<ToolkitImport> toolkit;

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "core/entry_trust.h"
+#include "core/terminal_text.h"
 #include "core/trust.h"
 #include "platform/platform.h"
 
@@ -144,6 +145,7 @@ void register_list(CLI::App& app) {
                 out += ")\n";
             }
         }
+        out = escape_controls(out, true); // folder names with terminal escapes
         std::fwrite(out.data(), 1, out.size(), stdout);
     });
 }

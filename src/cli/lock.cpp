@@ -255,46 +255,65 @@ std::vector<install::InstallResult> install_locked(install::Installer& installer
         for (const auto& a : tc->archives) pinned.emplace_back(a.url, a.sha256);
     installer.pin_archives(pinned);
     std::vector<install::InstallResult> results;
-    for (const auto* tc : wanted) {
-        if (auto e = store.find(tc->kind, tc->id)) {
-            results.push_back({tc->kind, tc->id, e->path, true, e->components});
-            continue;
-        }
-        install::InstallResult r;
-        if (tc->kind == Kind::Cuda) {
-            r = installer.install_toolkit(tc->id, tc->components);
-        } else {
-            auto id = parse_cudnn_id(tc->id);
-            const LockedArchive& a = tc->archives.front();
-            if (tc->archives.size() == 1 && (a.url.find("/cudnn/redist/") != std::string::npos ||
-                                             a.url.find("/redist/cudnn/") != std::string::npos))
-                r = installer.install_cudnn(id->version.str(), id->cuda.str());
-            else
-                r = installer.install_url(mirrored_url(a.url, mirror), a.sha256);
-        }
-        std::string what = std::string(kind_dir(tc->kind)) + " " + tc->id;
-        auto e = store.find(tc->kind, tc->id);
-        std::vector<std::string> diffs;
-        if (!e) {
-            diffs.push_back(what + ": the archive installed " + kind_dir(r.kind) + " " + r.id +
-                            " instead");
-        } else {
-            diffs = lock_differences(*tc, *e);
-        }
-        if (!diffs.empty()) {
-            // Take back what this command installed: the store keeps only what is locked.
-            if (!r.already_installed) {
-                try {
-                    store.remove(r.kind, r.id);
-                } catch (const std::exception&) {
-                }
+    // The lock is installed whole or not at all: a toolchain this command installed is taken back
+    // when the next one fails (a toolkit fetched, then the lock's cuDNN refused).
+    auto take_back = [&] {
+        for (const auto& done : results) {
+            if (done.already_installed) continue;
+            try {
+                store.remove(done.kind, done.id);
+                note("removed " + std::string(kind_dir(done.kind)) + " " + done.id +
+                     " again: cvm.lock is installed whole or not at all");
+            } catch (const std::exception&) {
             }
-            for (const auto& d : diffs)
-                note(d);
-            throw Failure("install --locked: what the mirror serves for " + what + " is not what " +
-                          file->u8string() + " records; removed it again");
         }
-        results.push_back(r);
+    };
+    try {
+        for (const auto* tc : wanted) {
+            if (auto e = store.find(tc->kind, tc->id)) {
+                results.push_back({tc->kind, tc->id, e->path, true, e->components});
+                continue;
+            }
+            install::InstallResult r;
+            if (tc->kind == Kind::Cuda) {
+                r = installer.install_toolkit(tc->id, tc->components);
+            } else {
+                auto id = parse_cudnn_id(tc->id);
+                const LockedArchive& a = tc->archives.front();
+                if (tc->archives.size() == 1 &&
+                    (a.url.find("/cudnn/redist/") != std::string::npos ||
+                     a.url.find("/redist/cudnn/") != std::string::npos))
+                    r = installer.install_cudnn(id->version.str(), id->cuda.str());
+                else
+                    r = installer.install_url(mirrored_url(a.url, mirror), a.sha256);
+            }
+            std::string what = std::string(kind_dir(tc->kind)) + " " + tc->id;
+            auto e = store.find(tc->kind, tc->id);
+            std::vector<std::string> diffs;
+            if (!e) {
+                diffs.push_back(what + ": the archive installed " + kind_dir(r.kind) + " " + r.id +
+                                " instead");
+            } else {
+                diffs = lock_differences(*tc, *e);
+            }
+            if (!diffs.empty()) {
+                // Take back what this command installed: the store keeps only what is locked.
+                if (!r.already_installed) {
+                    try {
+                        store.remove(r.kind, r.id);
+                    } catch (const std::exception&) {
+                    }
+                }
+                for (const auto& d : diffs)
+                    note(d);
+                throw Failure("install --locked: what the mirror serves for " + what +
+                              " is not what " + file->u8string() + " records; removed it again");
+            }
+            results.push_back(r);
+        }
+    } catch (...) {
+        take_back();
+        throw;
     }
     try {
         Selection sel = current_selection(store, std::nullopt);

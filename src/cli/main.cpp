@@ -15,6 +15,7 @@
 
 int main(int argc, char** argv) {
     using namespace cvm::cli;
+    cvm::platform::restrict_file_creation_mask(); // nothing cvm makes is group- or world-writable
     CLI::App app{"cvm: side-by-side CUDA toolkits and cuDNN builds, selected per project",
                  "cvm"};
     app.require_subcommand(1); // bare `cvm` prints the help (usage.cpp)

@@ -263,7 +263,11 @@ std::string parse_error_line(CLI::App& app, const CLI::ParseError& error, const 
             return who + ": " + shown_name(*opt) + " takes no value; see " + see;
         if (opt->nonpositional() && opt->count() == 0)
             return who + ": " + shown_name(*opt) + " needs a value; see " + see;
-        return who + ": wrong number of values for " + shown_name(*opt) + "; see " + see;
+        const int most = opt->get_expected_max();
+        return who + ": " + shown_name(*opt) + " takes " +
+               (most == 1 ? std::string("one value")
+                          : "at most " + std::to_string(most) + " values") +
+               "; see " + see;
     }
     if ((dynamic_cast<const CLI::ValidationError*>(&error) || dynamic_cast<const CLI::ConversionError*>(&error)) &&
         opt) {

@@ -8,6 +8,7 @@
 #include "cli/use_for.h"
 #include "compat/auto_host_compiler.h"
 #include "core/projects.h"
+#include "core/terminal_text.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
 
@@ -101,7 +102,8 @@ void show_selection(const Store& store, bool global, bool json) {
                       "SPEC` (see `cvm list`)");
         return;
     }
-    std::printf("%s (set by %s)\n", sel->spec.str().c_str(), sel->origin_text().c_str());
+    std::printf("%s (set by %s)\n", sel->spec.str().c_str(),
+                escape_controls(sel->origin_text()).c_str());
 }
 
 void unset_selection(const Store& store, bool global, bool json) {

@@ -5,9 +5,12 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <optional>
+#include <set>
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "core/terminal_text.h"
 #include "install/verify.h"
 #include "platform/platform.h"
 
@@ -51,7 +54,8 @@ std::string entry_line(const EntryCheck& c, const Entry& e) {
 
 void print_problems(const std::vector<install::VerifyProblem>& problems) {
     for (std::size_t i = 0; i < problems.size() && i < kShown; ++i)
-        std::printf("  %s: %s\n", problems[i].path.c_str(), problems[i].what.c_str());
+        std::printf("  %s: %s\n", escape_controls(problems[i].path).c_str(),
+                    escape_controls(problems[i].what).c_str());
     if (problems.size() > kShown)
         std::printf("  ... and %s more\n", std::to_string(problems.size() - kShown).c_str());
 }
@@ -61,6 +65,42 @@ nlohmann::json problems_json(const std::vector<install::VerifyProblem>& problems
     for (const auto& p : problems)
         list.push_back({{"path", p.path}, {"problem", p.what}});
     return list;
+}
+
+// An entry folder whose entry file is missing, unreadable, not a regular file (a FIFO) or
+// malformed: damaged, never taken for "nothing is installed".
+struct DamagedEntry {
+    Kind kind;
+    std::string id;
+    fs::path dir;
+    std::string problem;
+};
+
+// The entry `id` of `kind`, or (pushed onto `damaged`) why it cannot be read; nullopt for both
+// when no layer has such an entry folder.
+std::optional<Entry> entry_or_damage(const Store& store, Kind kind, const std::string& id,
+                                     std::vector<DamagedEntry>& damaged) {
+    fs::path dir;
+    for (const auto& layer : store.layers()) {
+        std::error_code ec;
+        auto st = fs::symlink_status(layer / kind_dir(kind) / fs::u8path(id), ec);
+        if (fs::is_directory(st) || fs::is_symlink(st)) {
+            dir = layer / kind_dir(kind) / fs::u8path(id);
+            break;
+        }
+    }
+    try {
+        if (auto e = store.find(kind, id)) return e;
+    } catch (const std::exception& ex) {
+        damaged.push_back({kind, id, dir, ex.what()});
+        return std::nullopt;
+    }
+    if (!dir.empty())
+        damaged.push_back({kind, id, dir,
+                           "its entry file " + (dir / "entry").u8string() +
+                               " is missing; remove the folder " + dir.u8string() +
+                               " and import or install it again"});
+    return std::nullopt;
 }
 
 } // namespace
@@ -76,6 +116,7 @@ void register_verify(CLI::App& app) {
     cmd->callback([id, json] {
         Store store = open_store();
         std::vector<Entry> entries;
+        std::vector<DamagedEntry> damaged_entries;
         if (!id->empty()) {
             Kind kind;
             if (parse_toolkit_id(*id)) kind = Kind::Cuda;
@@ -83,13 +124,21 @@ void register_verify(CLI::App& app) {
             else
                 throw UsageError("verify: '" + printable(*id) +
                                  "' is not a toolkit id (12.4.1) or cuDNN id (9.1.0.70-cuda12); see `cvm list`");
-            auto e = store.find(kind, *id);
-            if (!e) throw Failure(std::string(kind_dir(kind)) + " " + *id + " is not installed; see `cvm list`");
-            entries.push_back(std::move(*e));
+            auto e = entry_or_damage(store, kind, *id, damaged_entries);
+            if (!e && damaged_entries.empty())
+                throw Failure(std::string(kind_dir(kind)) + " " + *id +
+                              " is not installed; see `cvm list`");
+            if (e) entries.push_back(std::move(*e));
         } else {
-            for (Kind k : {Kind::Cuda, Kind::Cudnn})
-                for (auto& e : store.list(k))
+            for (Kind k : {Kind::Cuda, Kind::Cudnn}) {
+                std::set<std::string> listed;
+                for (auto& e : store.list(k)) {
+                    listed.insert(e.id);
                     entries.push_back(std::move(e));
+                }
+                for (const auto& [other, layer] : store.ids(k))
+                    if (!listed.count(other)) entry_or_damage(store, k, other, damaged_entries);
+            }
         }
         fs::path dpkg = fs::u8path(platform::get_env("CVM_DPKG_INFO").value_or("/var/lib/dpkg/info"));
         bool damaged = false;
@@ -110,9 +159,31 @@ void register_verify(CLI::App& app) {
                 entries_json.push_back(j);
                 continue;
             }
-            std::printf("%s\n", entry_line(c, e).c_str());
+            std::printf("%s\n", escape_controls(entry_line(c, e)).c_str());
             print_problems(c.problems);
-            if (c.state == EntryCheck::State::Damaged) std::printf("  repair: %s\n", c.repair.c_str());
+            if (c.state == EntryCheck::State::Damaged)
+                std::printf("  repair: %s\n", escape_controls(c.repair).c_str());
+        }
+        for (const auto& d : damaged_entries) {
+            damaged = true;
+            const std::string repair =
+                "remove the folder " + d.dir.u8string() + " and import or install it again";
+            if (*json) {
+                entries_json.push_back(
+                    {{"kind", kind_dir(d.kind)},
+                     {"id", d.id},
+                     {"source", "unknown"},
+                     {"state", "damaged"},
+                     {"record", (d.dir / "entry").u8string()},
+                     {"checked", 0},
+                     {"problems", nlohmann::json::array({{{"path", (d.dir / "entry").u8string()},
+                                                          {"problem", d.problem}}})},
+                     {"repair", repair}});
+                continue;
+            }
+            std::printf("%s %s: DAMAGED, its entry cannot be read\n  %s\n  repair: %s\n",
+                        kind_dir(d.kind), escape_controls(d.id).c_str(),
+                        escape_controls(d.problem).c_str(), escape_controls(repair).c_str());
         }
         nlohmann::json views_json = nlohmann::json::array();
         for (const auto& v : install::verify_views(store, *id)) {
@@ -131,13 +202,14 @@ void register_verify(CLI::App& app) {
                 std::printf("view %s: intact\n", v.name.c_str());
                 continue;
             }
-            std::printf("view %s: DAMAGED, %s link(s) lead nowhere\n", v.name.c_str(),
+            std::printf("view %s: DAMAGED, %s problem(s)\n", v.name.c_str(),
                         std::to_string(v.problems.size()).c_str());
             print_problems(v.problems);
-            std::printf("  repair: %s\n", repair.c_str());
+            std::printf("  repair: %s\n", escape_controls(repair).c_str());
         }
         if (*json) print_json({{"intact", !damaged}, {"entries", entries_json}, {"views", views_json}});
-        else if (entries.empty()) note("nothing is installed; nothing to verify");
+        else if (entries.empty() && damaged_entries.empty())
+            note("nothing is installed; nothing to verify");
         if (damaged) throw ExitCode{1};
     });
 }

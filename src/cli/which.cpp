@@ -5,6 +5,7 @@
 #include "cli/context.h"
 #include "core/entry_trust.h"
 #include "core/shims.h"
+#include "core/terminal_text.h"
 #include "core/view.h"
 #include "platform/platform.h"
 
@@ -26,7 +27,7 @@ void register_which(CLI::App& app) {
             if (*json)
                 print_json({{"tool", *tool}, {"path", found.u8string()}, {"source", source}});
             else
-                std::printf("%s\n", found.u8string().c_str());
+                std::printf("%s\n", escape_controls(found.u8string()).c_str());
         };
         // The same choices as the shim (shims/shim.cpp), fall-through included.
         auto on_path = [&](const std::string& missing) {

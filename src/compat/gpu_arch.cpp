@@ -91,7 +91,9 @@ std::vector<Gpu> gpus_from_smi_compute_cap(std::string_view text) {
 std::vector<Gpu> detect_gpus() {
     std::string smi;
     if (auto v = platform::get_env("CVM_NVIDIA_SMI")) smi = *v;
-    else smi = platform::find_executable("nvidia-smi", platform::get_env("PATH").value_or("")).u8string();
+    else
+        smi =
+            platform::find_program("nvidia-smi", platform::get_env("PATH").value_or("")).u8string();
     if (smi.empty() || !platform::is_executable(fs::u8path(smi))) return {};
     auto out = platform::capture_output(fs::u8path(smi), {smi, "--query-gpu=name,compute_cap", "--format=csv,noheader"}, 10000);
     return out ? gpus_from_smi_compute_cap(*out) : std::vector<Gpu>{};

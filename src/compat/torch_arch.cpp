@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "doctor/python_env.h"
 #include "platform/platform.h"
 
 namespace cvm::compat {
@@ -65,7 +66,8 @@ std::optional<std::vector<std::string>> parse_torch_arch_output(std::string_view
 
 std::optional<std::vector<std::string>> torch_arch_list(const std::string& python) {
     if (python.empty()) return std::nullopt;
-    auto out = platform::capture_output(std::filesystem::u8path(python), {python, "-c", kArchProgram}, 60000);
+    auto out = platform::capture_python(
+        python, std::string(doctor::kUserSitePrelude) + kArchProgram, 60000);
     if (!out) return std::nullopt;
     return parse_torch_arch_output(*out);
 }

@@ -85,8 +85,12 @@ Config parse_config(const std::string& text, const std::string& origin) {
 }
 
 Config read_config_file(const fs::path& file, bool machine) {
-    auto read = platform::read_file_checked(file.u8string(), 1 << 20);
+    auto read = platform::read_whole_file(file.u8string(), 1 << 20);
     if (read.absent()) return Config{};
+    if (read.too_large)
+        throw ConfigError("the config file " + file.u8string() +
+                          " is larger than 1 MiB, not a config file; remove it or write the "
+                          "settings into a smaller one");
     if (read.error)
         throw ConfigError("cannot read the config file " + file.u8string() + ": " +
                           platform::error_text(read.error) + "; fix its permissions or remove it");

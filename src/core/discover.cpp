@@ -17,7 +17,8 @@ struct Collector {
         auto st = fs::status(dir, ec);
         // A folder that cannot be looked at is still a candidate: its import then says why.
         bool unreadable = ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory;
-        if (dir.empty() || (!unreadable && !fs::is_directory(st))) return;
+        // A relative folder (CUDA_PATH=., a line of environments.txt) would be the current one.
+        if (dir.empty() || dir.is_relative() || (!unreadable && !fs::is_directory(st))) return;
         fs::path c = fs::canonical(dir, ec);
         if (ec) c = dir;
         for (size_t i = 0; i < canonical.size(); ++i)
@@ -39,11 +40,23 @@ std::string env_of(const DiscoverInputs& in, const std::string& name) {
 
 } // namespace
 
+bool assembled_from_wheels(const fs::path& dir) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir / "dist-info", ec), end; !ec && it != end;
+         it.increment(ec)) {
+        std::string name = it->path().filename().u8string();
+        if (name.rfind("nvidia_", 0) == 0 && name.size() > 10 &&
+            name.compare(name.size() - 10, 10, ".dist-info") == 0)
+            return true;
+    }
+    return false;
+}
+
 std::vector<fs::path> python_site_packages(const std::string& python, int timeout_ms) {
     if (python.empty()) return {};
-    auto out = platform::capture_output(
-        fs::u8path(python),
-        {python, "-c", "import sysconfig; p = sysconfig.get_paths(); print(p['purelib']); print(p['platlib'])"},
+    auto out = platform::capture_python(
+        python,
+        "import sysconfig; p = sysconfig.get_paths(); print(p['purelib']); print(p['platlib'])",
         timeout_ms);
     std::vector<fs::path> dirs;
     if (!out) return dirs;
@@ -74,7 +87,8 @@ DiscoverInputs discover_inputs_from_environment() {
     }
     if (in.python.empty() && !platform::get_env("CVM_PYTHON")) {
         auto path = platform::get_env("PATH");
-        fs::path found = platform::find_executable(win ? "python" : "python3", path ? *path : std::string());
+        fs::path found =
+            platform::find_program(win ? "python" : "python3", path ? *path : std::string());
         in.python = found.u8string();
     }
     return in;
@@ -109,7 +123,9 @@ std::vector<DiscoveredFolder> discover_folders(const DiscoverInputs& in) {
             if (match) found.push_back(it->path());
         }
         std::sort(found.begin(), found.end());
-        for (const auto& f : found) c.add(f, why);
+        for (const auto& f : found)
+            c.add(f, assembled_from_wheels(f) ? "NVIDIA's wheels, their dist-info/ in the folder"
+                                              : why);
     }
     if (auto cp = env_of(in, "CUDA_PATH"); !cp.empty()) c.add(fs::u8path(cp), "CUDA_PATH");
     if (!win) {

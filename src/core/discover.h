@@ -18,6 +18,11 @@ namespace fs = std::filesystem;
 // `timeout_ms` is killed and gives nothing.
 std::vector<fs::path> python_site_packages(const std::string& python, int timeout_ms = 10000);
 
+// True when a toolkit folder was assembled from NVIDIA's wheels: it keeps their records in
+// <dir>/dist-info/nvidia_*.dist-info (the real /usr/local/cuda-13.0 of this project's machines),
+// which `cvm verify` compares its files with; it is not NVIDIA's installer's.
+bool assembled_from_wheels(const fs::path& dir);
+
 struct DiscoveredFolder {
     fs::path dir;
     std::string found; // "CUDA_PATH_V11_8", "Debian package nvidia-cuda-toolkit", ...

@@ -54,7 +54,26 @@ std::string entry_doubt_text(const Entry& e) {
     return {};
 }
 
+// A program that is a link (bin/nvcc -> /home/other/tools/nvcc) is only as safe as each folder
+// its links lead through: whoever may change one of them could put another program there, though
+// the final file is trusted. One lstat per hop, and a readlink and a stat per link.
+static void check_link_chain(const Entry& e, const fs::path& file) {
+    fs::path p = file;
+    for (int hop = 0; hop < 40; ++hop) {
+        bool link = false;
+        if (!platform::link_meta(p, link) || !link) return;
+        std::error_code ec;
+        fs::path target = fs::read_symlink(p, ec);
+        if (ec) return;
+        fs::path next = target.is_absolute() ? target : p.parent_path() / target;
+        check_folder("a folder that " + file.u8string() + " of " + entry_name(e) + " leads through",
+                     next.parent_path());
+        p = next;
+    }
+}
+
 void check_entry_file_trusted(const Entry& e, const fs::path& file, const platform::FileMeta* known) {
+    check_link_chain(e, file);
     if (known && known->type != platform::FileMeta::Type::Other) {
         check_trusted(("a file of " + entry_name(e)).c_str(), file, *known);
         return;

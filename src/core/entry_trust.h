@@ -20,7 +20,8 @@ std::vector<fs::path> entry_folders(const Entry& e);
 // 65534), not by you or root; run `chown ...`"; empty when none. One stat each.
 std::string entry_doubt_text(const Entry& e);
 
-// The same for a program or library of an entry about to be run or loaded: the file itself.
+// The same for a program or library of an entry about to be run or loaded: the file itself, and
+// every folder a link chain from it leads through (bin/nvcc -> /home/other/nvcc).
 // `known`: the file's stat where the caller has one (the shim's), so it is not made twice.
 void check_entry_file_trusted(const Entry& e, const fs::path& file,
                               const platform::FileMeta* known = nullptr);

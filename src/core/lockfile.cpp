@@ -10,6 +10,7 @@
 
 #include "core/selection.h"
 #include "core/toml_input.h"
+#include "core/url_credentials.h"
 #include "platform/platform.h"
 
 namespace cvm {
@@ -235,7 +236,8 @@ std::string Lockfile::active() const {
 
 std::string lockable_source(const std::string& url) {
     auto starts = [&](const char* scheme) { return url.rfind(scheme, 0) == 0; };
-    if (starts("https://") || starts("http://")) return url;
+    if (starts("https://") || starts("http://"))
+        return without_url_credentials(url); // never a password
     // A folder mirror (file://<dir>/<product>/redist/...) stands for NVIDIA's site: the lock
     // names that, and `cvm install --locked` fetches it through CVM_MIRROR like any other.
     if (starts("file://")) {
@@ -291,16 +293,30 @@ Lockfile parse_lockfile(std::string_view text, const std::string& origin) {
 }
 
 Lockfile read_lockfile(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in)
-        throw LockfileError("cannot read " + file.u8string() +
-                            "; run `cvm lock` in the project to write it");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str();
-    if (text.size() > (1u << 20))
+    // Bounded and without blocking: a cloned project's cvm.lock may be a link to /dev/zero or a
+    // FIFO.
+    platform::FileRead read = platform::read_whole_file(file.u8string(), 1u << 20);
+    if (read.too_large)
         throw LockfileError(file.u8string() + " is larger than 1 MiB; it is not a cvm.lock");
-    return parse_lockfile(text, file.u8string());
+    if (read.error)
+        throw LockfileError("cannot read " + file.u8string() + ": " +
+                            platform::error_text(read.error) +
+                            "; run `cvm lock` in the project to write it");
+    if (!read.text)
+        throw LockfileError(file.u8string() + " is " + platform::file_type_text(file) +
+                            ", not a cvm.lock; remove it and run `cvm lock` in the project");
+    try {
+        return parse_lockfile(*read.text, file.u8string());
+    } catch (const LockfileError&) {
+        // A project's cvm.lock linking to someone's secrets: what is wrong, never its text.
+        std::error_code ec;
+        if (fs::is_symlink(fs::symlink_status(file, ec)))
+            throw LockfileError(
+                file.u8string() +
+                " is a link to a file that is not a cvm.lock (its text is not shown); remove the "
+                "link and run `cvm lock` in the project");
+        throw;
+    }
 }
 
 void write_lockfile(const fs::path& file, const Lockfile& lock) {

@@ -268,32 +268,32 @@ std::string describe_layer(const Store& store, const Entry& e) {
     return s;
 }
 
-// True when the first two lines of `file` carry the marker.
+// True when `file` is a regular file (not a link) whose first two lines carry the marker.
 bool written_by_cvm(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::string line;
-    for (int i = 0; i < 2 && std::getline(in, line); ++i)
-        if (line.find(kModuleMarker) != std::string::npos) return true;
-    return false;
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::symlink_status(file, ec))) return false;
+    auto text = platform::read_file(file, 4096); // bounded, never waiting on a FIFO
+    if (!text) return false;
+    size_t first = text->find('\n');
+    size_t second = first == std::string::npos ? first : text->find('\n', first + 1);
+    return text->substr(0, second).find(kModuleMarker) != std::string::npos;
 }
 
-void write_atomically(const fs::path& target, const std::string& text) {
-    fs::create_directories(target.parent_path());
-    fs::path tmp = target.parent_path() / fs::u8path("." + target.filename().u8string() + ".tmp" +
-                                                     std::to_string(platform::process_id()));
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-        if (!out.flush())
-            throw std::runtime_error("cannot write " + tmp.u8string() +
-                                     "; check that the folder is writable");
-    }
+// DIR/cuda and DIR/cudnn: folders of the export's own, made when missing. A link there (to a
+// folder elsewhere) is refused: modules would be written, and old ones removed, through it.
+void prepare_module_folder(const fs::path& folder) {
     std::error_code ec;
-    fs::rename(tmp, target, ec);
-    if (ec) {
-        fs::remove(tmp, ec);
-        throw std::runtime_error("cannot write " + target.u8string() + ": " + ec.message());
-    }
+    auto st = fs::symlink_status(folder, ec);
+    if (fs::is_symlink(st))
+        throw std::runtime_error(
+            "export: " + folder.u8string() +
+            " is a link; cvm writes and removes modules only in a folder of its own "
+            "there; remove the link and run the export again");
+    if (fs::exists(st) && !fs::is_directory(st))
+        throw std::runtime_error("export: " + folder.u8string() + " is " +
+                                 platform::file_type_text(folder) +
+                                 ", not a folder; remove it and run the export again");
+    if (!fs::exists(st)) fs::create_directories(folder);
 }
 
 } // namespace
@@ -400,10 +400,12 @@ ExportResult export_modules(const Store& store, const fs::path& dir, ModuleForma
         }
         toolkits.push_back(std::move(e));
     }
+    for (const char* sub : {"cuda", "cudnn"})
+        prepare_module_folder(dir / sub);
     std::set<fs::path> keep;
     auto emit = [&](const ModuleFile& m) {
         fs::path target = dir / module_file_name(m, format);
-        write_atomically(target, render_module(m, format));
+        platform::write_file_atomically(target, render_module(m, format));
         result.written.push_back(target);
         keep.insert(target);
     };
@@ -438,7 +440,7 @@ ExportResult export_modules(const Store& store, const fs::path& dir, ModuleForma
         for (fs::directory_iterator it(dir / sub, ec), end; !ec && it != end; it.increment(ec)) {
             if (keep.count(it->path())) continue;
             std::error_code e2;
-            if (!fs::is_regular_file(it->path(), e2) || !written_by_cvm(it->path())) continue;
+            if (!written_by_cvm(it->path())) continue;
             if (fs::remove(it->path(), e2)) result.removed.push_back(it->path());
         }
     }

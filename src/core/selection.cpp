@@ -69,6 +69,15 @@ std::optional<std::string> spec_text_of(std::string_view content, int* line) {
     return std::nullopt;
 }
 
+// True when a version file's text may be quoted in a message: the file itself is a regular file
+// (read_file_checked saw to that, and to its size), not a link. A link's target (a cloned
+// project's `.cudaversion -> ~/.git-credentials`) is never shown, on stderr or in --json.
+static bool text_may_be_shown(const fs::path& file) {
+    std::error_code ec;
+    auto st = fs::symlink_status(file, ec);
+    return !ec && fs::is_regular_file(st);
+}
+
 // The selection a version file's text holds (nullopt when it holds no spec).
 static std::optional<Selection> selection_of_text(const std::string& content, const fs::path& file,
                                                   Selection::Origin origin) {
@@ -97,8 +106,13 @@ static std::optional<Selection> selection_of_text(const std::string& content, co
     try {
         sel.spec = parse_spec(*text);
     } catch (const SpecError& e) {
-        throw SelectionError(file.u8string() + ":" + std::to_string(sel.line) + ": " + e.what() +
-                             "; fix or delete the file, or run `cvm use SPEC` there");
+        const std::string where = file.u8string() + ":" + std::to_string(sel.line) + ": ";
+        if (text_may_be_shown(file))
+            throw SelectionError(where + e.what() +
+                                 "; fix or delete the file, or run `cvm use SPEC` there");
+        throw SelectionError(where + "its text is " + e.reason() +
+                             "; the file is a link, so its text is not shown; remove the link, or "
+                             "run `cvm use SPEC` there");
     }
     return sel;
 }
@@ -109,8 +123,8 @@ static std::optional<Selection> selection_of_text(const std::string& content, co
 static std::optional<std::string> version_file_text(const std::string& file,
                                                     platform::FileMeta* meta,
                                                     const char* use = "cvm use SPEC` there") {
-    // The spec is on one of the first lines; 4 KiB holds any sane version file.
-    auto read = platform::read_file_checked(file, 4096);
+    // Read whole or not at all: a part could end inside a long comment and miss the spec.
+    auto read = platform::read_file_checked(file, kVersionFileLimit + 1);
     if (read.absent()) return std::nullopt;
     if (read.error)
         throw SelectionError("cannot read " + file + ": " + platform::error_text(read.error) +
@@ -118,6 +132,9 @@ static std::optional<std::string> version_file_text(const std::string& file,
     if (!read.text)
         throw SelectionError(file + " is " + platform::file_type_text(fs::u8path(file)) +
                              ", not a version file; remove it, then run `" + use);
+    if (read.text->size() > kVersionFileLimit)
+        throw SelectionError(file + " is larger than " + std::to_string(kVersionFileLimit >> 10) +
+                             " KiB, not a version file; remove it, then run `" + use);
     *meta = read.meta;
     return std::move(read.text);
 }

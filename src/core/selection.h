@@ -42,13 +42,18 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// The largest version file read (a spec and its comments, with room to spare); a larger one is
+// refused rather than read in part.
+constexpr std::size_t kVersionFileLimit = std::size_t(64) << 10;
+
 // The spec text of a version file's content: the first line that is neither empty nor a '#'
 // comment, with BOM, CR, surrounding blanks and a trailing comment removed. `line` gets its
 // 1-based number. nullopt when the file holds no spec.
 std::optional<std::string> spec_text_of(std::string_view content, int* line);
 
 // Reads and parses a version file. nullopt when it is absent or holds no spec; throws
-// SelectionError when it cannot be read or is not a regular file (a folder, a FIFO), and
+// SelectionError when it cannot be read, is not a regular file (a folder, a FIFO) or is larger
+// than kVersionFileLimit (its text is quoted in the message only when the file is no link), and
 // TrustError for a global file that someone else could have written (trust.h).
 std::optional<Selection> read_version_file(const fs::path& file, Selection::Origin origin);
 

@@ -113,9 +113,10 @@ Spec parse_spec(std::string_view text) {
         return spec;
     }
     auto fail = [&](const std::string& why) -> SpecError {
-        return SpecError("'" + printable(text) + "' is not a version spec (" + why +
-                         "); expected CUDA[+CUDNN] such as 11.2, 12.4.1+9 or 11.2+8.1.0.77, or "
-                         "'system'");
+        const std::string expected =
+            "); expected CUDA[+CUDNN] such as 11.2, 12.4.1+9 or 11.2+8.1.0.77, or 'system'";
+        return SpecError("'" + printable(text) + "' is not a version spec (" + why + expected,
+                         "not a version spec (" + why + expected);
     };
     if (text.empty()) throw fail("it is empty");
     if (std::string bad = describe_bad_character(text); !bad.empty())

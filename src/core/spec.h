@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cvm {
@@ -64,6 +65,14 @@ struct Spec {
 class SpecError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
+    SpecError(const std::string& message, std::string reason)
+        : std::runtime_error(message), reason_(std::move(reason)) {}
+    // What is wrong without the value itself ("it contains a path separator"), for a value that
+    // must not be shown (a version file that is a link to someone's secrets).
+    const std::string& reason() const { return reason_; }
+
+private:
+    std::string reason_;
 };
 
 // Parses a spec: "12", "11.2", "11.2.2+8.1.0.77", "12.4+9", "system", and the full form

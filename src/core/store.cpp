@@ -15,6 +15,7 @@
 #include "core/entry_trust.h"
 #include "core/folder_chain.h"
 #include "core/trust.h"
+#include "core/url_credentials.h"
 #include "platform/platform.h"
 
 namespace cvm {
@@ -62,7 +63,9 @@ std::string serialize_entry(const Entry& e) {
     out << "bin=" << join(e.bin_dirs, ';') << "\n";
     if (!e.platform.empty()) out << "platform=" << e.platform << "\n";
     for (const auto& c : e.components) out << "component=" << c << "\n";
-    for (const auto& a : e.archives) out << "archive=" << a.sha256 << " " << a.name << " " << a.url << "\n";
+    for (const auto& a : e.archives)
+        out << "archive=" << a.sha256 << " " << a.name << " " << without_url_credentials(a.url)
+            << "\n";
     for (const auto& a : e.archives)
         if (a.first_use) out << "first_use=" << a.name << "\n";
     if (!e.note.empty()) out << "note=" << e.note << "\n";
@@ -175,21 +178,46 @@ Store::Store(std::vector<fs::path> layers) : layers_(std::move(layers)) {
 }
 
 fs::path Store::default_root() {
-    if (auto r = platform::get_env("CVM_ROOT"); r && !r->empty()) return fs::u8path(*r);
-    return platform::user_data_dir() / "cvm";
+    if (auto r = platform::get_env("CVM_ROOT"); r && !r->empty()) {
+        fs::path root = fs::u8path(*r);
+        // A relative store would be a folder of wherever cvm runs: any project holding one would
+        // decide which nvcc runs there.
+        if (root.is_relative())
+            throw ConfigError("CVM_ROOT is the relative path '" + printable(*r) +
+                              "'; set it to a whole path (e.g. CVM_ROOT=$PWD/" + printable(*r) +
+                              ") or unset it");
+        refuse_list_separator("CVM_ROOT", root);
+        return root;
+    }
+    fs::path root = platform::user_data_dir() / "cvm";
+    refuse_list_separator("the store folder", root);
+    return root;
+}
+
+void refuse_list_separator(const std::string& what, const fs::path& folder) {
+    // Its bin folders go on PATH, whose entries this character separates.
+    const char sep = platform::path_list_separator();
+    if (folder.u8string().find(sep) != std::string::npos)
+        throw ConfigError(what + " " + printable(folder.u8string()) + " holds '" +
+                          std::string(1, sep) +
+                          "', which separates PATH's folders; move it to a folder without one");
 }
 
 Store Store::from_environment() {
     std::vector<fs::path> layers{default_root()};
-    auto add_list = [&](const std::string& list, char sep) {
+    auto add_list = [&](const std::string& list, char sep, const std::string& from) {
         for (const auto& item : split(list, sep)) {
             if (item.empty()) continue;
             fs::path p = fs::u8path(item);
+            if (p.is_relative())
+                throw ConfigError(from + ": the store folder '" + printable(item) +
+                                  "' is relative; give its whole path");
+            refuse_list_separator(from + ": the store folder", p);
             if (std::find(layers.begin(), layers.end(), p) == layers.end()) layers.push_back(p);
         }
     };
     if (auto sp = platform::get_env("CVM_STORE_PATH"))
-        add_list(*sp, platform::path_list_separator());
+        add_list(*sp, platform::path_list_separator(), "CVM_STORE_PATH");
     // <root>/store-path: one read-only store per line. Read without iostreams: the shim runs
     // this, and an ifstream costs it the C++ locale's start-up.
     if (auto text = platform::read_file(layers.front() / "store-path")) {
@@ -197,14 +225,16 @@ Store Store::from_environment() {
             std::string line = raw;
             if (!line.empty() && line.back() == '\r') line.pop_back();
             if (line.empty() || line[0] == '#') continue;
-            add_list(line, '\n');
+            add_list(line, '\n', (layers.front() / "store-path").u8string());
         }
     }
     // The user's config.toml, then the machine's (see config.h).
     auto machine = machine_config_file();
     for (const fs::path& file : config_files())
-        for (const fs::path& p : read_config_file(file, machine && file == *machine).store_path)
+        for (const fs::path& p : read_config_file(file, machine && file == *machine).store_path) {
+            refuse_list_separator(file.u8string() + ": the store folder", p);
             if (std::find(layers.begin(), layers.end(), p) == layers.end()) layers.push_back(p);
+        }
     // Nobody else may swap a layer for their own (folder_chain.h): once per command or shim run.
     for (const fs::path& layer : layers) check_folder_chain("the store folder", layer);
     return Store(std::move(layers));

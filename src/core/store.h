@@ -155,6 +155,10 @@ private:
     std::vector<fs::path> layers_;
 };
 
+// Throws ConfigError when `folder` holds the PATH list separator (':'; ';' on Windows): a
+// toolkit there would split PATH in two. `what` names it ("CVM_ROOT", "the folder").
+void refuse_list_separator(const std::string& what, const fs::path& folder);
+
 // The combination a spec resolves to in a store.
 struct Resolved {
     Entry toolkit;

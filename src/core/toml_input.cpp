@@ -25,6 +25,22 @@ std::size_t decode_utf8(std::string_view text, std::size_t i, char32_t& cp) {
     return n;
 }
 
+} // namespace
+
+std::string toml_error_words(std::string_view description) {
+    std::string out(description);
+    if (out.find("nested value depth") != std::string::npos)
+        return "values nested more than 256 deep";
+    // " (TOML_SOMETHING)": a macro of the library, meaningless to whoever wrote the file.
+    for (std::size_t at; (at = out.find(" (TOML_")) != std::string::npos;) {
+        std::size_t end = out.find(')', at);
+        out.erase(at, end == std::string::npos ? std::string::npos : end - at + 1);
+    }
+    return out;
+}
+
+namespace {
+
 void append_escape(std::string& out, char32_t cp) {
     char buf[12];
     if (cp <= 0xFFFF) std::snprintf(buf, sizeof buf, "\\u%04X", static_cast<unsigned>(cp));

@@ -22,6 +22,10 @@ struct TomlInputProblem {
     std::string what; // "a non-ASCII character outside quotes"
 };
 
+// toml++'s description of a parse error in cvm's words: without the names of its configuration
+// macros ("exceeded maximum nested value depth of 256 (TOML_MAX_NESTED_VALUES)").
+std::string toml_error_words(std::string_view description);
+
 // Writes the ASCII form of `text` to `out`; returns a problem instead when there is none.
 std::optional<TomlInputProblem> ascii_toml(std::string_view text, std::string& out);
 
@@ -37,7 +41,7 @@ toml::table parse_toml(std::string_view text, const std::string& origin, const s
     try {
         return toml::parse(ascii, origin);
     } catch (const toml::parse_error& e) {
-        throw error(e.source().begin.line, std::string(e.description()));
+        throw error(e.source().begin.line, toml_error_words(e.description()));
     }
 }
 

@@ -165,9 +165,9 @@ bool view_current(const fs::path& view) {
     return fs::is_regular_file(view / kViewMark, ec);
 }
 
-// Makes `view` again from a staging folder and puts it in place of what is there (an older
-// format, or a stale one).
-fs::path build_view(const Store& store, const Resolved& r, const fs::path& view, platform::Os os) {
+} // namespace
+
+void fill_view(const Store& store, const Resolved& r, const fs::path& folder, platform::Os os) {
     const Entry& tk = r.toolkit;
     std::error_code ec;
     Overlay overlay;
@@ -210,27 +210,36 @@ fs::path build_view(const Store& store, const Resolved& r, const fs::path& view,
             add("bin", dnn.path / fs::u8path(bin));
     }
 
+    fs::create_directories(folder);
+    merge_dir(folder, tk.path, "", MergeContext{overlay, os});
+    // nvcc reads NVCC_CCBIN only from CUDA 12.0: for an older one that needs a host compiler
+    // handed over, the view's nvcc is cvm's shim, which adds -ccbin and starts the real one
+    // as if from here (shims/shim.cpp), so that `$CUDA_HOME/bin/nvcc` in a Makefile gets it.
+    if (os == platform::Os::Linux && !tk.bin_dirs.empty()) {
+        HostCompiler handed = handed_host_compiler(store.root(), tk.id);
+        fs::path nvcc = folder / fs::u8path(tk.bin_dirs.front()) / "nvcc";
+        if (!handed.path.empty() && !handed.via_env &&
+            fs::is_symlink(fs::symlink_status(nvcc, ec))) {
+            fs::remove(nvcc, ec);
+            platform::make_link(shim_binary(), nvcc, false);
+        }
+    }
+    platform::write_file_atomically(folder / kViewMark, kViewFormat);
+}
+
+namespace {
+
+// Makes `view` again from a staging folder and puts it in place of what is there (an older
+// format, or a stale one).
+fs::path build_view(const Store& store, const Resolved& r, const fs::path& view, platform::Os os) {
+    std::error_code ec;
     fs::create_directories(store.staging_dir());
     fs::path stage =
         store.staging_dir() / fs::u8path("view-" + std::to_string(platform::process_id()) + "-" +
                                          view.filename().u8string());
     fs::remove_all(stage, ec);
-    fs::create_directories(stage);
     try {
-        merge_dir(stage, tk.path, "", MergeContext{overlay, os});
-        // nvcc reads NVCC_CCBIN only from CUDA 12.0: for an older one that needs a host compiler
-        // handed over, the view's nvcc is cvm's shim, which adds -ccbin and starts the real one
-        // as if from here (shims/shim.cpp), so that `$CUDA_HOME/bin/nvcc` in a Makefile gets it.
-        if (os == platform::Os::Linux && !tk.bin_dirs.empty()) {
-            HostCompiler handed = handed_host_compiler(store.root(), tk.id);
-            fs::path nvcc = stage / fs::u8path(tk.bin_dirs.front()) / "nvcc";
-            if (!handed.path.empty() && !handed.via_env &&
-                fs::is_symlink(fs::symlink_status(nvcc, ec))) {
-                fs::remove(nvcc, ec);
-                platform::make_link(shim_binary(), nvcc, false);
-            }
-        }
-        platform::write_file_atomically(stage / kViewMark, kViewFormat);
+        fill_view(store, r, stage, os);
     } catch (...) {
         fs::remove_all(stage, ec);
         throw;

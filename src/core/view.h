@@ -24,6 +24,11 @@ namespace fs = std::filesystem;
 // toolkit's own folder, and no view of the toolkit's own).
 fs::path view_path(const Store& store, const Resolved& r);
 
+// Fills `folder` (created, or empty) with the view of `r` as ensure_view makes it (its mark
+// included), for `cvm verify` to compare the store's view with.
+void fill_view(const Store& store, const Resolved& r, const fs::path& folder,
+               platform::Os os = platform::host_os());
+
 // Creates the view when it is missing or was made by an older cvm or for another host compiler
 // choice (staged, then renamed into place, so concurrent callers are safe) and returns its path,
 // or the empty path when none is needed.

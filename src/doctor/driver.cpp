@@ -103,7 +103,7 @@ DriverProbe default_driver_probe() {
         p.nvidia_smi = *smi;
     } else {
         auto path = platform::get_env("PATH");
-        auto found = platform::find_executable("nvidia-smi", path ? *path : std::string());
+        auto found = platform::find_program("nvidia-smi", path ? *path : std::string());
         if (!found.empty()) p.nvidia_smi = found.u8string();
     }
     return p;

@@ -161,6 +161,18 @@ std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& se
     return out;
 }
 
+const char* const kUserSitePrelude =
+    "import os, site, sys\n"
+    "def _cvm_user_site():\n"
+    "    if sys.prefix != sys.base_prefix or os.environ.get('PYTHONNOUSERSITE'):\n"
+    "        return\n"
+    "    u = site.getusersitepackages()\n"
+    "    if not os.path.isdir(u) or u in sys.path:\n"
+    "        return\n"
+    "    s = [i for i, p in enumerate(sys.path) if p in site.getsitepackages()]\n"
+    "    sys.path.insert(s[0] if s else len(sys.path), u)\n"
+    "_cvm_user_site()\n";
+
 std::string default_python() {
     if (auto p = platform::get_env("CVM_PYTHON")) return *p;
     // An activated virtual environment, even where its bin folder is not first on PATH.
@@ -173,7 +185,7 @@ std::string default_python() {
     }
     auto path = platform::get_env("PATH");
     for (const char* name : {"python3", "python"}) {
-        auto found = platform::find_executable(name, path ? *path : std::string());
+        auto found = platform::find_program(name, path ? *path : std::string());
         if (!found.empty()) return found.u8string();
     }
     return {};
@@ -181,11 +193,11 @@ std::string default_python() {
 
 std::optional<PythonInfo> inspect_python(const std::string& python, const FileSystemView& fs) {
     if (python.empty()) return std::nullopt;
-    auto out = platform::capture_output(
-        fs::u8path(python),
-        {python, "-c",
-         "import sys, json; print(json.dumps({'version': '%d.%d.%d' % tuple(sys.version_info[:3]),"
-         " 'path': sys.path}))"});
+    auto out = platform::capture_python(
+        python,
+        std::string(kUserSitePrelude) +
+            "import json\nprint(json.dumps({'version': '%d.%d.%d' % tuple(sys.version_info[:3]),"
+            " 'path': sys.path}))\n");
     if (!out) return std::nullopt;
     nlohmann::json doc = nlohmann::json::parse(*out, nullptr, false);
     if (doc.is_discarded() || !doc.is_object() || !doc.contains("path") || !doc["path"].is_array())

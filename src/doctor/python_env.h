@@ -49,7 +49,15 @@ std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& se
 // when none.
 std::string default_python();
 
-// Runs `python` for its version and sys.path, then find_frameworks. nullopt when it cannot run.
+// The start of every program cvm runs in the active Python. That python runs isolated
+// (platform::capture_python: the current folder, which may be a cloned project with its own
+// json.py, is never on its path), so its path lacks the user's site-packages that a program the
+// user starts has (outside a virtual environment, unless PYTHONNOUSERSITE): they are put back
+// where site.py puts them, before the system's.
+extern const char* const kUserSitePrelude;
+
+// Runs `python` (isolated) for its version and sys.path, then find_frameworks. nullopt when it
+// cannot run.
 std::optional<PythonInfo> inspect_python(const std::string& python, const FileSystemView& fs);
 
 } // namespace cvm::doctor

@@ -102,4 +102,10 @@ std::string fetch_text(const std::string& url, const DownloadOptions& options,
 // The local path of a file:// URL, empty for other URLs.
 std::filesystem::path file_url_path(const std::string& url);
 
+// Takes the user name and password out of `url` (CVM_MIRROR=https://me:secret@mirror/...), keeps
+// them for this process's requests to that scheme, host and port only (never to a host a
+// redirect leads to), and returns the URL without them: the form shown in messages and stored
+// in entries and cvm.lock. Other URLs come back as they are.
+std::string register_url_credentials(const std::string& url);
+
 } // namespace cvm::install

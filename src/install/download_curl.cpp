@@ -1,5 +1,7 @@
 #include "install/download.h"
 
+#include "core/url_credentials.h"
+
 #include "install/download_tap.h"
 #include "install/error.h"
 #include "install/progress.h"
@@ -16,6 +18,7 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -64,6 +67,65 @@ std::optional<UrlParts> parse_url(const std::string& url) {
     }
     curl_url_cleanup(u);
     return out;
+}
+
+// The credentials register_url_credentials took out of URLs, by origin ("https://host:443").
+struct CredentialTable {
+    std::mutex mutex;
+    std::map<std::string, std::pair<std::string, std::string>> by_origin;
+};
+CredentialTable& credential_table() {
+    static CredentialTable table;
+    return table;
+}
+
+std::optional<std::pair<std::string, std::string>> credentials_for(const std::string& url) {
+    CredentialTable& table = credential_table();
+    std::lock_guard<std::mutex> lock(table.mutex);
+    auto it = table.by_origin.find(url_origin(url));
+    if (it == table.by_origin.end()) return std::nullopt;
+    return it->second;
+}
+
+// libcurl's result in cvm's words (its own text names its internals: "Too large response
+// headers", "Protocol \"file\" not supported").
+std::string transfer_problem(CURLcode code) {
+    switch (code) {
+    case CURLE_OPERATION_TIMEDOUT:
+        return "timed out";
+    case CURLE_SSL_CONNECT_ERROR:
+        return "the TLS connection could not be set up";
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+        return "the server's certificate was not accepted";
+    case CURLE_RECV_ERROR:
+        return "the connection failed while receiving (or the server's answer was too large)";
+    case CURLE_SEND_ERROR:
+        return "the connection failed while sending";
+    case CURLE_PARTIAL_FILE:
+        return "the server closed the connection before the whole file arrived";
+    case CURLE_GOT_NOTHING:
+        return "the server closed the connection without an answer";
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+        return "the HTTP/2 connection failed";
+    case CURLE_WEIRD_SERVER_REPLY:
+        return "the server's answer is not HTTP";
+    case CURLE_UNSUPPORTED_PROTOCOL:
+        return "the URL's scheme is not one cvm downloads from (https://, file://)";
+    case CURLE_URL_MALFORMAT:
+        return "the URL is malformed";
+    case CURLE_FILE_COULDNT_READ_FILE:
+        return "the file cannot be read (missing, or no permission)";
+    case CURLE_RANGE_ERROR:
+        return "the server cannot resume the file";
+    case CURLE_OUT_OF_MEMORY:
+        return "out of memory (the server's answer may be too large)";
+    case CURLE_ABORTED_BY_CALLBACK:
+        return "stopped";
+    default:
+        return "the transfer failed (error " + std::to_string(static_cast<int>(code)) + ")";
+    }
 }
 
 bool loopback(const std::string& host) {
@@ -123,6 +185,7 @@ struct Transfer {
     std::uint64_t received = 0;
     unsigned attempt = 0;
     unsigned unreachable = 0; // attempts that found no host
+    unsigned redirects = 0;   // followed so far (each checked as CVM_MIRROR is)
     bool restarted_clean = false;
     bool kept = false;                   // renamed into place: not removed with the Downloader
     platform::CleanupOnSignal on_signal; // removes the part file if cvm is interrupted
@@ -201,6 +264,10 @@ bool within_size(Transfer& t, std::size_t n, std::uint64_t max_size) {
 size_t on_write(char* data, size_t size, size_t count, void* user) {
     auto* t = static_cast<Transfer*>(user);
     size_t n = size * count;
+    // A redirect's own body is not the file: dropped (complete() follows the redirect).
+    long status = 0;
+    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+    if (status >= 300 && status < 400) return n;
     if (t->memory == nullptr && !within_size(*t, n, t->max_size)) return 0;
     if (t->memory != nullptr) {
         if (t->memory->size() + n > t->max_size) {
@@ -242,7 +309,10 @@ public:
         curl_multi_cleanup(multi_);
     }
 
-    void add(std::unique_ptr<Transfer> t) { transfers_.push_back(std::move(t)); }
+    void add(std::unique_ptr<Transfer> t) {
+        t->url = register_url_credentials(t->url); // never shown, never sent elsewhere
+        transfers_.push_back(std::move(t));
+    }
 
     void run() {
         for (;;) {
@@ -392,6 +462,19 @@ private:
         if (options_.progress && t.progress_id < 0 && t.request != nullptr)
             t.progress_id = options_.progress->start("downloading", label_of(*t.request),
                                                      t.request->expected_size);
+        // curl opens a file:// source with a plain open(), which waits forever on a FIFO: only a
+        // regular file is handed over (stat does not open it).
+        if (fs::path local = file_url_path(t.url); !local.empty()) {
+            int err = 0;
+            auto meta = platform::file_meta(local, &err);
+            if (meta && meta->type != platform::FileMeta::Type::Regular) {
+                t.finished = true;
+                fail(t,
+                     "download of " + t.url + " failed: " + local.u8string() + " is " +
+                         platform::file_type_text(local) + ", not a file; check CVM_MIRROR",
+                     true);
+            }
+        }
         CURL* e = curl_easy_init();
         t.easy = e;
         curl_easy_setopt(e, CURLOPT_URL, t.url.c_str());
@@ -400,15 +483,17 @@ private:
         curl_easy_setopt(e, CURLOPT_WRITEDATA, &t);
         curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t.errbuf);
         curl_easy_setopt(e, CURLOPT_FAILONERROR, 1L);
-        curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
-        curl_easy_setopt(e, CURLOPT_MAXREDIRS, 10L);
+        // Redirects are followed by complete(), each hop held to url_allowed (the rule for
+        // CVM_MIRROR), and credentials go only to the origin they were given for.
+        curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+        if (auto cred = credentials_for(t.url)) {
+            curl_easy_setopt(e, CURLOPT_USERNAME, cred->first.c_str());
+            curl_easy_setopt(e, CURLOPT_PASSWORD, cred->second.c_str());
+        }
         curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
         curl_easy_setopt(e, CURLOPT_USERAGENT, "cvm");
         curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 512L * 1024);
         curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "https,http,file");
-        auto parts = parse_url(t.url);
-        bool plain_ok = options_.allow_insecure_http || (parts && loopback(parts->host));
-        curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, plain_ok ? "https,http" : "https");
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L);
         curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L);
         curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, options_.connect_timeout_s);
@@ -487,11 +572,44 @@ private:
         }
     }
 
+    // A 3xx answer: the next hop, when it is a URL cvm would accept as CVM_MIRROR (https://, or
+    // http:// to this machine); else the transfer fails naming where it led.
+    void follow_redirect(Transfer& t, const std::string& location, long status) {
+        const std::string from = t.url;
+        if (location.empty())
+            fail(t, "download of " + from + " failed: HTTP " + std::to_string(status) +
+                        " without a location");
+        const std::string to = without_url_credentials(location);
+        std::string why;
+        if (!file_url_path(location).empty()) {
+            why = "a redirect to a local file is never followed";
+        } else if (url_allowed(location, options_, &why) && ++t.redirects > 10) {
+            why = "more than 10 redirects";
+        }
+        if (!why.empty()) {
+            t.finished = true;
+            fail(t, "download of " + from + " failed: the server redirects to " + to +
+                        ", which is refused: " + why);
+        }
+        t.url = to;
+        t.not_before = Clock::now();
+    }
+
     void complete(Transfer& t, CURLcode code) {
         long status = 0;
         curl_easy_getinfo(t.easy, CURLINFO_RESPONSE_CODE, &status);
-        std::string detail = t.errbuf[0] ? t.errbuf : curl_easy_strerror(code);
+        std::string detail = transfer_problem(code);
+        std::string location;
+        if (code == CURLE_OK && status >= 300 && status < 400) {
+            char* url = nullptr;
+            if (curl_easy_getinfo(t.easy, CURLINFO_REDIRECT_URL, &url) == CURLE_OK && url)
+                location = url;
+        }
         drop(t);
+        if (code == CURLE_OK && status >= 300 && status < 400) {
+            follow_redirect(t, location, status);
+            return;
+        }
         if (code == CURLE_WRITE_ERROR && !t.abort_reason.empty()) {
             t.finished = true;
             // Beyond a known size it is not the file that was asked for (as a checksum mismatch).
@@ -533,10 +651,10 @@ private:
         if (code == CURLE_HTTP_RETURNED_ERROR)
             detail = "HTTP " + std::to_string(status) + (status == 404 ? " (not found)" : "");
         if (code == CURLE_OPERATION_TIMEDOUT && t.received == 0 && status == 0)
-            detail = "no answer within the timeout (" + detail + ")";
+            detail = "no answer within the timeout (CVM_CONNECT_TIMEOUT, CVM_STALL_TIMEOUT)";
         else if (code == CURLE_OPERATION_TIMEDOUT)
-            detail = "stalled: no data for " + std::to_string(options_.stall_timeout_s) + " s (" +
-                     detail + ")";
+            detail = "stalled: no data for " + std::to_string(options_.stall_timeout_s) +
+                     " s (CVM_STALL_TIMEOUT)";
         if (unreachable(code)) {
             ++t.unreachable;
             detail = unreachable_text(code, t.url);
@@ -677,13 +795,22 @@ fs::path file_url_path(const std::string& url) {
     return fs::u8path(p);
 }
 
+std::string register_url_credentials(const std::string& url) {
+    UrlCredentials c = split_url_credentials(url);
+    if (!c.present) return url;
+    CredentialTable& table = credential_table();
+    std::lock_guard<std::mutex> lock(table.mutex);
+    table.by_origin[c.origin] = {c.user, c.password};
+    return c.url;
+}
+
 bool url_allowed(const std::string& url, const DownloadOptions& options, std::string* why) {
     auto parts = parse_url(url);
     auto refuse = [&](const std::string& reason) {
         if (why) *why = reason;
         return false;
     };
-    if (!parts) return refuse("\"" + url + "\" is not a URL");
+    if (!parts) return refuse("\"" + without_url_credentials(url) + "\" is not a URL");
     std::string scheme = parts->scheme;
     std::transform(scheme.begin(), scheme.end(), scheme.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -701,7 +828,8 @@ void download_all(const std::vector<DownloadRequest>& requests, const DownloadOp
     bool any = false;
     for (const auto& r : requests) {
         std::string why;
-        if (!url_allowed(r.url, options, &why)) fail_input("cannot download " + r.url + ": " + why);
+        if (!url_allowed(r.url, options, &why))
+            fail_input("cannot download " + without_url_credentials(r.url) + ": " + why);
     }
     // Another cvm fetching the same file waits here, then finds it in the cache. Locks are
     // taken in name order so two processes never wait on each other.
@@ -752,7 +880,8 @@ void download_all(const std::vector<DownloadRequest>& requests, const DownloadOp
 std::string fetch_text(const std::string& url, const DownloadOptions& options,
                        std::uint64_t max_size) {
     std::string why;
-    if (!url_allowed(url, options, &why)) fail_input("cannot download " + url + ": " + why);
+    if (!url_allowed(url, options, &why))
+        fail_input("cannot download " + without_url_credentials(url) + ": " + why);
     std::string body;
     Downloader downloader(options);
     auto t = std::make_unique<Transfer>();

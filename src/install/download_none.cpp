@@ -3,15 +3,17 @@
 
 #include "install/error.h"
 #include "install/sha256.h"
-
-#include <fstream>
-#include <sstream>
+#include "platform/platform.h"
 
 namespace cvm::install {
 
 std::filesystem::path file_url_path(const std::string& url) {
     if (url.rfind("file://", 0) != 0) return {};
     return std::filesystem::u8path(url.substr(7));
+}
+
+std::string register_url_credentials(const std::string& url) {
+    return url;
 }
 
 bool url_allowed(const std::string& url, const DownloadOptions&, std::string* why) {
@@ -25,15 +27,17 @@ void download_all(const std::vector<DownloadRequest>& requests, const DownloadOp
         fail_operation("cannot download " + r.url + ": this cvm was built without network support");
 }
 
-std::string fetch_text(const std::string& url, const DownloadOptions&, std::uint64_t) {
+std::string fetch_text(const std::string& url, const DownloadOptions&, std::uint64_t max_size) {
     auto path = file_url_path(url);
     if (path.empty())
         fail_operation("cannot download " + url + ": this cvm was built without network support");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail_operation("cannot read " + path.string());
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
+    auto read = platform::read_whole_file(path.u8string(), static_cast<std::size_t>(max_size));
+    if (read.too_large)
+        fail_operation("cannot read " + path.u8string() + ": larger than " +
+                       std::to_string(max_size) + " bytes");
+    if (!read.text)
+        fail_operation("cannot read " + path.u8string() + ": not a regular file that can be read");
+    return std::move(*read.text);
 }
 
 } // namespace cvm::install

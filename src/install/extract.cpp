@@ -893,7 +893,8 @@ static fs::path extraction_root(const fs::path& destination) {
 
 unsigned extracted_mode(unsigned perm, bool directory) {
     const unsigned owner = directory ? 0700 : 0600;
-    return (perm & ~static_cast<unsigned>(platform::file_creation_mask() | 022)) | owner;
+    // No set-user-ID, set-group-ID or sticky bit: nothing in a toolkit needs one.
+    return (perm & 0777 & ~static_cast<unsigned>(platform::file_creation_mask() | 022)) | owner;
 }
 
 void verify_symlinks(const fs::path& root, const std::vector<ExtractedEntry>& entries, const std::string& name) {
@@ -1143,7 +1144,7 @@ ExtractResult extract_archive_stream(ArchiveSource& source, const std::string& n
     CallbackReader reader{&peeked};
     switch (format) {
     case ArchiveFormat::Unknown:
-        fail_input(name + " is not an archive cvm reads (.tar.xz, .tgz, .tar, .zip, .whl)");
+        throw NotAnArchive(name + " is not an archive cvm reads (.tar.xz, .tgz, .tar, .zip, .whl)");
     case ArchiveFormat::TarXz: {
         XzSource xz(
             archive_path, [&peeked](char* b, std::size_t n) { return peeked.read(b, n); },

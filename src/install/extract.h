@@ -13,6 +13,8 @@
 // Speed: .xz is decoded by liblzma on its own thread (several threads for multi-block
 // files, as `xz -T2` writes them) while libarchive writes files; zip entries are written
 // by several threads at once.
+#include "install/error.h"
+
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
@@ -101,6 +103,13 @@ public:
 // archive's name in messages. A zip is read through its local headers (libarchive's streaming
 // reader), and each file's CRC-32 is recorded for a comparison with the central directory
 // (zip_streamed.h), which only the complete file holds.
+// What extract_archive_stream throws when the first bytes are no archive it reads, or the archive
+// ends holding nothing: the complete file would say the same, so nobody waits for it.
+class NotAnArchive : public InstallError {
+public:
+    explicit NotAnArchive(const std::string& message) : InstallError(Kind::Input, message) {}
+};
+
 ExtractResult extract_archive_stream(ArchiveSource& source, const std::string& name,
                                      const std::filesystem::path& destination,
                                      const ExtractOptions& options = {});

@@ -89,6 +89,16 @@ std::string format_first_use(const std::vector<FirstUseRecord>& records) {
 }
 
 std::vector<FirstUseRecord> read_first_use(const fs::path& file) {
+    // Its folder first: whoever may write it could remove the record (absent, the next download
+    // would be trusted on first use again) or put another in its place.
+    if (auto folder = platform::file_meta(file.parent_path())) {
+        try {
+            check_trusted("the folder of the record of archives trusted on first use",
+                          file.parent_path(), *folder);
+        } catch (const TrustError& e) {
+            fail_input(e.what(), "untrusted");
+        }
+    }
     platform::FileRead read = platform::read_file_checked(file.u8string());
     if (read.absent()) return {};
     if (read.error != 0)

@@ -120,7 +120,9 @@ std::string basename_of_url(const std::string& url) {
 
 std::string default_mirror() {
     std::string base = kNvidiaDownloadBase;
-    if (auto m = platform::get_env("CVM_MIRROR"); m && !m->empty()) base = *m;
+    // Credentials in it are kept for requests to the mirror, and never shown or stored.
+    if (auto m = platform::get_env("CVM_MIRROR"); m && !m->empty())
+        base = register_url_credentials(*m);
     while (!base.empty() && base.back() == '/')
         base.pop_back();
     return base;
@@ -245,6 +247,64 @@ std::unique_ptr<platform::FileLock> lock_version(const Store& store, Kind kind,
     return lock;
 }
 
+// The record of the whole tree as it stands in staging, for `cvm verify`: every folder, file and
+// link with its mode; what the extraction recorded keeps its size and SHA-256 as written, and
+// what it did not (a link or file cvm made itself) is read now.
+static std::vector<InstalledFile> whole_tree_record(const fs::path& root,
+                                                    std::map<std::string, InstalledFile>& written) {
+    std::vector<InstalledFile> out;
+    auto add = [&](const std::string& rel, const fs::path& p) {
+        if (rel.find_first_of("\t\n\r") != std::string::npos)
+            fail_input(
+                "\"" + printable(rel) +
+                "\": a name with a tab or line break cannot be installed; nothing was installed");
+        bool link = false;
+        auto meta = platform::link_meta(p, link);
+        if (!meta)
+            fail_operation("cannot read " + p.u8string() +
+                           " in the staging folder; nothing was installed");
+        InstalledFile f;
+        auto it = written.find(rel);
+        if (link) {
+            std::error_code ec;
+            std::string target = fs::read_symlink(p, ec).generic_u8string();
+            if (it != written.end() && it->second.type == InstalledFile::Type::Symlink)
+                f = it->second;
+            else
+                f = {InstalledFile::Type::Symlink, rel, 0, "", target};
+            if (f.target.find_first_of("\t\n\r") != std::string::npos)
+                fail_input("\"" + printable(rel) +
+                           "\": a link target with a tab or line break cannot be installed");
+        } else if (meta->type == platform::FileMeta::Type::Directory) {
+            f = {InstalledFile::Type::Directory, rel, 0, "", ""};
+        } else if (meta->type == platform::FileMeta::Type::Regular) {
+            if (it != written.end() && it->second.type == InstalledFile::Type::File) {
+                f = it->second;
+            } else {
+                std::error_code ec;
+                f = {InstalledFile::Type::File, rel, fs::file_size(p, ec), sha256_file(p), ""};
+            }
+        } else {
+            fail_operation("\"" + printable(rel) +
+                           "\" in the staging folder is neither a file, a folder nor a link; "
+                           "nothing was installed");
+        }
+        f.path = rel;
+        if (!link) f.mode = meta->mode;
+        out.push_back(std::move(f));
+    };
+    add(".", root);
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(root, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        add(it->path().lexically_relative(root).generic_u8string(), it->path());
+    if (ec)
+        fail_operation("cannot read the staging folder " + root.u8string() + ": " + ec.message());
+    std::sort(out.begin(), out.end(),
+              [](const InstalledFile& a, const InstalledFile& b) { return a.path < b.path; });
+    return out;
+}
+
 InstallResult Installer::commit(Staged& staged, Entry entry) {
     entry.imported = false;
     fs::path entry_dir = staged.dir / "entry";
@@ -252,13 +312,14 @@ InstallResult Installer::commit(Staged& staged, Entry entry) {
     std::vector<InstalledFile> files;
     files.reserve(staged.files.size());
     for (auto& [path, f] : staged.files)
-        files.push_back(std::move(f));
+        files.push_back(f);
     std::vector<FileDamage> damage = check_installed_sizes(entry_dir / "root", files);
     if (!damage.empty())
         fail_operation("the disk did not keep what was written: \"" + damage.front().path +
                        "\" is " + damage.front().what + " (" + std::to_string(damage.size()) +
                        " file(s)); nothing was installed. Check the disk (free space, dmesg) and "
                        "run the install again");
+    files = whole_tree_record(entry_dir / "root", staged.files);
     write_file(entry_dir / installed_files_name(), serialize_installed_files(files));
     write_file(entry_dir / "entry", serialize_entry(entry));
     fs::path target = store_.root() / kind_dir(entry.kind) / fs::u8path(entry.id);
@@ -522,7 +583,8 @@ InstallResult Installer::install_installer(const fs::path& file,
     return commit(staged, e);
 }
 
-InstallResult Installer::install_url(const std::string& url, const std::string& sha256) {
+InstallResult Installer::install_url(const std::string& given, const std::string& sha256) {
+    const std::string url = register_url_credentials(given); // what the entry records
     fs::path local = file_url_path(url);
     if (!local.empty()) {
         if (!sha256.empty() && !sha256_equal(sha256_file(local), sha256))
@@ -546,13 +608,25 @@ InstallResult Installer::install_url(const std::string& url, const std::string& 
         std::size_t n = std::char_traits<char>::length(suffix);
         return name.size() > n && name.compare(name.size() - n, n, suffix) == 0;
     };
-    if (ends_with(".run") || ends_with(".exe")) {
-        download_all({request}, options_.download);
-        return install_file(request.destination, url);
+    // Without a sum nothing could vouch for a cached copy later: one whose install failed (not
+    // an archive, a refused archive) is not kept.
+    auto forget_download = [&] {
+        if (!sha256.empty()) return;
+        std::error_code ec;
+        fs::remove(request.destination, ec);
+    };
+    try {
+        if (ends_with(".run") || ends_with(".exe")) {
+            download_all({request}, options_.download);
+            return install_file(request.destination, url);
+        }
+        StreamJob job;
+        job.request = request;
+        return install_archive(request.destination, url, &job);
+    } catch (...) {
+        forget_download();
+        throw;
     }
-    StreamJob job;
-    job.request = request;
-    return install_archive(request.destination, url, &job);
 }
 
 void Installer::pin_archives(const std::vector<std::pair<std::string, std::string>>& url_sums) {
@@ -578,6 +652,16 @@ std::vector<StreamJob> Installer::archive_jobs(const std::string& product,
                                "; nothing was downloaded. Check CVM_MIRROR, or run `cvm lock` again "
                                "where the toolchain is installed");
         }
+    }
+    // Archives are kept in the download cache by file name: two of one name would be written
+    // over each other (and the lock's sums are by name too).
+    std::map<std::string, std::string> by_name;
+    for (const Artifact* a : items) {
+        auto [it, fresh] = by_name.emplace(basename_of_url(a->relative_path), a->relative_path);
+        if (!fresh && it->second != a->relative_path)
+            fail_input("the " + product + " manifest names two archives of one file name, " +
+                       it->second + " and " + a->relative_path +
+                       "; the manifest is wrong (check CVM_MIRROR), nothing was downloaded");
     }
     std::vector<StreamJob> jobs;
     fs::path cache = store_.cache_dir() / "downloads";

@@ -8,6 +8,7 @@
 #include "install/recognize.h"
 #include "install/runfile.h"
 #include "install/sevenzip_installer.h"
+#include "platform/platform.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,10 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string read_text(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    return platform::read_file(p, std::size_t(16) << 20).value_or(std::string());
 }
 
 std::string family_platform(InstallerFamily family) {

@@ -95,6 +95,38 @@ void read_wheel_records(const std::map<fs::path, std::string>& files,
     }
 }
 
+void read_assembled_wheel_records(const fs::path& root,
+                                  const std::map<fs::path, std::string>& files,
+                                  std::map<fs::path, OwnerRecord>& out) {
+    std::error_code ec;
+    fs::path top = fs::canonical(root, ec);
+    if (ec) return;
+    for (fs::directory_iterator it(top / "dist-info", ec), end; !ec && it != end;
+         it.increment(ec)) {
+        std::string name = it->path().filename().u8string();
+        if (name.size() < 10 || name.compare(name.size() - 10, 10, ".dist-info") != 0) continue;
+        fs::path record = it->path() / "RECORD";
+        auto text = platform::read_file(record, kRecordLimit);
+        if (!text) continue;
+        for (const auto& line : parse_wheel_record(*text)) {
+            // nvidia/cu13/lib/libcublas.so.13 -> <root>/lib/libcublas.so.13; the dist-info's own
+            // files -> <root>/dist-info/<name>.dist-info/...
+            std::string rel = line.path;
+            if (rel.rfind("nvidia/", 0) == 0) {
+                auto slash = rel.find('/', 7);
+                if (slash == std::string::npos) continue;
+                rel = rel.substr(slash + 1);
+            } else {
+                rel = "dist-info/" + rel;
+            }
+            std::error_code e2;
+            fs::path abs = fs::weakly_canonical(top / fs::u8path(rel), e2);
+            if (e2 || !files.count(abs) || out.count(abs)) continue;
+            out[abs] = {OwnerRecord::Kind::Wheel, line.digest, line.size, name, record.u8string()};
+        }
+    }
+}
+
 // dpkg's md5sums lists for the files among `files` that no wheel record covers.
 void read_dpkg_records(const std::map<fs::path, std::string>& files, const fs::path& info,
                        std::map<fs::path, OwnerRecord>& out) {

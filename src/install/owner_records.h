@@ -22,6 +22,12 @@ struct OwnerRecord {
 // paths) for those files.
 void read_wheel_records(const std::map<std::filesystem::path, std::string>& files,
                         std::map<std::filesystem::path, OwnerRecord>& out);
+// Adds the RECORD entries of a toolkit folder assembled from NVIDIA's wheels (the wheels'
+// records kept in <root>/dist-info/*.dist-info/RECORD, their paths "nvidia/<package>/<rest>"
+// standing for <root>/<rest>) for those of `files` not in `out` yet.
+void read_assembled_wheel_records(const std::filesystem::path& root,
+                                  const std::map<std::filesystem::path, std::string>& files,
+                                  std::map<std::filesystem::path, OwnerRecord>& out);
 // Adds the md5sums entries of dpkg's database folder `info` for the files not in `out` yet.
 void read_dpkg_records(const std::map<std::filesystem::path, std::string>& files,
                        const std::filesystem::path& info,

@@ -2,6 +2,7 @@
 
 #include "core/redist_platform.h"
 #include "install/error.h"
+#include "platform/platform.h"
 
 #include <nlohmann/json.hpp>
 
@@ -20,12 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string read_small(const fs::path& p, std::size_t limit = 1 << 20) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) return {};
-    std::string s(limit, '\0');
-    in.read(s.data(), static_cast<std::streamsize>(limit));
-    s.resize(static_cast<std::size_t>(in.gcount()));
-    return s;
+    return platform::read_file(p, limit).value_or(std::string()); // never waits on a FIFO
 }
 
 std::string rel(const fs::path& p, const fs::path& root) {

@@ -43,10 +43,22 @@ StreamResult stream_one(const StreamJob& job, DownloadTap& tap, const ExtractOpt
     bool again = false;
     try {
         out.extracted = extract_archive_stream(tap, name, job.destination, options);
+    } catch (const NotAnArchive&) {
+        // Its first bytes say so, and they are what the complete file would start with: the rest
+        // of the download (up to its size limit) is not waited for.
+        tap.abandon();
+        throw;
     } catch (const std::exception&) {
         // Decided below: the download's failure, if it failed, is the one to report; bytes that
         // were verified are extracted once more from the file, whose error then stands.
         again = true;
+    }
+    // An archive that ended holding nothing (a body of zeros reads as an empty tar) is no
+    // install: the rest of the download, up to its size limit, is not waited for.
+    if (!again && out.extracted.entries.empty() && out.extracted.format != ArchiveFormat::Zip) {
+        tap.abandon();
+        throw NotAnArchive("the archive " + name +
+                           " holds no files; it is not an archive cvm can install (check the URL)");
     }
     if (tap.wait() == DownloadTap::Outcome::Failed)
         fail_operation("the download of " + name + " stopped");
@@ -106,7 +118,9 @@ std::vector<StreamResult> download_and_extract(const std::vector<StreamJob>& job
             } catch (...) {
                 // stream_one throws only once its download ended: a verified download means the
                 // archive itself failed, and the other downloads are of no use any more.
-                bool own = !taps[i] || taps[i]->wait() == DownloadTap::Outcome::Verified;
+                // (An abandoned tap: this archive gave up on its own download.)
+                bool own = !taps[i] || taps[i]->abandoned() ||
+                           taps[i]->wait() == DownloadTap::Outcome::Verified;
                 std::lock_guard<std::mutex> lock(error_mutex);
                 if (!extract_error) extract_error = std::current_exception();
                 if (own && !own_error) own_error = std::current_exception();

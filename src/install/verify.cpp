@@ -2,11 +2,14 @@
 
 #include "core/entry_trust.h"
 #include "core/installed_files.h"
+#include "core/view.h"
 #include "install/owner_records.h"
 #include "install/sha256.h"
+#include "install/verify_tree.h"
 
 #include <algorithm>
 #include <atomic>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -46,37 +49,123 @@ std::string digest_or_error(const fs::path& p, Sha256::Algorithm algorithm, bool
     }
 }
 
+TreeItem::Type tree_type(InstalledFile::Type t) {
+    switch (t) {
+    case InstalledFile::Type::File:
+        return TreeItem::Type::File;
+    case InstalledFile::Type::Directory:
+        return TreeItem::Type::Directory;
+    case InstalledFile::Type::Symlink:
+        break;
+    }
+    return TreeItem::Type::Symlink;
+}
+
+// The entry's own folder, its entry file and its record: cvm's, which nobody else may change (a
+// record another user can rewrite proves nothing), and never links.
+void check_record_files(const Entry& e, std::vector<VerifyProblem>& problems) {
+    for (const char* name : {".", "entry", installed_files_name()}) {
+        fs::path p = std::string(name) == "." ? e.entry_dir : e.entry_dir / name;
+        bool ok = false;
+        TreeItem item;
+        {
+            std::vector<VerifyProblem> ignored;
+            Tree t = read_tree(p, ignored); // one item: the top
+            ok = t.count(".") != 0;
+            if (ok) item = t["."];
+        }
+        if (!ok) continue; // a missing record is said below
+        const bool folder = std::string(name) == ".";
+        std::string what;
+        if (item.type != (folder ? TreeItem::Type::Directory : TreeItem::Type::File))
+            what = std::string("is ") + type_words(item.type) + ", not " +
+                   (folder ? "a folder" : "a file") + " of cvm's own";
+        else
+            what = item_doubt(p, item);
+        if (!what.empty())
+            problems.push_back(
+                {p.u8string(), what + (folder ? "" : " (cvm's record of the install)")});
+    }
+}
+
 EntryCheck verify_installed(const Entry& e) {
     EntryCheck c;
     fs::path record = e.entry_dir / installed_files_name();
     c.record = record.u8string();
     c.repair = "cvm install --reinstall " + e.id;
-    std::vector<InstalledFile> files;
+    check_record_files(e, c.problems);
+    InstalledRecord rec;
     try {
-        auto read = read_installed_files(e.entry_dir);
+        auto read = read_installed_record(e.entry_dir);
         if (!read) {
-            c.state = EntryCheck::State::Unrecorded;
-            return c;
+            if (!fs::exists(fs::symlink_status(record))) {
+                c.state =
+                    c.problems.empty() ? EntryCheck::State::Unrecorded : EntryCheck::State::Damaged;
+                return c;
+            }
+            throw std::runtime_error(record.u8string() + " cannot be read");
         }
-        files = std::move(*read);
+        rec = std::move(*read);
     } catch (const std::exception& ex) {
         c.state = EntryCheck::State::Damaged;
         c.problems.push_back({installed_files_name(), std::string("the record is damaged: ") + ex.what()});
         return c;
     }
-    for (auto& d : check_installed_sizes(e.path, files))
-        c.problems.push_back({d.path, d.what});
-    std::set<std::string> already;
-    for (const auto& p : c.problems)
-        already.insert(p.path);
-    // Right bytes in a file another user may rewrite are not safe either.
-    for (const auto& f : files)
-        if (f.type == InstalledFile::Type::File && !already.count(f.path))
-            if (std::string why = untrusted_reason(e.path / fs::u8path(f.path)); !why.empty())
-                c.problems.push_back({f.path, why});
+    const std::vector<InstalledFile>& files = rec.files;
+    // The whole tree: what the record lists must be there as it was written, and nothing else
+    // (a library added to root/lib is loaded by everything cvm starts).
+    Tree tree = read_tree(e.path, c.problems);
+    std::set<std::string> recorded, implied;
+    for (const auto& f : files) {
+        recorded.insert(f.path);
+        for (auto slash = f.path.find('/'); slash != std::string::npos;
+             slash = f.path.find('/', slash + 1))
+            implied.insert(f.path.substr(0, slash)); // version 1 lists no folders
+    }
+    implied.insert(".");
     std::vector<const InstalledFile*> to_hash;
-    for (const auto& f : files)
-        if (f.type == InstalledFile::Type::File && !already.count(f.path)) to_hash.push_back(&f);
+    for (const auto& f : files) {
+        auto it = tree.find(f.path);
+        if (it == tree.end()) {
+            c.problems.push_back({f.path, "missing"});
+            continue;
+        }
+        const TreeItem& d = it->second;
+        if (d.type != tree_type(f.type)) {
+            c.problems.push_back({f.path, std::string("is ") + type_words(d.type) +
+                                              " now, installed as " +
+                                              type_words(tree_type(f.type))});
+            continue;
+        }
+        if (f.type == InstalledFile::Type::Symlink) {
+            if (d.target != f.target)
+                c.problems.push_back(
+                    {f.path, "link points to \"" + d.target + "\", not \"" + f.target + "\""});
+            continue;
+        }
+        if (rec.version >= 2 && (d.meta.mode & 07777) != (f.mode & 07777) &&
+            platform::host_os() == platform::Os::Linux)
+            c.problems.push_back(
+                {f.path, "mode " + mode_text(d.meta.mode) + ", installed " + mode_text(f.mode)});
+        if (f.type == InstalledFile::Type::File) {
+            if (d.size != f.size)
+                c.problems.push_back({f.path, std::to_string(d.size) + " bytes, " +
+                                                  std::to_string(f.size) + " written at install"});
+            else
+                to_hash.push_back(&f);
+        }
+    }
+    for (const auto& [path, d] : tree) {
+        const bool listed =
+            recorded.count(path) ||
+            (rec.version < 2 && d.type == TreeItem::Type::Directory && implied.count(path));
+        if (!listed)
+            c.problems.push_back(
+                {path, std::string("added: ") + type_words(d.type) + " cvm did not install"});
+        // Right bytes in a file another user may rewrite are not safe either.
+        if (std::string why = item_doubt(e.path / fs::u8path(path), d); !why.empty())
+            c.problems.push_back({path, why});
+    }
     std::mutex mutex;
     for_each_index(to_hash.size(), [&](std::size_t i) {
         const InstalledFile& f = *to_hash[i];
@@ -94,6 +183,67 @@ EntryCheck verify_installed(const Entry& e) {
     c.state = c.problems.empty() ? EntryCheck::State::Intact : EntryCheck::State::Damaged;
     if (c.state == EntryCheck::State::Intact) c.repair.clear();
     return c;
+}
+
+// Whether two regular files hold the same bytes (read in blocks; false when either cannot be read).
+bool same_bytes(const fs::path& a, const fs::path& b) {
+    std::error_code ec1, ec2;
+    if (fs::file_size(a, ec1) != fs::file_size(b, ec2) || ec1 || ec2) return false;
+    std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
+    if (!fa || !fb) return false;
+    std::vector<char> ba(1 << 16), bb(1 << 16);
+    while (fa && fb) {
+        fa.read(ba.data(), static_cast<std::streamsize>(ba.size()));
+        fb.read(bb.data(), static_cast<std::streamsize>(bb.size()));
+        if (fa.gcount() != fb.gcount() ||
+            !std::equal(ba.begin(), ba.begin() + fa.gcount(), bb.begin()))
+            return false;
+    }
+    return fa.eof() && fb.eof();
+}
+
+// Compares a merged view with the one cvm would make now (fill_view): the same links to the
+// same targets, real folders where it has folders, nothing else.
+void compare_view(const fs::path& actual_root, const fs::path& expected_root,
+                  std::vector<VerifyProblem>& problems) {
+    Tree actual = read_tree(actual_root, problems);
+    std::vector<VerifyProblem> ignored;
+    Tree expected = read_tree(expected_root, ignored);
+    for (const auto& [path, want] : expected) {
+        auto it = actual.find(path);
+        if (it == actual.end()) {
+            problems.push_back({path, "missing"});
+            continue;
+        }
+        const TreeItem& got = it->second;
+        if (got.type != want.type) {
+            problems.push_back({path, std::string("is ") + type_words(got.type) + ", not " +
+                                          type_words(want.type)});
+        } else if (got.type == TreeItem::Type::Symlink && got.target != want.target) {
+            problems.push_back({path, "link to " + got.target + ", not " + want.target});
+        } else if (got.type == TreeItem::Type::File) {
+            // Windows' hard links: the same file as the toolkit's or cuDNN's; a file cvm writes
+            // itself (the view's mark): the same bytes.
+            const fs::path got_file = actual_root / fs::u8path(path);
+            const fs::path want_file = expected_root / fs::u8path(path);
+            if (platform::file_id(got_file) != platform::file_id(want_file) &&
+                !same_bytes(got_file, want_file))
+                problems.push_back({path, "is not the file cvm puts there"});
+        }
+    }
+    for (const auto& [path, got] : actual) {
+        if (!expected.count(path)) {
+            std::error_code ec;
+            if (got.type == TreeItem::Type::Symlink &&
+                !fs::exists(actual_root / fs::u8path(path), ec))
+                problems.push_back({path, "link to " + got.target + " leads nowhere"});
+            else
+                problems.push_back({path, std::string("added: ") + type_words(got.type) +
+                                              " cvm did not put there"});
+        }
+        if (std::string why = item_doubt(actual_root / fs::u8path(path), got); !why.empty())
+            problems.push_back({path, why});
+    }
 }
 
 EntryCheck verify_imported(const Entry& e, const fs::path& dpkg_info) {
@@ -120,6 +270,7 @@ EntryCheck verify_imported(const Entry& e, const fs::path& dpkg_info) {
     }
     std::map<fs::path, OwnerRecord> records;
     read_wheel_records(files, records);
+    read_assembled_wheel_records(e.path, files, records); // /usr/local/cuda-13.0 made of wheels
     if (!dpkg_info.empty() && fs::is_directory(dpkg_info, ec)) read_dpkg_records(files, dpkg_info, records);
     std::vector<std::pair<fs::path, const OwnerRecord*>> todo(records.size());
     std::transform(records.begin(), records.end(), todo.begin(),
@@ -160,8 +311,16 @@ EntryCheck verify_imported(const Entry& e, const fs::path& dpkg_info) {
               [](const VerifyProblem& a, const VerifyProblem& b) { return a.path < b.path; });
     c.checked = records.size();
     c.uncovered = files.size() - records.size();
+    // Many RECORDs in one folder (a toolkit assembled from wheels keeps 19): named by the folder.
+    std::set<fs::path> record_dirs;
     for (const auto& r : record_files)
-        c.record += (c.record.empty() ? "" : ", ") + r;
+        record_dirs.insert(fs::u8path(r).parent_path().parent_path());
+    if (record_files.size() > 2 && record_dirs.size() == 1)
+        c.record = std::to_string(record_files.size()) + " wheel RECORDs in " +
+                   record_dirs.begin()->u8string() + "/";
+    else
+        for (const auto& r : record_files)
+            c.record += (c.record.empty() ? "" : ", ") + r;
     if (!c.problems.empty()) {
         c.state = EntryCheck::State::Damaged;
         for (const auto& o : owners)
@@ -208,14 +367,30 @@ std::vector<ViewCheck> verify_views(const Store& store, const std::string& id) {
         ViewCheck v;
         v.name = name;
         v.path = it->path();
-        std::error_code e2;
-        for (auto r = fs::recursive_directory_iterator(it->path(), e2);
-             !e2 && r != fs::recursive_directory_iterator(); r.increment(e2)) {
-            std::error_code e3;
-            if (!r->is_symlink(e3) || fs::exists(r->path(), e3)) continue;
-            v.problems.push_back({r->path().lexically_relative(it->path()).generic_u8string(),
-                                  "link to " + fs::read_symlink(r->path(), e3).u8string() +
-                                      " leads nowhere"});
+        auto tk = store.find(Kind::Cuda, name.substr(0, plus));
+        auto dnn = store.find(Kind::Cudnn, name.substr(plus + 1));
+        if (!tk || !dnn) {
+            v.problems.push_back({".", std::string("its ") +
+                                           (tk ? "cuDNN build " + name.substr(plus + 1)
+                                               : "toolkit " + name.substr(0, plus)) +
+                                           " is not installed: a view nothing uses"});
+        } else {
+            // The view cvm would make now, beside the store's views, to compare with.
+            Resolved r;
+            r.toolkit = *tk;
+            r.cudnn = *dnn;
+            fs::path expected =
+                store.staging_dir() /
+                fs::u8path("verify-" + std::to_string(platform::process_id()) + "-" + name);
+            std::error_code e2;
+            fs::remove_all(expected, e2);
+            try {
+                fill_view(store, r, expected);
+                compare_view(it->path(), expected, v.problems);
+            } catch (const std::exception& ex) {
+                v.problems.push_back({".", std::string("cannot be compared: ") + ex.what()});
+            }
+            fs::remove_all(expected, e2);
         }
         out.push_back(std::move(v));
     }

@@ -219,7 +219,7 @@ static std::vector<std::wstring> launch_candidates(const fs::path& program) {
 // Windows error of the first attempt.
 static DWORD start_process(const fs::path& program, const std::vector<std::string>& args,
                            DWORD flags, wchar_t* env_block_or_null, STARTUPINFOW& si,
-                           PROCESS_INFORMATION& pi) {
+                           PROCESS_INFORMATION& pi, const wchar_t* cwd = nullptr) {
     std::wstring tail;
     for (size_t i = 1; i < args.size(); ++i)
         tail += L" " + quote_arg(widen(args[i]));
@@ -228,7 +228,7 @@ static DWORD start_process(const fs::path& program, const std::vector<std::strin
         std::wstring shown = exe.rfind(L"\\\\?\\", 0) == 0 ? exe.substr(4) : exe;
         std::wstring cmd = quote_arg(shown) + tail;
         if (CreateProcessW(exe.c_str(), cmd.data(), nullptr, nullptr, TRUE, flags,
-                           env_block_or_null, nullptr, &si, &pi))
+                           env_block_or_null, cwd, &si, &pi))
             return 0;
         if (first_error == 0) first_error = GetLastError();
     }
@@ -240,9 +240,17 @@ static std::string start_error(const fs::path& program, DWORD code) {
 }
 
 // Starts, waits, and gives the child's 32-bit exit code (0xC000013A after a Ctrl-C, say).
+// The folder a program cvm runs on its own account starts in: the system folder, never the
+// current one (Windows looks there for DLLs, a python for modules).
+static std::wstring neutral_folder() {
+    wchar_t buf[MAX_PATH];
+    UINT n = GetSystemDirectoryW(buf, MAX_PATH);
+    return n > 0 && n < MAX_PATH ? std::wstring(buf, n) : std::wstring(L"C:\\Windows\\System32");
+}
+
 static bool run_and_wait(const fs::path& program, const std::vector<std::string>& args,
                          const std::map<std::string, std::string>* env, DWORD& exit_code,
-                         std::string* error) {
+                         std::string* error, const wchar_t* cwd = nullptr) {
     STARTUPINFOW si{};
     si.cb = sizeof(si);
     PROCESS_INFORMATION pi{};
@@ -252,7 +260,7 @@ static bool run_and_wait(const fs::path& program, const std::vector<std::string>
     // A handler (unlike ignoring Ctrl-C with a null one) is not inherited by the child.
     SetConsoleCtrlHandler(ignore_ctrl, TRUE);
     DWORD err = start_process(program, args, CREATE_UNICODE_ENVIRONMENT,
-                              env ? block.data() : nullptr, si, pi);
+                              env ? block.data() : nullptr, si, pi, cwd);
     if (err != 0) {
         SetConsoleCtrlHandler(ignore_ctrl, FALSE);
         if (error) *error = start_error(program, err);
@@ -270,7 +278,14 @@ static bool run_and_wait(const fs::path& program, const std::vector<std::string>
 int run_process(const fs::path& program, const std::vector<std::string>& args,
                 const std::map<std::string, std::string>* env, std::string* error) {
     DWORD code = 0;
-    if (!run_and_wait(program, args, env, code, error)) return -1;
+    if (program.is_relative()) {
+        if (error)
+            *error = "cannot run " + program.u8string() +
+                     ": a program of the current folder is never run";
+        return -1;
+    }
+    const std::wstring cwd = neutral_folder();
+    if (!run_and_wait(program, args, env, code, error, cwd.c_str())) return -1;
     return static_cast<int>(code);
 }
 
@@ -307,6 +322,7 @@ void exec_replace(const fs::path& program, const std::vector<std::string>& args)
 std::optional<std::string> capture_output(const fs::path& program,
                                           const std::vector<std::string>& args, int timeout_ms,
                                           bool with_stderr) {
+    if (program.is_relative()) return std::nullopt; // never a program of the current folder
     SECURITY_ATTRIBUTES sa{sizeof(sa), nullptr, TRUE};
     HANDLE rd = nullptr, wr = nullptr;
     if (!CreatePipe(&rd, &wr, &sa, 0)) return std::nullopt;
@@ -318,7 +334,8 @@ std::optional<std::string> capture_output(const fs::path& program,
     si.hStdError = with_stderr ? wr : GetStdHandle(STD_ERROR_HANDLE);
     si.hStdInput = GetStdHandle(STD_INPUT_HANDLE);
     PROCESS_INFORMATION pi{};
-    DWORD err = start_process(program, args, 0, nullptr, si, pi);
+    const std::wstring cwd = neutral_folder();
+    DWORD err = start_process(program, args, 0, nullptr, si, pi, cwd.c_str());
     CloseHandle(wr);
     if (err != 0) {
         CloseHandle(rd);
@@ -559,6 +576,8 @@ std::uint64_t process_id() { return GetCurrentProcessId(); }
 
 std::optional<std::string> parent_process_name() { return std::nullopt; }
 
+void restrict_file_creation_mask() {} // Windows: access lists, not a mask
+
 std::vector<std::string> utf8_args(int argc, char** argv) {
     int n = 0;
     LPWSTR* wargv = CommandLineToArgvW(GetCommandLineW(), &n);
@@ -620,22 +639,30 @@ fs::path home_dir() {
                     "(and XDG_CONFIG_HOME)");
 }
 
+// $NAME when set to a whole path; nullopt when unset or empty; HomeError when relative (it would
+// name a folder of wherever cvm runs, so a cloned project could hold the store or the config).
+static std::optional<fs::path> absolute_variable(const char* name, const char* instead) {
+    auto x = get_env(name);
+    if (!x || x->empty()) return std::nullopt;
+    if (x->front() != '/')
+        throw HomeError(std::string(name) + " is the relative path '" + *x +
+                        "'; set it to a whole path or unset it" + instead);
+    return fs::path(*x);
+}
+
 std::optional<fs::path> user_config_dir_if_any() {
-    if (auto x = get_env("XDG_CONFIG_HOME"); x && !x->empty() && x->front() == '/')
-        return fs::path(*x);
+    if (auto x = absolute_variable("XDG_CONFIG_HOME", " (or set CVM_CONFIG)")) return *x;
     if (auto h = home_dir_if_any()) return *h / ".config";
     return std::nullopt;
 }
 
 fs::path user_data_dir() {
-    if (auto x = get_env("XDG_DATA_HOME"); x && !x->empty() && x->front() == '/')
-        return fs::path(*x);
+    if (auto x = absolute_variable("XDG_DATA_HOME", " (or set CVM_ROOT)")) return *x;
     return home_dir() / ".local" / "share";
 }
 
 fs::path user_config_dir() {
-    if (auto x = get_env("XDG_CONFIG_HOME"); x && !x->empty() && x->front() == '/')
-        return fs::path(*x);
+    if (auto x = absolute_variable("XDG_CONFIG_HOME", " (or set CVM_CONFIG)")) return *x;
     return home_dir() / ".config";
 }
 
@@ -655,8 +682,23 @@ static std::vector<char*> c_strings(std::vector<std::string>& storage) {
     return out;
 }
 
+// The user's file-creation mask before restrict_file_creation_mask(), for the programs cvm runs
+// or becomes (-1: never restricted).
+static int user_creation_mask = -1;
+
+void restrict_file_creation_mask() {
+    mode_t old = umask(022);
+    umask(old | 022);
+    user_creation_mask = static_cast<int>(old);
+}
+
+static void restore_user_creation_mask() {
+    if (user_creation_mask >= 0) umask(static_cast<mode_t>(user_creation_mask));
+}
+
 void exec_replace(const fs::path& program, const std::vector<std::string>& args,
                   const std::map<std::string, std::string>& env) {
+    restore_user_creation_mask();
     std::vector<std::string> argv_storage = args;
     std::vector<std::string> env_storage;
     env_storage.reserve(env.size());
@@ -677,6 +719,7 @@ void set_env(const std::string& name, const std::optional<std::string>& value) {
 }
 
 void exec_replace(const fs::path& program, const std::vector<std::string>& args) {
+    restore_user_creation_mask();
     std::vector<std::string> argv_storage = args;
     auto argv = c_strings(argv_storage);
     execv(program.c_str(), argv.data());
@@ -687,6 +730,12 @@ void exec_replace(const fs::path& program, const std::vector<std::string>& args)
 
 int run_process(const fs::path& program, const std::vector<std::string>& args,
                 const std::map<std::string, std::string>* env, std::string* error) {
+    if (program.is_relative()) {
+        if (error)
+            *error = "cannot run " + program.u8string() +
+                     ": a program of the current folder is never run";
+        return -1;
+    }
     std::vector<std::string> argv_storage = args;
     std::vector<std::string> env_storage;
     if (env)
@@ -708,6 +757,10 @@ int run_process(const fs::path& program, const std::vector<std::string>& args,
     }
     if (pid == 0) {
         close(fds[0]);
+        // Started outside the current folder, which may be a cloned project: nothing there is
+        // found as a module, a library (an empty LD_LIBRARY_PATH entry) or a file.
+        if (chdir("/") != 0) _exit(127);
+        restore_user_creation_mask();
         if (env)
             execve(program.c_str(), argv.data(), envp.data());
         else
@@ -736,6 +789,7 @@ int run_process(const fs::path& program, const std::vector<std::string>& args,
 std::optional<std::string> capture_output(const fs::path& program,
                                           const std::vector<std::string>& args, int timeout_ms,
                                           bool with_stderr) {
+    if (program.is_relative()) return std::nullopt; // never a program of the current folder
     int fds[2];
     if (pipe(fds) != 0) return std::nullopt;
     std::vector<std::string> argv_storage = args;
@@ -755,6 +809,8 @@ std::optional<std::string> capture_output(const fs::path& program,
             int devnull = open("/dev/null", O_WRONLY);
             if (devnull >= 0) dup2(devnull, 2);
         }
+        if (chdir("/") != 0) _exit(127); // as run_process: never in the current folder
+        restore_user_creation_mask();
         execv(program.c_str(), argv.data());
         _exit(127);
     }
@@ -1037,6 +1093,15 @@ FileRead read_file_checked(const std::string& utf8_path, std::size_t limit) {
 #endif
 }
 
+FileRead read_whole_file(const std::string& utf8_path, std::size_t limit) {
+    FileRead r = read_file_checked(utf8_path, limit + 1);
+    if (r.text && r.text->size() > limit) {
+        r.text.reset();
+        r.too_large = true;
+    }
+    return r;
+}
+
 std::optional<std::string> read_file(const std::string& utf8_path, std::size_t limit) {
     return read_file_checked(utf8_path, limit).text;
 }
@@ -1215,7 +1280,20 @@ void write_file_atomically(const fs::path& file, std::string_view text) {
 #ifdef _WIN32
     std::FILE* f = _wfopen(tmp.wstring().c_str(), L"wb");
 #else
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
+    // A new file of cvm's own: never through a link or a FIFO someone put at the temporary name
+    // (one left by an earlier run is removed: unlink takes the link, not what it points to).
+    auto open_new = [&] {
+        return ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    };
+    int fd = open_new();
+    if (fd < 0 && errno == EEXIST && ::unlink(tmp.c_str()) == 0) fd = open_new();
+    if (fd < 0) failed(errno ? errno : EIO);
+    std::FILE* f = fdopen(fd, "wb");
+    if (!f) {
+        int err = errno;
+        ::close(fd);
+        failed(err ? err : EIO);
+    }
 #endif
     if (!f) failed(errno ? errno : EIO);
     errno = 0;
@@ -1246,7 +1324,7 @@ fs::path self_path_for_identity() {
 
 namespace cvm::platform {
 
-fs::path find_executable(const std::string& name, const std::string& path_list) {
+static fs::path find_in(const std::string& name, const std::string& path_list, bool absolute_only) {
     fs::path given = fs::u8path(name);
     std::vector<std::string> suffixes{""};
     if (host_os() == Os::Windows) {
@@ -1275,10 +1353,25 @@ fs::path find_executable(const std::string& name, const std::string& path_list) 
         if (end == std::string::npos) end = path_list.size();
         std::string dir = path_list.substr(start, end - start);
         start = end + 1;
-        if (dir.empty()) continue;
+        if (dir.empty() || (absolute_only && fs::u8path(dir).is_relative())) continue;
         if (auto found = try_path(fs::u8path(dir) / given); !found.empty()) return found;
     }
     return {};
+}
+
+fs::path find_executable(const std::string& name, const std::string& path_list) {
+    return find_in(name, path_list, false);
+}
+
+fs::path find_program(const std::string& name, const std::string& path_list) {
+    return find_in(name, path_list, true);
+}
+
+std::optional<std::string> capture_python(const std::string& python, const std::string& program,
+                                          int timeout_ms) {
+    if (python.empty()) return std::nullopt;
+    // -I: no current folder or script folder on sys.path, no PYTHON* variables, no user site.
+    return capture_output(fs::u8path(python), {python, "-I", "-c", program}, timeout_ms);
 }
 
 } // namespace cvm::platform

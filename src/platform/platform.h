@@ -48,6 +48,8 @@ fs::path system_config_dir();
 fs::path home_dir();
 // The same, nullopt instead of the error: for what is optional (the user's config file).
 std::optional<fs::path> home_dir_if_any();
+// $XDG_CONFIG_HOME, else ~/.config; nullopt when HOME cannot give it. A relative XDG_DATA_HOME
+// or XDG_CONFIG_HOME throws HomeError (it would name a folder of wherever cvm runs).
 std::optional<fs::path> user_config_dir_if_any();
 
 class HomeError : public std::runtime_error {
@@ -63,8 +65,9 @@ std::optional<std::string> read_file(const fs::path& p, std::size_t limit = std:
 // The same for a UTF-8 path in a string: no fs::path is built (for the shim's hot path).
 std::optional<std::string> read_file(const std::string& utf8_path, std::size_t limit = std::size_t(4) << 20);
 
-// Writes `text` to `file` atomically: a temporary file beside it, then a rename. On failure the
-// temporary file is removed and a std::filesystem::filesystem_error naming `file` (never the
+// Writes `text` to `file` atomically: a new temporary file beside it (never opened through a link),
+// then a rename, which replaces a link or FIFO at `file` rather than writing through it. On failure
+// the temporary file is removed and a std::filesystem::filesystem_error naming `file` (never the
 // temporary name) is thrown, with the system's error code.
 void write_file_atomically(const fs::path& file, std::string_view text);
 
@@ -88,9 +91,14 @@ struct FileRead {
     std::optional<std::string> text;
     int error = 0;
     FileMeta meta;
-    bool absent() const; // ENOENT or ENOTDIR
+    bool too_large = false; // read_whole_file: a regular file of more than `limit` bytes (no text)
+    bool absent() const;    // ENOENT or ENOTDIR
 };
 FileRead read_file_checked(const std::string& utf8_path, std::size_t limit = std::size_t(4) << 20);
+// read_file_checked for a file that is read whole or not at all (a lockfile, a config file): one
+// of more than `limit` bytes has no text and `too_large` set, so that no part of it is taken for
+// the whole.
+FileRead read_whole_file(const std::string& utf8_path, std::size_t limit);
 // stat() of a path (links followed); nullopt with `error` set when it fails.
 std::optional<FileMeta> file_meta(const fs::path& p, int* error = nullptr);
 // lstat() of a path (POSIX; `link` says whether it is a symlink, whose meta is then the link's);
@@ -114,6 +122,11 @@ std::uint32_t effective_uid();
 std::optional<std::uint32_t> sudo_uid();
 // The process's file-creation mask (umask on POSIX; 0 on Windows), read without changing it.
 unsigned file_creation_mask();
+// Adds 022 to the file-creation mask, for the whole run: whatever the user's umask (002, 000),
+// nothing cvm creates (store folders, views, shims, caches, files) is writable by the group or
+// by others. Called first thing by cvm, cvm-install and the shim; the programs cvm runs or
+// becomes (exec_replace, run_process, capture_output) get the user's own mask back.
+void restrict_file_creation_mask();
 // Creates `file` if missing, readable by others per the umask and never writable by them,
 // whatever the process's umask is at this instant (libarchive sets it to 0 for a moment while
 // another thread extracts): 0600 at creation, then chmod. Returns the errno, 0 when it worked.
@@ -147,7 +160,10 @@ void set_env(const std::string& name, const std::optional<std::string>& value);
 int run_process(const fs::path& program, const std::vector<std::string>& args,
                 const std::map<std::string, std::string>* env, std::string* error);
 
-// Run and capture stdout (for `nvcc --version`). nullopt when it cannot start. With
+// Run and capture stdout (for `nvcc --version`). nullopt when it cannot start, or when `program`
+// is a relative path (a program of the current folder, which may be a cloned project, is never
+// run). The child starts in a neutral folder ("/"; Windows: the system folder), as does
+// run_process's. With
 // `timeout_ms` > 0, a program still running then is killed and nullopt returned (for programs
 // found on the user's machine, such as a python that may hang). With `with_stderr`, stderr is
 // captured with it (cl.exe prints its banner there); otherwise it is discarded (POSIX) or the
@@ -233,4 +249,11 @@ namespace cvm::platform {
 // The first executable called `name` in a PATH-style list (PATHEXT suffixes tried on Windows).
 // A name with a folder part is returned as it is when executable. Empty path when none.
 fs::path find_executable(const std::string& name, const std::string& path_list);
+// The same for a program cvm runs on its own account (python, nvidia-smi): relative folders of
+// the list (".", "bin") are skipped, so nothing of the current folder is found.
+fs::path find_program(const std::string& name, const std::string& path_list);
+// `python -I -c PROGRAM` (isolated: neither the current folder nor PYTHONPATH on sys.path, no
+// user site), started outside the current folder; its stdout, or nullopt as capture_output.
+std::optional<std::string> capture_python(const std::string& python, const std::string& program,
+                                          int timeout_ms = 0);
 } // namespace cvm::platform

@@ -11,6 +11,7 @@
 
 #include "core/toml_input.h"
 
+#include "platform/platform.h"
 #include "registry/registry.h"
 #include "registry/rows.h"
 
@@ -374,15 +375,16 @@ void read_frameworks(const std::string& text, const std::string& file, Registry&
 }
 
 std::string read_file(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in)
-        throw RegistryError(p.string() +
-                            ": cannot read the registry file; reinstall cvm or point "
+    // Whole, bounded, and never waiting on a FIFO.
+    auto read = cvm::platform::read_whole_file(p.u8string(), std::size_t(16) << 20);
+    if (!read.text)
+        throw RegistryError(p.u8string() +
+                            (read.too_large ? ": larger than 16 MiB, not a registry file"
+                                            : ": cannot read the registry file") +
+                            "; reinstall cvm or point "
                             "CVM_REGISTRY_DIR at a folder holding cuda.toml, cudnn.toml and "
                             "frameworks.toml");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return std::move(*read.text);
 }
 
 } // namespace

@@ -14,8 +14,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         auto again = cvm::parse_installed_files(cvm::serialize_installed_files(files), "rewritten");
         if (again.size() != files.size()) __builtin_trap();
         for (std::size_t i = 0; i < files.size(); ++i)
-            if (again[i].path != files[i].path || again[i].size != files[i].size ||
-                again[i].sha256 != files[i].sha256 || again[i].target != files[i].target)
+            if (again[i].type != files[i].type || again[i].path != files[i].path ||
+                again[i].size != files[i].size || again[i].sha256 != files[i].sha256 ||
+                again[i].target != files[i].target || again[i].mode != files[i].mode)
                 __builtin_trap(); // what cvm writes, cvm must read
     } catch (const std::runtime_error&) {
     }

@@ -2,7 +2,7 @@
 """A small HTTP server for the install tests: serves a folder on 127.0.0.1, supports Range,
 and misbehaves on request: answers a status, dies mid-file, stalls, ignores Range.
 
-    http_server.py --root DIR [--timeout SECONDS] [--log FILE] [--rule GLOB=ACTION[,times=N]]...
+    http_server.py --root DIR [--bind ADDRESS] [--timeout SECONDS] [--log FILE] [--rule GLOB=ACTION[,times=N]]...
 
 ACTION is one of
     status:CODE          answer CODE with no body (e.g. status:404, status:503)
@@ -14,15 +14,19 @@ ACTION is one of
     norange              ignore Range headers (always answer 200 with the whole file)
     slow:BYTES_PER_SEC   send the body at about this rate (slow:4 is a drip); the log gets "DONE PATH"
                          when such a body was sent whole
-    endless              answer 200 without Content-Length and send zeros until the client
-                         hangs up (or the server's timeout); the file need not exist
+    endless              answer 200 without Content-Length and send the file (when it exists), then
+                         zeros until the client hangs up (or the server's timeout)
     pad:BYTES            announce and send BYTES more than the file holds (zeros at its end)
+    redirect:URL         answer 302 with Location: URL + the request's path (URL is a base)
+    auth:USER:PASSWORD   answer 401 unless the request has HTTP Basic credentials USER:PASSWORD
 A rule applies to the first N matching requests when times=N is given, else to all.
 A request for a folder ("/dir/") is answered with its index.html, when the test wrote one.
 The server binds port 0, prints the port on stdout, and exits by itself after --timeout
 seconds (default 300). --log appends one line per request: "METHOD PATH RANGE STATUS", and for a body that was cut
-short or endless, "SENT PATH BYTES" once the connection is over.
+short or endless, "SENT PATH BYTES" once the connection is over; a request carrying an Authorization header
+also logs "AUTH PATH VALUE". --bind names the address (default 127.0.0.1).
 """
+import base64
 import argparse
 import fnmatch
 import http.server
@@ -102,7 +106,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.close_connection = True
         block, sent = b"\0" * 65536, 0
+        full = os.path.realpath(os.path.join(self.server.root, path.lstrip("/")))
         try:
+            if full.startswith(self.server.root + os.sep) and os.path.isfile(full):
+                with open(full, "rb") as f:
+                    data = f.read()
+                self.wfile.write(data)
+                sent += len(data)
             while True:
                 self.wfile.write(block)
                 sent += len(block)
@@ -120,6 +130,29 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def handle_request(self, head):
         path = urllib.parse.unquote(urllib.parse.urlparse(self.path).path)
         actions = [r.action for r in self.server.rules if r.take(path)]
+        auth = self.headers.get("Authorization")
+        if auth and self.server.log_path:
+            with self.server.log_lock, open(self.server.log_path, "a") as log:
+                log.write("AUTH %s %s\n" % (path, auth))
+        for action in actions:
+            if action.startswith("auth:"):
+                want = "Basic " + base64.b64encode(action[5:].encode()).decode()
+                if auth != want:
+                    self.record(401)
+                    self.send_response(401)
+                    self.send_header("WWW-Authenticate", 'Basic realm="mirror"')
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+            if action.startswith("redirect:"):
+                self.record(302)
+                self.send_response(302)
+                self.send_header("Location", action[9:] + self.path)
+                self.send_header("Content-Length", "9")
+                self.end_headers()
+                if not head:
+                    self.wfile.write(b"redirect\n")
+                return
         for action in actions:
             if action.startswith("status:"):
                 code = int(action.split(":")[1])
@@ -244,11 +277,12 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", required=True)
+    parser.add_argument("--bind", default="127.0.0.1")
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--log")
     parser.add_argument("--rule", action="append", default=[])
     args = parser.parse_args()
-    server = Server(("127.0.0.1", 0), Handler)
+    server = Server((args.bind, 0), Handler)
     server.root = os.path.realpath(args.root)
     server.rules = [Rule(r) for r in args.rule]
     server.log_path = args.log

@@ -36,6 +36,9 @@ n=$(sent "/cudnn/redist/$DNN_REL")
 assert_eq "$(grep -c "^GET /cudnn/redist/$DNN_REL" "$HTTP_LOG")" 1 "requests of an oversized body"
 
 # A URL with only a checksum: nothing says the size, CVM_DOWNLOAD_MAX_SIZE does.
+# (The server sends the archive, then zeros without end.)
+mkdir -p "$T/mirror/files"
+cp "$DNN" "$T/mirror/files/big.tar.xz"
 CVM_DOWNLOAD_MAX_SIZE=1M expect_rc 1 "$CVM" install "$CVM_MIRROR/files/big.tar.xz" --sha256 "$DNN_SHA"
 assert_contains "$ERR" "more than 1048576 bytes"
 assert_contains "$ERR" "CVM_DOWNLOAD_MAX_SIZE"
@@ -44,6 +47,13 @@ n=$(sent /files/big.tar.xz)
 ((n < 65 * 1024 * 1024)) || fail "the server sent $n bytes before cvm stopped"
 CVM_DOWNLOAD_MAX_SIZE=lots expect_rc 2 "$CVM" install "$CVM_MIRROR/files/big.tar.xz" --sha256 "$DNN_SHA"
 assert_contains "$ERR" 'CVM_DOWNLOAD_MAX_SIZE="lots"'
+# A URL without a checksum whose body is endless zeros (an empty tar to the extractor): refused
+# as soon as the archive ends holding nothing, not downloaded to the size limit, not kept.
+CVM_DOWNLOAD_MAX_SIZE=2G expect_rc 2 "$CVM" install "$CVM_MIRROR/files/zeros.tar"
+assert_contains "$ERR" "zeros.tar is not an archive cvm reads"
+n=$(sent /files/zeros.tar)
+((n < 256 * 1024 * 1024)) || fail "the server sent $n bytes of zeros before cvm stopped"
+[[ ! -e $CACHE/zeros.tar && ! -e $CACHE/zeros.tar.part ]] || fail "the zeros were kept in the download cache"
 stop_server
 
 # --- a drip of 4 bytes/s: below the minimum rate that config.toml sets ---------------------

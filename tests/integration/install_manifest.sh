@@ -120,4 +120,23 @@ rm -rf "$CVM_ROOT/cache"
 CVM_MIRROR="file://$M" expect_rc 0 "$CVM" install cudnn 9.1.0 --cuda 12
 assert_store cudnn "9.1.0.70-cuda11 9.1.0.70-cuda12"
 [[ -z $(ls -A "$CVM_ROOT/cache/downloads" 2>/dev/null | grep -v '\.lock$') ]] || fail "a file:// mirror was copied into the cache"
+
+# Two components whose archives have one file name (in different folders) would overwrite each
+# other in the download cache: the manifest is refused before anything is downloaded.
+ENTRIES=()
+D="$M/cuda/redist/dup"
+redist_component "$D" cuda_nvcc 12.6.77 --tool bin/nvcc
+redist_component "$D" cuda_cudart 12.6.77 --lib libcudart.so --cuda-h 12.6
+mkdir -p "$M/cuda/redist/other/linux-x86_64"
+cp "$D/cuda_nvcc/linux-x86_64/cuda_nvcc-linux-x86_64-12.6.77-archive.tar.xz" \
+    "$M/cuda/redist/other/linux-x86_64/cuda_cudart-linux-x86_64-12.6.77-archive.tar.xz"
+$MK manifest "$M/cuda/redist/redistrib_12.6.2.json" --product cuda --base "$M/cuda/redist" \
+    --entry "cuda_nvcc=12.6.77=dup/cuda_nvcc/linux-x86_64/cuda_nvcc-linux-x86_64-12.6.77-archive.tar.xz" \
+    --entry "cuda_cudart=12.6.77=other/linux-x86_64/cuda_cudart-linux-x86_64-12.6.77-archive.tar.xz" \
+    --entry "cuda_cccl=12.6.77=dup/cuda_cudart/linux-x86_64/cuda_cudart-linux-x86_64-12.6.77-archive.tar.xz"
+rm -rf "$CVM_ROOT/cache"
+CVM_MIRROR="file://$M" expect_rc 2 "$CVM" install cuda 12.6.2 --components cuda_nvcc,cuda_cudart,cuda_cccl
+assert_contains "$ERR" "names two archives of one file name"
+[[ ! -e $CVM_ROOT/cuda/12.6.2 ]] || fail "a manifest with colliding names was installed"
+[[ -z $(ls -A "$CVM_ROOT/cache/downloads" 2>/dev/null | grep -v '\.lock$') ]] || fail "colliding archives were downloaded"
 echo PASS

@@ -26,9 +26,10 @@ redist_component() {
 }
 
 # Starts tests/integration/http_server.py on DIR with RULES...; sets HTTP_PORT, HTTP_LOG.
+# HTTP_BIND, when set, is the address it listens on (default 127.0.0.1).
 start_server() {
     local dir=$1; shift
-    local args=()
+    local args=(--bind "${HTTP_BIND:-127.0.0.1}")
     for r in "$@"; do args+=(--rule "$r"); done
     HTTP_LOG="$TEST_TMP/http-$RANDOM.log"
     : > "$HTTP_LOG"

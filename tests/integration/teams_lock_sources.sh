@@ -86,4 +86,15 @@ E=$T/storeE
 CVM_ROOT=$E expect_rc 2 "$CVM" install --locked
 assert_contains "$ERR" "cuda 12.4.9 is not a release in cvm's registry"
 if compgen -G "$E/cache/downloads/*" >/dev/null; then fail "downloaded for an unknown release"; fi
+# The lock's cuDNN refused after its toolkit was fetched: the toolkit is taken back, so the
+# store never holds half a lock.
+cp "$T/good.lock" "$L"
+dnn_sha=$(python3 -c 'import sys, tomllib; d = tomllib.load(open(sys.argv[1], "rb")); print(d["cudnn"]["archive"][0]["sha256"])' "$L")
+sed -i "s/$dnn_sha/$fake/" "$L"
+F=$T/storeF
+CVM_ROOT=$F expect_rc 1 "$CVM" install --locked
+assert_contains "$ERR" "$fake"
+assert_contains "$ERR" "removed cuda 12.4.1 again: cvm.lock is installed whole or not at all"
+[[ ! -e $F/cuda/12.4.1 ]] || fail "install --locked left the toolkit when the lock's cuDNN was refused"
+[[ ! -e $F/cudnn/9.1.0.70-cuda12 ]] || fail "a refused cuDNN was installed"
 echo "teams_lock_sources: ok"

@@ -29,6 +29,36 @@ TEST_CASE("the installed-files record reads back what was written", "[installed_
                       Catch::Contains("F:2") && Catch::Contains("bad path"));
 }
 
+TEST_CASE("version 2 records folders and modes and ends with a count", "[installed_files]") {
+    std::vector<InstalledFile> files{{InstalledFile::Type::Directory, ".", 0, "", "", 0755},
+                                     {InstalledFile::Type::Directory, "lib", 0, "", "", 0750},
+                                     {InstalledFile::Type::File, "lib/a.so", 3, kSum, "", 0644},
+                                     {InstalledFile::Type::Symlink, "lib64", 0, "", "lib"}};
+    std::string text = serialize_installed_files(files);
+    CHECK(text.rfind("cvm-files 2\nd 0755 .\nd 0750 lib\nf 3 " + kSum +
+                         " 0644 lib/a.so\nl lib64\tlib\nend 4\n",
+                     0) == 0);
+    auto record = parse_installed_record(text, "files");
+    CHECK(record.version == 2);
+    REQUIRE(record.files.size() == 4);
+    CHECK(record.files[1].mode == 0750);
+    CHECK(record.files[2].mode == 0644);
+    // Cut short, cut to its header, or with a line after its end: refused.
+    CHECK_THROWS_WITH(parse_installed_files(text.substr(0, text.find("l lib64")), "F"),
+                      Catch::Contains("cut short"));
+    CHECK_THROWS_WITH(parse_installed_files("cvm-files 2\n", "F"), Catch::Contains("cut short"));
+    CHECK_THROWS_AS(parse_installed_files(text + "d 0755 x\n", "F"), std::runtime_error);
+    CHECK_THROWS_AS(parse_installed_files("cvm-files 2\nd 755 x\nend 1\n", "F"),
+                    std::runtime_error);
+    CHECK_THROWS_AS(parse_installed_files("cvm-files 2\nf 1 " + kSum + " . \nend 1\n", "F"),
+                    std::runtime_error);
+    // Version 1 (earlier cvms) still reads.
+    auto v1 = parse_installed_record("cvm-files 1\nf 3 " + kSum + " lib/a.so\n", "files");
+    CHECK(v1.version == 1);
+    REQUIRE(v1.files.size() == 1);
+    CHECK(v1.files[0].path == "lib/a.so");
+}
+
 TEST_CASE("sizes and links are compared with the disk", "[installed_files]") {
     TempDir tmp;
     write_file(tmp.path / "lib/a", "12345");
