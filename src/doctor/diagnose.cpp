@@ -1,6 +1,7 @@
 #include "diagnose.h"
 
 #include "cuda_libraries.h"
+#include "variable_checks.h"
 #include "windows_loader.h"
 
 #include "core/detect.h"
@@ -159,6 +160,8 @@ public:
         check_path();
         check_cuda_path();
         check_frameworks();
+        for (auto& f : variable_findings(in_.env, in_.os))
+            report_.findings.push_back(std::move(f));
         return std::move(report_);
     }
 
