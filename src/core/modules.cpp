@@ -377,6 +377,53 @@ ModuleFile cudnn_module(const Store& store, const Entry& cudnn, const std::vecto
     return m;
 }
 
+ModuleFile nccl_module(const Store& store, const Entry& nccl, const std::vector<Entry>& toolkits,
+                       platform::Os os) {
+    ModuleFile m;
+    m.kind = Kind::Nccl;
+    m.id = nccl.id;
+    m.version = nccl.version.str();
+    m.built_for = nccl.cuda.str();
+    ModuleActions own;
+    own.set = {{"NCCL_HOME", nccl.path.u8string()}, {"NCCL_ROOT", nccl.path.u8string()}};
+    auto folders = [&](const std::vector<std::string>& rels) {
+        std::vector<std::string> out;
+        for (const auto& d : rels)
+            out.push_back(
+                (d.empty() || d == "." ? nccl.path : nccl.path / fs::u8path(d)).u8string());
+        return out;
+    };
+    // Programs load its library, and builds (the linker's -lnccl, #include <nccl.h>) see it.
+    const auto libs = folders(nccl.lib_dirs);
+    const auto includes = folders(nccl.include_dirs);
+    if (os == platform::Os::Linux) {
+        if (!libs.empty()) {
+            own.prepend.emplace_back("LD_LIBRARY_PATH", libs);
+            own.prepend.emplace_back("LIBRARY_PATH", libs);
+        }
+        if (!includes.empty()) own.prepend.emplace_back("CPATH", includes);
+    }
+    std::string needs;
+    for (const auto& tk : toolkits) {
+        ModuleActions a = own;
+        a.toolkit_id = tk.id;
+        m.branches.push_back(std::move(a));
+        needs += (needs.empty() ? "" : ", ") + ("cuda/" + tk.id);
+    }
+    m.whatis = {"Name: NCCL", "Version: " + m.version, "Category: library",
+                "Description: NVIDIA NCCL " + m.version + " built for CUDA " + m.built_for + ", " +
+                    describe_layer(store, nccl) + "; needs one of " + needs,
+                "URL: https://developer.nvidia.com/nccl"};
+    m.help = help_text(
+        "NVIDIA NCCL " + m.version + " built for CUDA " + m.built_for + ", " +
+            describe_layer(store, nccl) + ".\nNeeds one of " + needs +
+            ": it uses the one loaded, or loads the newest.\nLoading sets NCCL_HOME and NCCL_ROOT, "
+            "puts its library folder first on LD_LIBRARY_PATH and LIBRARY_PATH and its include "
+            "folder first on CPATH.",
+        m.branches);
+    return m;
+}
+
 std::string render_module(const ModuleFile& m, ModuleFormat format) {
     return format == ModuleFormat::Lua ? render_lua(m) : render_tcl(m);
 }
@@ -433,7 +480,27 @@ ExportResult export_modules(const Store& store, const fs::path& dir, ModuleForma
             store, dnn, compatible, [&](const Resolved& r) { return ensure_view(store, r, os); },
             os));
     }
-    for (const char* sub : {"cuda", "cudnn"}) {
+    for (const auto& nccl : store.list(Kind::Nccl)) {
+        auto id = parse_nccl_id(nccl.id);
+        if (!id || nccl.entry_dir.filename().u8string() != nccl.id) {
+            result.skipped.push_back("nccl " + printable(nccl.id) +
+                                     ": not an NCCL build id (entry " + nccl.entry_dir.u8string() +
+                                     ")");
+            continue;
+        }
+        std::vector<Entry> compatible;
+        for (const auto& tk : toolkits)
+            if (id->serves(tk.version)) compatible.push_back(tk);
+        if (compatible.empty()) {
+            result.skipped.push_back("nccl " + nccl.id + ": no installed toolkit is CUDA " +
+                                     std::to_string(nccl.cuda.major()) +
+                                     "; run `cvm install cuda " +
+                                     std::to_string(nccl.cuda.major()) + "` and export again");
+            continue;
+        }
+        emit(nccl_module(store, nccl, compatible, os));
+    }
+    for (const char* sub : {"cuda", "cudnn", "nccl"}) {
         std::error_code ec;
         for (fs::directory_iterator it(dir / sub, ec), end; !ec && it != end; it.increment(ec)) {
             if (keep.count(it->path())) continue;

@@ -19,7 +19,8 @@ stop_tmux_server() {
 }
 export CVM_ROOT="$TEST_TMP/root"
 unset CVM_VERSION CVM_STORE_PATH CUDA_PATH CUDA_HOME CUDNN_PATH CVM_ACTIVE CUDACXX CUDAHOSTCXX NVCC_CCBIN \
-    CUDNN_ROOT CUDNN_INCLUDE_DIR CUDNN_LIB_DIR LIBRARY_PATH CPATH _CVM_CCBIN _CVM_SAVED _CVM_HOOK || true
+    CUDNN_ROOT CUDNN_INCLUDE_DIR CUDNN_LIB_DIR NCCL_HOME NCCL_ROOT LIBRARY_PATH CPATH _CVM_CCBIN _CVM_SAVED \
+    _CVM_HOOK || true
 # Config files of this test only (absent unless a test writes them), never the machine's.
 export CVM_CONFIG="$TEST_TMP/config/cvm/config.toml" CVM_SYSTEM_CONFIG="$TEST_TMP/etc/cvm/config.toml"
 export NO_COLOR=1
