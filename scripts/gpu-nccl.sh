@@ -25,6 +25,7 @@ BIN=$BUILD
 [ -x "$BIN/cvm" ] || BIN=$BUILD/bin
 [ -x "$BIN/cvm" ] && [ -x "$BIN/cvm-probe" ] || { echo "gpu-nccl: no cvm and cvm-probe in $BUILD or $BUILD/bin" >&2; exit 2; }
 BIN=$(cd "$BIN" && pwd)
+SOURCE_DIR=$(cd "$(dirname "$0")/.." && pwd)
 CUDA_DIR=${CUDA_DIR:-/usr/local/cuda}
 PYTHON=${PYTHON:-/opt/torch/.venv/bin/python}
 SYSTEM_LIB=${SYSTEM_LIB:-/usr/lib/x86_64-linux-gnu}
@@ -104,68 +105,9 @@ y = F.conv2d(x, w, padding=1)
 torch.cuda.synchronize()
 print('torch', torch.__version__, 'cudnn', v, 'conv2d', tuple(y.shape))
 PY
-cat >"$WORK/measure.py" <<'PY'
-# Wall time and peak resident memory of each command, the commands taking turns (one warm-up each),
-# so a machine that gets busier or quieter meanwhile weighs on both alike.
-import json, os, statistics, subprocess, sys, time
-
-def kib(pid, field):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-def tree(pid):
-    pids, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        pids.append(p)
-        try:
-            with open(f"/proc/{p}/task/{p}/children") as f:
-                todo += [int(c) for c in f.read().split()]
-        except OSError:
-            pass
-    return pids
-
-def once(argv):
-    start = time.perf_counter()
-    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    peak = 0
-    while True:
-        pid, status, _ = os.wait4(child.pid, os.WNOHANG)
-        if pid:
-            break
-        pids = tree(child.pid)
-        peak = max(peak, sum(kib(p, "VmRSS") for p in pids), *(kib(p, "VmHWM") for p in pids))
-        time.sleep(0.002)
-    return time.perf_counter() - start, peak / 1024.0, os.waitstatus_to_exitcode(status)
-
-runs = int(sys.argv[1])
-commands = json.loads(sys.argv[2])
-for _, argv in commands:
-    once(argv)
-results = {name: {"walls": [], "peaks": [], "codes": []} for name, _ in commands}
-for _ in range(runs):
-    for name, argv in commands:
-        wall, peak, code = once(argv)
-        results[name]["walls"].append(wall)
-        results[name]["peaks"].append(peak)
-        results[name]["codes"].append(code)
-out = []
-for name, _ in commands:
-    r = results[name]
-    out.append({"name": name, "runs": runs, "median_s": statistics.median(r["walls"]), "min_s": min(r["walls"]),
-                "max_s": max(r["walls"]), "walls_s": r["walls"], "peak_rss_mib": max(r["peaks"]),
-                "exit_codes": sorted(set(r["codes"]))})
-json.dump(out, sys.stdout, indent=2)
-PY
 COMMANDS=$("$PYTHON" -c 'import json, sys; print(json.dumps([["cvm probe", [sys.argv[1], "probe"]], ["pytorch check", [sys.argv[2], sys.argv[3]]], ["cvm probe --benchmark", [sys.argv[1], "probe", "--benchmark"]]]))' \
     "$BIN/cvm" "$PYTHON" "$WORK/torch_check.py")
-"$PYTHON" "$WORK/measure.py" "$RUNS" "$COMMANDS" >"$OUT_DIR/timing.json" || bad "measuring failed"
+"$PYTHON" "$SOURCE_DIR/scripts/measure_runs.py" "$RUNS" "$COMMANDS" --interleave >"$OUT_DIR/timing.json" || bad "measuring failed"
 "$PYTHON" - "$OUT_DIR/timing.json" <<'PY' | tee "$OUT_DIR/timing.txt"
 import json, sys
 rows = json.load(open(sys.argv[1]))

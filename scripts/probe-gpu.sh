@@ -120,59 +120,6 @@ cat "$WORK/torch_check.py"
 # children (`cvm probe` runs cvm-probe as a child) and the largest sum of their resident sizes,
 # or the largest single VmHWM, is kept. wait4's ru_maxrss is printed too, but it cannot go below
 # the measuring Python's own size: a forked child starts with its parent's resident pages.
-cat >"$WORK/measure.py" <<'EOF'
-import json, os, statistics, subprocess, sys, time
-
-def status_kib(pid, field):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-def tree(pid):
-    pids, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        pids.append(p)
-        try:
-            with open(f"/proc/{p}/task/{p}/children") as f:
-                todo += [int(c) for c in f.read().split()]
-        except OSError:
-            pass
-    return pids
-
-runs = int(sys.argv[1])
-commands = json.loads(sys.argv[2])
-results = []
-for name, argv in commands:
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # warm-up
-    walls, peaks, maxrss, codes = [], [], [], []
-    for _ in range(runs):
-        start = time.perf_counter()
-        child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        peak = 0
-        while True:
-            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
-            if pid:
-                break
-            pids = tree(child.pid)
-            peak = max(peak, sum(status_kib(p, "VmRSS") for p in pids),
-                       *(status_kib(p, "VmHWM") for p in pids))
-            time.sleep(0.002)
-        walls.append(time.perf_counter() - start)
-        peaks.append(peak / 1024.0)
-        maxrss.append(usage.ru_maxrss / 1024.0)
-        codes.append(os.waitstatus_to_exitcode(status))
-    results.append({"name": name, "runs": runs, "mean_s": statistics.mean(walls),
-                    "median_s": statistics.median(walls), "min_s": min(walls),
-                    "max_s": max(walls), "peak_rss_mib": max(peaks),
-                    "ru_maxrss_mib": max(maxrss), "exit_codes": sorted(set(codes))})
-json.dump(results, sys.stdout, indent=2)
-EOF
 COMMANDS=$("$PYTHON" - "${#PROBE[@]}" "${PROBE[@]}" "${TORCH[@]}" <<'EOF'
 import json, sys
 n = int(sys.argv[1])
@@ -182,7 +129,7 @@ print(json.dumps([["probe", probe], ["probe --benchmark", probe + ["--benchmark"
 EOF
 )
 say "timing: $RUNS runs of each after one warm-up"
-"$PYTHON" "$WORK/measure.py" "$RUNS" "$COMMANDS" >"$OUT_DIR/timing.json" || die "measuring failed"
+"$PYTHON" "$SOURCE_DIR/scripts/measure_runs.py" "$RUNS" "$COMMANDS" >"$OUT_DIR/timing.json" || die "measuring failed"
 "$PYTHON" - "$OUT_DIR/timing.json" <<'EOF' | tee "$OUT_DIR/summary.txt"
 import json, sys
 rows = json.load(open(sys.argv[1]))

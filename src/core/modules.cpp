@@ -459,47 +459,39 @@ ExportResult export_modules(const Store& store, const fs::path& dir, ModuleForma
         if (driver_floors && os == platform::Os::Linux) m.driver = driver_floors(tk);
         emit(m);
     }
-    for (const auto& dnn : store.list(Kind::Cudnn)) {
-        auto id = parse_cudnn_id(dnn.id);
-        if (!id || dnn.entry_dir.filename().u8string() != dnn.id) {
-            result.skipped.push_back("cudnn " + printable(dnn.id) +
-                                     ": not a cuDNN build id (entry " + dnn.entry_dir.u8string() +
-                                     ")");
-            continue;
+    // A cuDNN or NCCL module: for the toolkits its build serves; skipped, with the reason, when
+    // its id is not a safe file name or no toolkit is there.
+    for (Kind kind : {Kind::Cudnn, Kind::Nccl})
+        for (const auto& e : store.list(kind)) {
+            const std::string what = std::string(kind_dir(kind)) + " ";
+            auto cudnn = e.cudnn_id();
+            auto nccl = e.nccl_id();
+            bool valid = kind == Kind::Cudnn ? parse_cudnn_id(e.id).has_value()
+                                             : parse_nccl_id(e.id).has_value();
+            if (!valid || e.entry_dir.filename().u8string() != e.id) {
+                result.skipped.push_back(what + printable(e.id) + ": not a " + kind_label(kind) +
+                                         " build id (entry " + e.entry_dir.u8string() + ")");
+                continue;
+            }
+            std::vector<Entry> compatible;
+            for (const auto& tk : toolkits)
+                if (cudnn ? cudnn->serves(tk.version) : nccl->serves(tk.version))
+                    compatible.push_back(tk);
+            if (compatible.empty()) {
+                // An NCCL serves its CUDA major, a cuDNN built per minor only that minor.
+                std::string cuda =
+                    kind == Kind::Nccl ? std::to_string(e.cuda.major()) : e.cuda.str();
+                result.skipped.push_back(what + e.id + ": no installed toolkit is CUDA " + cuda +
+                                         "; run `cvm install cuda " + cuda + "` and export again");
+                continue;
+            }
+            if (kind == Kind::Cudnn)
+                emit(cudnn_module(
+                    store, e, compatible,
+                    [&](const Resolved& r) { return ensure_view(store, r, os); }, os));
+            else
+                emit(nccl_module(store, e, compatible, os));
         }
-        std::vector<Entry> compatible;
-        for (const auto& tk : toolkits)
-            if (id->serves(tk.version)) compatible.push_back(tk);
-        if (compatible.empty()) {
-            result.skipped.push_back("cudnn " + dnn.id + ": no installed toolkit is CUDA " +
-                                     dnn.cuda.str() + "; run `cvm install cuda " + dnn.cuda.str() +
-                                     "` and export again");
-            continue;
-        }
-        emit(cudnn_module(
-            store, dnn, compatible, [&](const Resolved& r) { return ensure_view(store, r, os); },
-            os));
-    }
-    for (const auto& nccl : store.list(Kind::Nccl)) {
-        auto id = parse_nccl_id(nccl.id);
-        if (!id || nccl.entry_dir.filename().u8string() != nccl.id) {
-            result.skipped.push_back("nccl " + printable(nccl.id) +
-                                     ": not an NCCL build id (entry " + nccl.entry_dir.u8string() +
-                                     ")");
-            continue;
-        }
-        std::vector<Entry> compatible;
-        for (const auto& tk : toolkits)
-            if (id->serves(tk.version)) compatible.push_back(tk);
-        if (compatible.empty()) {
-            result.skipped.push_back("nccl " + nccl.id + ": no installed toolkit is CUDA " +
-                                     std::to_string(nccl.cuda.major()) +
-                                     "; run `cvm install cuda " +
-                                     std::to_string(nccl.cuda.major()) + "` and export again");
-            continue;
-        }
-        emit(nccl_module(store, nccl, compatible, os));
-    }
     for (const char* sub : {"cuda", "cudnn", "nccl"}) {
         std::error_code ec;
         for (fs::directory_iterator it(dir / sub, ec), end; !ec && it != end; it.increment(ec)) {

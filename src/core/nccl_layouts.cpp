@@ -128,11 +128,8 @@ std::optional<Version> conda_cuda(const fs::path& env) {
     for (const auto& p : children(env / "conda-meta")) {
         std::string n = p.filename().u8string();
         if (n.rfind("nccl-", 0) != 0) continue;
-        if (auto text = platform::read_file(p, std::size_t(4) << 20)) {
-            static const std::regex dep(R"re("(cuda-version|cudatoolkit) >=([0-9]+(\.[0-9]+)?))re");
-            std::smatch m;
-            if (std::regex_search(*text, m, dep)) return parse_version(m[2].str(), 1, 2);
-        }
+        if (auto text = platform::read_file(p, std::size_t(4) << 20))
+            if (auto cuda = conda_meta_cuda(*text)) return cuda;
     }
     return std::nullopt;
 }
@@ -284,45 +281,16 @@ std::vector<DpkgNccl> nccl_packages_from_dpkg_status(std::string_view text) {
     static const std::regex ver_re(
         R"(^([0-9]+\.[0-9]+\.[0-9]+)-[^+]*(\+cuda([0-9]+(\.[0-9]+)?))?)");
     std::vector<DpkgNccl> out;
-    std::string package, status, version;
-    auto flush = [&] {
+    for (const auto& p : installed_dpkg_packages(text)) {
         std::smatch vm;
-        if (package == "libnccl2" && status.size() >= 9 &&
-            status.compare(status.size() - 9, 9, "installed") == 0 &&
-            std::regex_search(version, vm, ver_re)) {
-            DpkgNccl d;
-            d.package = package;
-            d.version = *parse_version(vm[1].str(), 3, 3);
-            if (vm[3].matched)
-                if (auto c = parse_version(vm[3].str(), 1, 2)) d.cuda = *c;
-            out.push_back(std::move(d));
-        }
-        package.clear();
-        status.clear();
-        version.clear();
-    };
-    while (!text.empty()) {
-        size_t nl = text.find('\n');
-        std::string_view line = text.substr(0, nl);
-        text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        if (line.empty()) {
-            flush();
-            continue;
-        }
-        auto field = [&](std::string_view key, std::string& into) {
-            if (line.size() > key.size() && line.compare(0, key.size(), key) == 0) {
-                std::string_view v = line.substr(key.size());
-                while (!v.empty() && v.front() == ' ')
-                    v.remove_prefix(1);
-                into = std::string(v);
-            }
-        };
-        field("Package:", package);
-        field("Status:", status);
-        field("Version:", version);
+        if (p.name != "libnccl2" || !std::regex_search(p.version, vm, ver_re)) continue;
+        DpkgNccl d;
+        d.package = p.name;
+        d.version = *parse_version(vm[1].str(), 3, 3);
+        if (vm[3].matched)
+            if (auto c = parse_version(vm[3].str(), 1, 2)) d.cuda = *c;
+        out.push_back(std::move(d));
     }
-    flush();
     return out;
 }
 

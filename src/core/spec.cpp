@@ -55,13 +55,21 @@ bool CudnnId::serves(const Version& toolkit) const {
     return cuda.parts.size() < 2 || toolkit.minor() == cuda.minor();
 }
 
-std::optional<CudnnId> parse_cudnn_id(std::string_view text) {
+// "VERSION-cudaX[.Y]": the version (min_parts to max_parts numbers) and the CUDA of a build.
+static std::optional<std::pair<Version, Version>>
+parse_build_id(std::string_view text, size_t min_parts, size_t max_parts) {
     size_t dash = text.find("-cuda");
     if (dash == std::string_view::npos) return std::nullopt;
-    auto version = parse_version(text.substr(0, dash), 1, 4);
+    auto version = parse_version(text.substr(0, dash), min_parts, max_parts);
     auto cuda = parse_version(text.substr(dash + 5), 1, 2);
     if (!version || !cuda) return std::nullopt;
-    return CudnnId{*version, *cuda};
+    return std::pair{*version, *cuda};
+}
+
+std::optional<CudnnId> parse_cudnn_id(std::string_view text) {
+    auto id = parse_build_id(text, 1, 4);
+    if (!id) return std::nullopt;
+    return CudnnId{id->first, id->second};
 }
 
 std::optional<Version> parse_toolkit_id(std::string_view text) { return parse_version(text, 3, 3); }
@@ -75,12 +83,9 @@ bool NcclId::serves(const Version& toolkit) const {
 }
 
 std::optional<NcclId> parse_nccl_id(std::string_view text) {
-    size_t dash = text.find("-cuda");
-    if (dash == std::string_view::npos) return std::nullopt;
-    auto version = parse_version(text.substr(0, dash), 3, 3);
-    auto cuda = parse_version(text.substr(dash + 5), 1, 2);
-    if (!version || !cuda) return std::nullopt;
-    return NcclId{*version, *cuda};
+    auto id = parse_build_id(text, 3, 3);
+    if (!id) return std::nullopt;
+    return NcclId{id->first, id->second};
 }
 
 std::string Spec::str() const {

@@ -470,7 +470,10 @@ void probe_nccl(const Options& o, const CudartApi* cudart, int device_count, int
                 Report& report) {
     NcclReport& n = report.nccl;
     n.asked = true;
-    n.environment = os::environment_with_prefix("NCCL_");
+    // The variables NCCL reads; NCCL_HOME and NCCL_ROOT are build systems' (cvm sets them).
+    for (auto& e : os::environment_with_prefix("NCCL_"))
+        if (e.rfind("NCCL_HOME=", 0) != 0 && e.rfind("NCCL_ROOT=", 0) != 0)
+            n.environment.push_back(std::move(e));
     const auto names = os::nccl_names();
     if (names.empty()) {
         report.add_problem(problem::kLibraryNotFound,

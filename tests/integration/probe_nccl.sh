@@ -36,7 +36,7 @@ probe_jq "$TMP/two.json" "[.libraries[].real_path] | index(\"$TMP/nccl/libnccl.s
 probe_jq "$TMP/two.json" '(.convolutions | length) > 0 and .cudnn_skipped == false' "two GPUs: cuDNN still probed"
 
 # Three GPUs without peer-to-peer: busbw = algbw * 4/3, NCCL over shared memory.
-FAKE_CUDART_DEVICES=9.0,9.0,9.0 FAKE_CUDART_NO_PEER=1 NCCL_P2P_DISABLE=1 \
+FAKE_CUDART_DEVICES=9.0,9.0,9.0 FAKE_CUDART_NO_PEER=1 NCCL_P2P_DISABLE=1 NCCL_HOME=/opt/nccl \
     probe_run "$TMP/three.json" --json --nccl --no-cudnn "${SMALL[@]}"
 probe_expect_rc 0 "three GPUs" "$TMP/three.json"
 probe_jq "$TMP/three.json" 'all(.nccl.all_reduce[]; (.busbw_gbs - .algbw_gbs * 4 / 3 | fabs) < 1e-4 * .busbw_gbs)' \
