@@ -4,9 +4,10 @@
 #
 #   scripts/probe-gpu.sh [BIN_DIR]
 #
-# BIN_DIR (or $CVM_BIN) holds cvm-probe and, when built, cvm. Default: build-probe/gpu, then
-# build/src/cli and build/src/probe; with none of those, cvm-probe is compiled here from src/probe
-# (it needs only a C++17 compiler and libdl).
+# BIN_DIR (or $CVM_BIN) holds cvm-probe and, when built, cvm: a Release build folder's bin (or the
+# build folder itself). Default: build-release/bin, build/bin, then build-probe/gpu; with none of
+# those, cvm-probe is compiled here from src/probe (it needs only a C++17 compiler and libdl).
+# Needs no network.
 # With a working `cvm` that has `probe`, the toolkit and cuDNN are imported into a throw-away
 # CVM_ROOT, selected, and probed through `cvm probe`; otherwise cvm-probe runs with
 # LD_LIBRARY_PATH set by hand to the same two folders.
@@ -37,8 +38,8 @@ die() {
 
 # ---- the binaries ----
 BIN=
-for dir in "${1:-}" "${CVM_BIN:-}" "$SOURCE_DIR/build-probe/gpu" "$SOURCE_DIR/build/src/probe" \
-    "$SOURCE_DIR/build/src/cli"; do
+for dir in "${1:-}" "${1:+$1/bin}" "${CVM_BIN:-}" "$SOURCE_DIR/build-release/bin" "$SOURCE_DIR/build/bin" \
+    "$SOURCE_DIR/build-probe/gpu"; do
     if [ -n "$dir" ] && [ -x "$dir/cvm-probe" ] && "$dir/cvm-probe" --version >/dev/null 2>&1; then
         BIN=$dir
         break
@@ -59,7 +60,7 @@ echo "cvm-probe: $BIN/cvm-probe ($("$BIN/cvm-probe" --version))"
 
 MODE=ld_library_path
 CVM=
-for dir in "$BIN" "$SOURCE_DIR/build/src/cli"; do
+for dir in "$BIN"; do
     if [ -x "$dir/cvm" ] && [ -x "$dir/cvm-probe" ] && "$dir/cvm" probe --help >/dev/null 2>&1; then
         CVM=$dir/cvm
         MODE=cvm

@@ -58,6 +58,20 @@ Layout layout_of(const Resolved& r, const fs::path& view, platform::Os os) {
         if (platform::exists((join_rel(tk.path, tk.bin_dirs[i]) / nvcc).u8string()))
             l.nvcc = join_rel(top, tk.bin_dirs[i]) / nvcc;
     const auto tk_libs = distinct_lib_dirs(tk);
+    // Where a build finds a cuDNN's or NCCL's header and library: the view's folders (which hold
+    // the linker's libcudnn.so / libnccl.so even where the build ships only the versioned name),
+    // else the build's own.
+    auto seen_at = [&](const Entry& e, std::optional<fs::path>& include_dir,
+                       std::optional<fs::path>& lib_dir) {
+        if (!view.empty()) {
+            include_dir = view / "include";
+            std::string lib = !tk_libs.empty() ? tk_libs.front() : (windows ? "lib/x64" : "lib64");
+            lib_dir = join_rel(view, lib);
+            return;
+        }
+        if (!e.include_dirs.empty()) include_dir = join_rel(e.path, e.include_dirs.front());
+        if (!e.lib_dirs.empty()) lib_dir = join_rel(e.path, e.lib_dirs.front());
+    };
     if (r.cudnn) {
         const Entry& dnn = *r.cudnn;
         l.cudnn_path = dnn.path;
@@ -67,17 +81,12 @@ Layout layout_of(const Resolved& r, const fs::path& view, platform::Os os) {
                 // The view's bin holds cuDNN's DLLs beside the toolkit's programs.
                 if (view.empty()) add_unique(l.bin_dirs, join_rel(dnn.path, b));
             }
-        if (!view.empty()) {
-            l.cudnn_include_dir = view / "include";
-            std::string lib = !tk_libs.empty() ? tk_libs.front() : (windows ? "lib/x64" : "lib64");
-            l.cudnn_lib_dir = join_rel(view, lib);
-        } else {
-            if (!dnn.include_dirs.empty())
-                l.cudnn_include_dir = join_rel(dnn.path, dnn.include_dirs.front());
-            if (!dnn.lib_dirs.empty()) l.cudnn_lib_dir = join_rel(dnn.path, dnn.lib_dirs.front());
-        }
+        seen_at(dnn, l.cudnn_include_dir, l.cudnn_lib_dir);
     }
-    if (r.nccl) l.nccl_path = r.nccl->path;
+    if (r.nccl) {
+        l.nccl_path = r.nccl->path;
+        seen_at(*r.nccl, l.nccl_include_dir, l.nccl_lib_dir);
+    }
     if (windows) return l; // no LD_LIBRARY_PATH, LIBRARY_PATH or CPATH there
     if ((r.cudnn || r.nccl) && !view.empty()) {
         // The view's library folders hold the toolkit's libraries, cuDNN's and NCCL's side by
@@ -392,6 +401,8 @@ std::vector<EnvChange> compute_environment(const Layout& layout, const EnvLookup
     if (layout.nccl_path) {
         out.push_back({"NCCL_HOME", layout.nccl_path->u8string()});
         out.push_back({"NCCL_ROOT", layout.nccl_path->u8string()});
+        out.push_back({"NCCL_INCLUDE_DIR", optional_text(layout.nccl_include_dir)});
+        out.push_back({"NCCL_LIB_DIR", optional_text(layout.nccl_lib_dir)});
     }
 
     // The host compiler: the user's own choice (a value cvm did not put there) stays.

@@ -385,7 +385,6 @@ ModuleFile nccl_module(const Store& store, const Entry& nccl, const std::vector<
     m.version = nccl.version.str();
     m.built_for = nccl.cuda.str();
     ModuleActions own;
-    own.set = {{"NCCL_HOME", nccl.path.u8string()}, {"NCCL_ROOT", nccl.path.u8string()}};
     auto folders = [&](const std::vector<std::string>& rels) {
         std::vector<std::string> out;
         for (const auto& d : rels)
@@ -396,6 +395,9 @@ ModuleFile nccl_module(const Store& store, const Entry& nccl, const std::vector<
     // Programs load its library, and builds (the linker's -lnccl, #include <nccl.h>) see it.
     const auto libs = folders(nccl.lib_dirs);
     const auto includes = folders(nccl.include_dirs);
+    own.set = {{"NCCL_HOME", nccl.path.u8string()}, {"NCCL_ROOT", nccl.path.u8string()}};
+    if (!includes.empty()) own.set.emplace_back("NCCL_INCLUDE_DIR", includes.front());
+    if (!libs.empty()) own.set.emplace_back("NCCL_LIB_DIR", libs.front());
     if (os == platform::Os::Linux) {
         if (!libs.empty()) {
             own.prepend.emplace_back("LD_LIBRARY_PATH", libs);
@@ -417,8 +419,9 @@ ModuleFile nccl_module(const Store& store, const Entry& nccl, const std::vector<
     m.help = help_text(
         "NVIDIA NCCL " + m.version + " built for CUDA " + m.built_for + ", " +
             describe_layer(store, nccl) + ".\nNeeds one of " + needs +
-            ": it uses the one loaded, or loads the newest.\nLoading sets NCCL_HOME and NCCL_ROOT, "
-            "puts its library folder first on LD_LIBRARY_PATH and LIBRARY_PATH and its include "
+            ": it uses the one loaded, or loads the newest.\nLoading sets NCCL_HOME, NCCL_ROOT, "
+            "NCCL_INCLUDE_DIR and NCCL_LIB_DIR, puts its library folder first on LD_LIBRARY_PATH "
+            "and LIBRARY_PATH and its include "
             "folder first on CPATH.",
         m.branches);
     return m;

@@ -146,6 +146,22 @@ assert_contains "$OUT" "$VIEW/lib64"
 [[ -e $VIEW/lib64/libcudart.so.12 ]] || fail "the merged view lost the toolkit's libraries"
 expect_rc 0 "$CVM" exec -- sh -c 'echo "$NCCL_HOME|$CVM_ACTIVE|$LD_LIBRARY_PATH"'
 assert_contains "$OUT" "$NROOT|12.4.1+nccl2.21.5-cuda12.4|$VIEW/lib64"
+# What a build reads: NCCL_INCLUDE_DIR and NCCL_LIB_DIR (PyTorch's FindNCCL) name the view's
+# folders; a real compiler finds nccl.h and -lnccl through CPATH and LIBRARY_PATH alone, and
+# through those two variables alone; the program loads the selected library.
+expect_rc 0 "$CVM" env --shell bash
+assert_contains "$OUT" "export NCCL_INCLUDE_DIR='$VIEW/include'"
+assert_contains "$OUT" "export NCCL_LIB_DIR='$VIEW/lib64'"
+cat >"$TEST_TMP/uses_nccl.c" <<'EOF'
+#include <nccl.h>
+int ncclGetVersion(int*);
+int main(void) { int v = 0; ncclGetVersion(&v); return NCCL_MAJOR == 2 && NCCL_MINOR == 21 && v == 22105 ? 0 : 1; }
+EOF
+expect_rc 0 "$CVM" exec -- sh -c 'cc "$1" -o "$2" -lnccl && "$2" && echo via-lists &&
+    env -u CPATH -u LIBRARY_PATH cc "$1" -o "$2" -I"$NCCL_INCLUDE_DIR" -L"$NCCL_LIB_DIR" -lnccl && "$2" && echo via-dirs' \
+    sh "$TEST_TMP/uses_nccl.c" "$TEST_TMP/uses_nccl"
+assert_contains "$OUT" "via-lists"
+assert_contains "$OUT" "via-dirs"
 # Without NCCL selected, a NCCL_HOME of the user's own is left alone.
 expect_rc 0 env NCCL_HOME=/opt/mine "$CVM" exec 12.4 -- sh -c 'echo "$NCCL_HOME"'
 assert_eq "$OUT" "/opt/mine"

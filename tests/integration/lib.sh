@@ -20,7 +20,7 @@ stop_tmux_server() {
 export CVM_ROOT="$TEST_TMP/root"
 unset CVM_VERSION CVM_STORE_PATH CUDA_PATH CUDA_HOME CUDNN_PATH CVM_ACTIVE CUDACXX CUDAHOSTCXX NVCC_CCBIN \
     CUDNN_ROOT CUDNN_INCLUDE_DIR CUDNN_LIB_DIR NCCL_HOME NCCL_ROOT LIBRARY_PATH CPATH _CVM_CCBIN _CVM_SAVED \
-    _CVM_HOOK || true
+    _CVM_HOOK NCCL_INCLUDE_DIR NCCL_LIB_DIR || true
 # Config files of this test only (absent unless a test writes them), never the machine's.
 export CVM_CONFIG="$TEST_TMP/config/cvm/config.toml" CVM_SYSTEM_CONFIG="$TEST_TMP/etc/cvm/config.toml"
 export NO_COLOR=1

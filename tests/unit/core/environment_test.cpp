@@ -296,6 +296,9 @@ TEST_CASE("NCCL: NCCL_HOME and NCCL_ROOT, its library in the view's folder or it
         compute_environment(l, std::string("/usr/bin"), std::nullopt, ForeignDirs{}, Os::Linux);
     CHECK(value_of(ch, "NCCL_HOME") == "/opt/nccl");
     CHECK(value_of(ch, "NCCL_ROOT") == "/opt/nccl");
+    // What a build's FindNCCL reads: the view's folders, which hold libnccl.so too.
+    CHECK(value_of(ch, "NCCL_INCLUDE_DIR") == "/v/include");
+    CHECK(value_of(ch, "NCCL_LIB_DIR") == "/v/lib64");
     CHECK(value_of(ch, "CUDA_HOME") == "/v");
     CHECK(value_of(ch, "LD_LIBRARY_PATH") == "/v/lib64");
     CHECK(value_of(ch, "LIBRARY_PATH") == "/v/lib64");
@@ -306,6 +309,8 @@ TEST_CASE("NCCL: NCCL_HOME and NCCL_ROOT, its library in the view's folder or it
     l = layout_of(r, "", Os::Linux);
     ch = compute_environment(l, std::string("/usr/bin"), std::nullopt, ForeignDirs{}, Os::Linux);
     CHECK(value_of(ch, "LD_LIBRARY_PATH") == "/opt/cuda-11.2/lib64:/opt/nccl/lib");
+    CHECK(value_of(ch, "NCCL_INCLUDE_DIR") == "/opt/nccl/include");
+    CHECK(value_of(ch, "NCCL_LIB_DIR") == "/opt/nccl/lib");
     // Without an NCCL, a user's own NCCL_HOME is not touched.
     r.nccl.reset();
     ch = compute_environment(layout_of(r, "", Os::Linux), std::string("/usr/bin"), std::nullopt,
@@ -313,5 +318,6 @@ TEST_CASE("NCCL: NCCL_HOME and NCCL_ROOT, its library in the view's folder or it
     for (const auto& c : ch) {
         CHECK(c.name != "NCCL_HOME");
         CHECK(c.name != "NCCL_ROOT");
+        CHECK(c.name.rfind("NCCL_", 0) != 0);
     }
 }

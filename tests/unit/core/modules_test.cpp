@@ -228,6 +228,10 @@ TEST_CASE("an NCCL module sets NCCL_HOME and NCCL_ROOT and its library folder, f
     CHECK(count(lua, "family(\"nccl\")") == 1);
     CHECK(count(lua, "pushenv(\"NCCL_HOME\", \"" + (t.path / "nccl").string() + "\")") == 1);
     CHECK(count(lua, "pushenv(\"NCCL_ROOT\", \"" + (t.path / "nccl").string() + "\")") == 1);
+    CHECK(count(lua, "pushenv(\"NCCL_LIB_DIR\", \"" + (t.path / "nccl" / "lib").string() + "\")") ==
+          1);
+    CHECK(count(lua, "pushenv(\"NCCL_INCLUDE_DIR\", \"" + (t.path / "nccl" / "include").string() +
+                         "\")") == 1);
     CHECK(count(lua, "prepend_path(\"LD_LIBRARY_PATH\", \"" + (t.path / "nccl" / "lib").string() +
                          "\")") == 1);
     CHECK(count(lua, "prepend_path(\"LIBRARY_PATH\", \"" + (t.path / "nccl" / "lib").string() +
@@ -238,6 +242,8 @@ TEST_CASE("an NCCL module sets NCCL_HOME and NCCL_ROOT and its library folder, f
     CHECK(count(lua, "nccl/2.21.5-cuda12.4 is built for CUDA 12.4") == 1);
     std::string tcl = render_module(m, ModuleFormat::Tcl);
     CHECK(count(tcl, "conflict nccl\n") == 1);
+    CHECK(count(tcl, "cvm_pushenv \"NCCL_LIB_DIR\" \"" + (t.path / "nccl" / "lib").string() +
+                         "\"\n") == 1);
     CHECK(module_file_name(m, ModuleFormat::Lua) == fs::path("nccl/2.21.5-cuda12.4.lua"));
     // Exported beside the toolkit; one of another major is skipped with the reason.
     store.add_imported(tk);
