@@ -85,7 +85,7 @@ apt_updated=0
 apt_update() {
   if [[ $apt_updated -eq 0 ]]; then
     log "apt-get update"
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 ||
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 update -qq >&2 ||
       die "apt-get update failed (run as root, or install the packages yourself)"
     apt_updated=1
   fi
@@ -105,7 +105,8 @@ ensure_packages() {
   fi
   log "installing: ${missing[*]}"
   apt_update
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+  # (another apt holding dpkg's lock is waited for)
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
     "${missing[@]}" >&2 ||
     die "could not install ${missing[*]}; as root run: apt-get install ${missing[*]}"
 }

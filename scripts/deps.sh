@@ -11,8 +11,10 @@ need_packages() {
     echo "cvm: installing Debian packages: ${missing[*]}" >&2
     local sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # Another apt (unattended-upgrades on a fresh machine, another checkout's setup) holding dpkg's
+    # lock is waited for, not a failure.
+    $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
 BUILD_PACKAGES=(build-essential cmake ninja-build pkg-config libcli11-dev libtomlplusplus-dev libarchive-dev
@@ -20,5 +22,8 @@ BUILD_PACKAGES=(build-essential cmake ninja-build pkg-config libcli11-dev libtom
                 musl-tools)
 # What the tests run besides the build: real shells, a real Lmod, hyperfine-free (benchmarks are
 # separate), archive tools to build test archives, clang for the fuzzers, mingw-w64 and Wine for
-# the Windows build.
-TEST_PACKAGES=(bash zsh fish tmux man-db groff-base lmod meson jq xz-utils zip unzip libarchive-tools p7zip-full clang libclang-rt-dev file binutils dpkg-dev)
+# the Windows build; the container clients that read `cvm export --oci`'s images (skopeo, umoci),
+# the engines that run them where the machine allows (podman with runc, buildah), and a static
+# busybox for the tests' base image.
+TEST_PACKAGES=(bash zsh fish tmux man-db groff-base lmod meson jq xz-utils zip unzip libarchive-tools p7zip-full clang libclang-rt-dev file binutils dpkg-dev
+               skopeo umoci podman buildah runc busybox-static)

@@ -243,6 +243,11 @@ int main(int argc, char** argv) {
         fs::path started =
             found_in < layout.bin_dirs.size() ? layout.bin_dirs[found_in] / fs::u8path(tool) : real;
         args[0] = started.u8string();
+        // Windows programs know their path from the file they were started from, not argv[0]: the
+        // view's (a hard link of the same file, made by cvm in its store).
+        if (platform::host_os() == platform::Os::Windows && started != real &&
+            platform::exists(started.u8string()))
+            platform::exec_replace(started, args);
         platform::exec_replace(real, args);
     } catch (const SelectionError& e) {
         fail(2, e.what());

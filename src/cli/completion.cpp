@@ -80,7 +80,7 @@ ValueKind value_kind(const OptionModel& o) {
     if (any({"shell"})) return ValueKind::Shell;
     if (any({"tool"})) return ValueKind::Tool;
     if (any({"cmd", "program"})) return ValueKind::Program;
-    if (any({"dir", "folder", "directory"})) return ValueKind::Dir;
+    if (any({"dir", "folder", "directory", "layout"})) return ValueKind::Dir;
     if (any({"file", "output", "path"})) return ValueKind::File;
     if (any({"what"})) return ValueKind::InstallWhat;
     if (any({"cuda"})) return ValueKind::CudaVersion;

@@ -25,6 +25,9 @@ int main(int argc, char** argv) {
     register_use(app);
     register_verify(app);
     register_update(app);
+#ifdef CVM_HAVE_IMAGE
+    register_export(app); // `cvm export --oci`, handed over by cvm
+#endif
 #else
 #if defined(CVM_HAVE_INSTALL)
     register_install(app);

@@ -79,11 +79,13 @@ void register_probe(CLI::App& app) {
                 args.push_back("--expect-cudart-dir");
                 args.push_back(dir);
             }
-            // The merged view's library folder holds links to both (see layout_of).
+            // The merged view's library folder holds links to both (see layout_of); on Windows
+            // its bin holds the DLLs (hard links, which report the view's path when loaded).
             std::vector<std::string> view_dirs;
-            if (platform::host_os() == platform::Os::Linux)
-                for (const auto& d : layout_of(r, view_path(store, r), platform::Os::Linux).lib_dirs)
-                    view_dirs.push_back(d.u8string());
+            const platform::Os os = platform::host_os();
+            const Layout view = layout_of(r, view_path(store, r), os);
+            for (const auto& d : os == platform::Os::Windows ? view.bin_dirs : view.lib_dirs)
+                view_dirs.push_back(d.u8string());
             for (const auto& dir : view_dirs) {
                 args.push_back("--expect-cudart-dir");
                 args.push_back(dir);

@@ -278,6 +278,7 @@ public:
             }
             check_limits();
             stop_abandoned();
+            stop_interrupted();
             report_progress();
             if (active == 0 && waiting) {
                 auto wait = std::min<Clock::duration>(earliest - Clock::now(),
@@ -619,6 +620,18 @@ private:
                         (t.attempt > 0 ? " (after " + std::to_string(t.attempt + 1) + " attempts)"
                                        : ""));
         }
+    }
+
+    // Ctrl-C or SIGTERM: the run stops at once, so the install unwinds and removes its files
+    // itself, rather than waiting for bytes (a stalled server) until the signal's grace period
+    // ends and the watcher removes them (on Windows it cannot remove a file still open).
+    void stop_interrupted() {
+        if (!platform::interrupted()) return;
+        for (auto& t : transfers_)
+            if (!t->finished) {
+                t->finished = true;
+                fail(*t, "download of " + t->url + " stopped: interrupted");
+            }
     }
 
     // A download nothing will read any more (another archive of the install could not be

@@ -40,6 +40,7 @@ for args in "list" "ls cudnn" "list --available" "list --available cudnn 8.9" "l
 done
 expect_rc 0 "$CVM" export lmod "$TEST_TMP/modules" --json
 check_keys export tcl "$TEST_TMP/modules-tcl" --json
+check_keys export --oci "$TEST_TMP/image" --json
 check_keys uninstall 11.2 --json
 check_keys import "$TEST_TMP/cuda-11.2" --json
 # Failures too: {"error": {"code", "message"}}.

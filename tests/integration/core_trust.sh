@@ -123,28 +123,29 @@ assert_eq "$ERR" ""
 rm "$PUB/.cudaversion"
 cd "$T"
 
-# --- FIFOs where files should be never block a command or a shim.
+# --- FIFOs where files should be never block a command or a shim (timeout: a minute, so only a
+# command that blocks meets it, however busy the machine).
 mv "$CVM_ROOT/version" "$T/version.saved"
 mkfifo "$CVM_ROOT/version"
 for cmd in "$CVM current" "$CVM use --global" "$S/nvcc"; do
-    expect_rc 2 timeout 10 $cmd
+    expect_rc 2 timeout 60 $cmd
     assert_contains "$ERR" "$CVM_ROOT/version is a FIFO, not a version file"
 done
 rm "$CVM_ROOT/version"
 mv "$T/version.saved" "$CVM_ROOT/version"
 mkfifo "$CVM_CONFIG"
 for cmd in "$CVM list" "$S/nvcc"; do
-    expect_rc 2 timeout 10 $cmd
+    expect_rc 2 timeout 60 $cmd
     assert_contains "$ERR" "the config file $CVM_CONFIG is a FIFO, not a regular file"
 done
 rm "$CVM_CONFIG"
 mkfifo "$CVM_SYSTEM_CONFIG"
-expect_rc 2 timeout 10 "$CVM" list
+expect_rc 2 timeout 60 "$CVM" list
 rm "$CVM_SYSTEM_CONFIG"
 mkdir -p "$T/fifo"
 mkfifo "$T/fifo/.cudaversion"
 cd "$T/fifo"
-expect_rc 2 timeout 10 "$S/nvcc"
+expect_rc 2 timeout 60 "$S/nvcc"
 assert_contains "$ERR" "$T/fifo/.cudaversion is a FIFO"
 
 # --- A .cudaversion that is a folder, unreadable or a link loop is reported, not passed over.
@@ -176,7 +177,7 @@ echo system >"$T/sys/.cudaversion"
 cp "$(readlink "$S/nvcc")" "$T/copy1/nvcc"
 cp "$(readlink "$S/nvcc")" "$T/copy2/nvcc"
 cd "$T/sys"
-PATH="$T/copy1:$T/copy2:/usr/bin:/bin" expect_rc 127 timeout 10 "$T/copy1/nvcc" --version
+PATH="$T/copy1:$T/copy2:/usr/bin:/bin" expect_rc 127 timeout 60 "$T/copy1/nvcc" --version
 assert_contains "$ERR" "cvm shims ran each other through PATH; remove the extra copy of cvm-shim"
 one_line "$ERR"
 cd "$T"

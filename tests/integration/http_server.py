@@ -8,6 +8,9 @@ ACTION is one of
     status:CODE          answer CODE with no body (e.g. status:404, status:503)
     die:BYTES            send the headers and BYTES of the body, then drop the connection
     stall:BYTES:SECONDS  send BYTES of the body, then send nothing for SECONDS
+    hold:BYTES:FILE      send BYTES of the body, log "HELD PATH", then send nothing until FILE
+                         exists (the test creates it once it has seen what it waits for), and
+                         the rest after it; a client that hangs up meanwhile is logged as SENT
     norange              ignore Range headers (always answer 200 with the whole file)
     slow:BYTES_PER_SEC   send the body at about this rate (slow:4 is a drip); the log gets "DONE PATH"
                          when such a body was sent whole
@@ -24,6 +27,8 @@ import argparse
 import fnmatch
 import http.server
 import os
+import select
+import socket
 import socketserver
 import sys
 import threading
@@ -73,6 +78,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.server.log_path:
             with self.server.log_lock, open(self.server.log_path, "a") as log:
                 log.write("SENT %s %d\n" % (path, sent))
+
+    def wait_for(self, path, gate):
+        """Holds the body until the file `gate` exists (True), or the client hangs up (False)."""
+        if self.server.log_path:
+            with self.server.log_lock, open(self.server.log_path, "a") as log:
+                log.write("HELD %s\n" % path)
+        while not os.path.exists(gate):
+            readable, _, _ = select.select([self.connection], [], [], 0.05)
+            if readable:
+                try:
+                    if not self.connection.recv(1, socket.MSG_PEEK):
+                        return False
+                except OSError:
+                    return False
+                time.sleep(0.05)  # the client sent more: not a hang-up
+        return True
 
     def send_endless(self, path):
         self.record(200)
@@ -153,15 +174,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         if head:
             return
-        limit, stall, rate = None, None, None
+        limit, stall, rate, hold = None, None, None, None
         for action in actions:
-            fields = action.split(":")
+            fields = action.split(":", 2)
             if fields[0] == "die":
                 limit = int(fields[1])
             elif fields[0] == "stall":
                 limit, stall = int(fields[1]), float(fields[2])
             elif fields[0] == "slow":
                 rate = int(fields[1])
+            elif fields[0] == "hold":
+                hold = (int(fields[1]), fields[2])
         sent = 0
         with open(full, "rb") as f:
             f.seek(start)
@@ -172,6 +195,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     chunk = min(chunk, limit - sent)
                     if chunk <= 0:
                         break
+                if hold is not None:
+                    if sent >= hold[0]:
+                        if not self.wait_for(path, hold[1]):
+                            self.record_sent(path, sent)
+                            return
+                        hold = None
+                    else:
+                        chunk = min(chunk, hold[0] - sent)
                 data = f.read(min(chunk, remaining))
                 if not data and pad:
                     data = b"\0" * min(chunk, remaining)

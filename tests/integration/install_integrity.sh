@@ -86,10 +86,8 @@ for sig in INT TERM; do
     CVM_FAULT_DIR="$STAGING" CVM_FAULT_NTH=0 CVM_FAULT_SLEEP_MS=10 LD_PRELOAD="$FAULT" \
         "$CVM_BIN/cvm-install" install "$A/many/$tgz" 2> "$TEST_TMP/err" &
     pid=$!
-    for _ in $(seq 200); do
-        [[ -n $(find "$STAGING" -type f -path '*/x/*' 2> /dev/null | head -1) ]] && break
-        sleep 0.05
-    done
+    writing() { [[ -n $(find "$STAGING" -type f -path '*/x/*' 2> /dev/null | head -1) ]]; }
+    while kill -0 "$pid" 2> /dev/null && ! writing; do sleep 0.05; done
     [[ -n $(find "$STAGING" -type f -path '*/x/*' | head -1) ]] || fail "the install never started writing"
     kill -"$sig" "$pid"
     rc=0

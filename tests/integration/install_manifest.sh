@@ -91,14 +91,13 @@ expect_rc 1 "$CVM" install cuda 12.9.9
 assert_contains "$ERR" "404"
 assert_contains "$ERR" "redistrib_12.9.9.json"
 
-# A stalled server: the stall timeout ends it.
+# A stalled server: the stall timeout ends it (the stall outlasts the server, which exits after
+# 300 s: only the stall timeout says "stalled").
 stop_server
-start_server "$M" "/cudnn/redist/cudnn/*=stall:1000:60"
+start_server "$M" "/cudnn/redist/cudnn/*=stall:1000:3600"
 export CVM_MIRROR="http://127.0.0.1:$HTTP_PORT"
-start=$(date +%s)
 CVM_STALL_TIMEOUT=1 CVM_RETRIES=0 expect_rc 1 "$CVM" install cudnn 9.1.0 --cuda 11
 assert_contains "$ERR" "stalled"
-(( $(date +%s) - start < 30 )) || fail "the stall timeout did not end the download"
 assert_store cudnn "9.1.0.70-cuda12"
 
 # Plain http to another host is refused.

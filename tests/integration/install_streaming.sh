@@ -36,20 +36,19 @@ installed_ok() { # WHAT
 }
 
 # --- extracted while it arrives: headers are in the staging folder while the .part grows ----
-start_server "$M" "/cudnn/redist/cudnn/*=slow:1500000"
+# The server holds the body after 1.5 MB of 3 (past the first MB the xz decoder hands on at
+# once) until the test has seen the headers staged: no race between the test's look and the
+# download's end, however busy the machine.
+start_server "$M" "/cudnn/redist/cudnn/*=hold:1500000:$T/go"
 export CVM_MIRROR="http://127.0.0.1:$HTTP_PORT"
 "$CVM" install cudnn 9.1.0 --cuda 12 > "$T/out" 2> "$T/err" &
 pid=$!
-seen=0
-while kill -0 "$pid" 2> /dev/null; do
-    if compgen -G "$CACHE/*.part" > /dev/null &&
-        compgen -G "$CVM_ROOT/.staging/install-*/x/*/include/cudnn_version.h" > /dev/null; then
-        seen=1
-    fi
-    sleep 0.05
-done
+staged() { compgen -G "$CVM_ROOT/.staging/install-*/x/*/include/cudnn_version.h" > /dev/null; }
+while kill -0 "$pid" 2> /dev/null && ! staged; do sleep 0.05; done
+staged || fail "nothing was extracted from the first 1500000 of $SIZE bytes: $(cat "$T/err")"
+[[ -f $CACHE/$NAME.part ]] || fail "no .part while the download was held"
+touch "$T/go"
 wait "$pid" || fail "the streamed install failed: $(cat "$T/err")"
-((seen)) || fail "nothing was extracted while the download was still arriving"
 installed_ok "a streamed install"
 [[ -L $CVM_ROOT/cudnn/$ID/root/lib/libcudnn.so ]] || fail "a streamed tar lost its symlinks"
 stop_server
@@ -192,21 +191,20 @@ for key in cuda_nvcc cuda_cudart cuda_cccl libcublas; do
     ENTRIES+=(--entry "$key=12.4.127=$key/linux-x86_64/$top.tar.xz")
 done
 $MK manifest "$R/redistrib_12.4.1.json" --product cuda --base "$R" "${ENTRIES[@]}"
-start_server "$M" "/cuda/redist/*/linux-x86_64/*=slow:1000000"
+# Each component (2 MB) is held after 1.5 MB until the test has seen two downloading and two
+# extracting.
+start_server "$M" "/cuda/redist/*/linux-x86_64/*=hold:1500000:$T/go-toolkit"
 export CVM_MIRROR="http://127.0.0.1:$HTTP_PORT"
 "$CVM" install cuda 12.4.1 > "$T/out" 2> "$T/err" &
 pid=$!
-parts=0 extracting=0
-while kill -0 "$pid" 2> /dev/null; do
-    n=$( (compgen -G "$CACHE/*.part" || true) | wc -l)
-    ((n > parts)) && parts=$n
-    n=$( (compgen -G "$CVM_ROOT/.staging/install-*/x/*/*/include" || true) | wc -l)
-    ((n > extracting)) && extracting=$n
-    sleep 0.05
-done
+count() { (compgen -G "$1" || true) | wc -l; }
+parts() { count "$CACHE/*.part"; }
+extracting() { count "$CVM_ROOT/.staging/install-*/x/*/*/include"; }
+while kill -0 "$pid" 2> /dev/null && (($(parts) < 2 || $(extracting) < 2)); do sleep 0.05; done
+(($(parts) >= 2)) || fail "the components were not downloaded at the same time: $(cat "$T/err")"
+(($(extracting) >= 2)) || fail "the components were not extracted at the same time: $(cat "$T/err")"
+touch "$T/go-toolkit"
 wait "$pid" || fail "the toolkit install failed: $(cat "$T/err")"
-((parts >= 2)) || fail "the components were not downloaded at the same time"
-((extracting >= 2)) || fail "the components were not extracted at the same time"
 for f in bin/t_cuda_nvcc include/h_libcublas.h include/cuda.h lib/big.bin; do
     [[ -e $CVM_ROOT/cuda/12.4.1/root/$f ]] || fail "the toolkit lacks $f"
 done

@@ -17,6 +17,17 @@ stop_tmux_server() {
         kill -KILL "$pid" 2> /dev/null || true
     done
 }
+# wait_until SECONDS CMD...: runs CMD every twentieth of a second until it succeeds, for at most
+# SECONDS (then returns 1). The limit only ends a wait for what never comes: make it generous,
+# since a busy machine is slow, not broken.
+wait_until() {
+    local end=$((SECONDS + $1))
+    shift
+    until "$@"; do
+        ((SECONDS < end)) || return 1
+        sleep 0.05
+    done
+}
 export CVM_ROOT="$TEST_TMP/root"
 unset CVM_VERSION CVM_STORE_PATH CUDA_PATH CUDA_HOME CUDNN_PATH CVM_ACTIVE CUDACXX CUDAHOSTCXX NVCC_CCBIN \
     CUDNN_ROOT CUDNN_INCLUDE_DIR CUDNN_LIB_DIR NCCL_HOME NCCL_ROOT LIBRARY_PATH CPATH _CVM_CCBIN _CVM_SAVED \

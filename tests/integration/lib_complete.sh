@@ -31,14 +31,14 @@ start() {
 }
 # keys KEY...: tmux send-keys (literal text, or Tab, C-u...).
 keys() { tmux -S "$TMUX_SOCKET" send-keys -t "s$SESSION" "$@"; }
-# wait_screen TEXT: until the screen shows TEXT (10 s at most, then the test fails).
+# wait_screen TEXT: until the screen shows TEXT (a minute at most, then the test fails: a busy
+# machine may take seconds to start a shell).
+screen_shows() {
+    SCREEN=$(tmux -S "$TMUX_SOCKET" capture-pane -p -t "s$SESSION" 2>/dev/null || true)
+    [[ $SCREEN == *"$1"* ]]
+}
 wait_screen() {
-    local i
-    for ((i = 0; i < 200; i++)); do
-        SCREEN=$(tmux -S "$TMUX_SOCKET" capture-pane -p -t "s$SESSION" 2>/dev/null || true)
-        [[ $SCREEN == *"$1"* ]] && return 0
-        sleep 0.05
-    done
+    wait_until 60 screen_shows "$1" && return 0
     fail "$COMPLETE_SHELL: the screen never showed [$1]; it shows:
 $SCREEN"
 }

@@ -84,12 +84,9 @@ step() {
     tmux -S "$SOCK" send-keys -t t Enter
     tmux -S "$SOCK" send-keys -t t -l "echo > \"\$OUTD/done.$STEP\""
     tmux -S "$SOCK" send-keys -t t Enter
-    local i
-    for ((i = 0; i < 200; i++)); do
-        [[ -e "$OUTD/done.$STEP" ]] && return 0
-        sleep 0.05
-    done
-    fail "the shell did not finish [$1]: $(tmux -S "$SOCK" capture-pane -p -t t -S -60)"
+    # (a minute at most: a busy machine may take seconds to start a shell)
+    wait_until 60 test -e "$OUTD/done.$STEP" ||
+        fail "the shell did not finish [$1]: $(tmux -S "$SOCK" capture-pane -p -t t -S -60)"
 }
 
 pane() { tmux -S "$SOCK" capture-pane -p -J -t t -S -1000; }

@@ -39,10 +39,15 @@ start_server() {
     read -r HTTP_PORT <&"$HTTP_FD"
     [[ -n $HTTP_PORT ]] || fail "the test HTTP server did not start"
 }
+# stop_server: stops the server started last and waits until it is gone (its port closed).
 stop_server() {
-    [[ -n ${HTTP_PID:-} ]] && kill "$HTTP_PID" 2> /dev/null || true
+    if [[ -n ${HTTP_PID:-} ]]; then
+        kill "$HTTP_PID" 2> /dev/null || true
+        wait_until 60 server_gone "$HTTP_PID" || true
+    fi
     HTTP_PID=
 }
+server_gone() { ! kill -0 "$1" 2> /dev/null; }
 
 # flip_byte FILE OFFSET: damages one byte of FILE in place (same size, another checksum).
 flip_byte() {

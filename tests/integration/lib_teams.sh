@@ -17,11 +17,12 @@ need_lmod() {
 }
 
 # in_lmod MODULEPATH SCRIPT: runs SCRIPT in a clean bash where `module` is Lmod's and only
-# MODULEPATH is searched. The caller's CVM_ROOT and PATH pass through.
+# MODULEPATH is searched. The caller's CVM_ROOT and PATH pass through; HOME is the test's (no
+# ~/.lmodrc.lua or Lmod cache of the machine's, none shared with another test).
 in_lmod() {
     local modulepath=$1 script=$2
     env -u LOADEDMODULES -u _LMFILES_ -u MODULEPATH_ROOT \
-        LMOD_INIT="$LMOD_INIT" MODULEPATH="$modulepath" LMOD_REDIRECT=no LMOD_PAGER=none \
+        HOME="$TEST_TMP" LMOD_INIT="$LMOD_INIT" MODULEPATH="$modulepath" LMOD_REDIRECT=no LMOD_PAGER=none \
         LMOD_COLORIZE=no LMOD_TERM_WIDTH=1000 LMOD_SHORT_TIME=86400 LMOD_IGNORE_CACHE=1 \
         bash --noprofile --norc -c "set -e; source \"\$LMOD_INIT\"; unset MODULEPATH_ROOT; export MODULEPATH=\"$modulepath\"; $script"
 }
@@ -125,7 +126,7 @@ serve() {
     local portfile=$TEST_TMP/.port.$RANDOM
     python3 "$CVM_SOURCE_DIR/tests/integration/http_server.py" --root "$1" --timeout 600 >"$portfile" &
     SERVER_PID=$!
-    for _ in $(seq 100); do [[ -s $portfile ]] && break; sleep 0.05; done
+    wait_until 60 test -s "$portfile" || true
     [[ -s $portfile ]] || fail "the test HTTP server did not start"
     MIRROR_URL="http://127.0.0.1:$(head -1 "$portfile")"
 }

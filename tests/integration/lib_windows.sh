@@ -4,43 +4,25 @@
 # Needs: build-windows/bin/cvm.exe (scripts/build-windows.sh; or CVM_WINDOWS_BIN naming the folder),
 # wine, x86_64-w64-mingw32-gcc and -windres. Missing any of these is a skip (exit 77).
 #
-# Wine prefix: one shared prefix (CVM_WINEPREFIX, else ~/.cache/cvm/wineprefix, as
-# scripts/windows-wine.sh uses); a fresh one per test would cost seconds each. Every test keeps
-# its files in its own folder: $TEST_TMP (Z:\tmp\cvm-it.XXXX under Wine) and a unique folder on
-# drive C: ($WIN_C / $WIN_C_WIN), both removed at exit.
+# Wine: lib_wine.sh (the build folder's prefix, a wineserver for the test's whole run, wrun and
+# wexpect). Every test keeps its files in its own folder: $TEST_TMP (Z:\tmp\cvm-it.XXXX under
+# Wine) and a unique folder on drive C: ($WIN_C / $WIN_C_WIN), both removed at exit.
 
 WINDOWS_BIN="${CVM_WINDOWS_BIN:-${CVM_SOURCE_DIR:?}/build-windows/bin}"
 [[ -f $WINDOWS_BIN/cvm.exe ]] || windows_missing "no $WINDOWS_BIN/cvm.exe: run scripts/build-windows.sh (or set CVM_WINDOWS_BIN)"
-WINE=""
-for candidate in wine64 wine; do
-    if command -v "$candidate" > /dev/null 2>&1; then WINE=$(command -v "$candidate"); break; fi
-done
-[[ -n $WINE ]] || windows_missing "wine is not installed (apt-get install wine wine64)"
 MINGW_CC=x86_64-w64-mingw32-gcc
 MINGW_WINDRES=x86_64-w64-mingw32-windres
 command -v "$MINGW_CC" > /dev/null 2>&1 || windows_missing "$MINGW_CC is not installed (mingw-w64)"
 command -v "$MINGW_WINDRES" > /dev/null 2>&1 || windows_missing "$MINGW_WINDRES is not installed (mingw-w64)"
-for tool in jq zip unzip flock; do
+for tool in jq zip unzip; do
     command -v "$tool" > /dev/null 2>&1 || windows_missing "$tool is not installed"
 done
 WIN_FIXTURES_SRC="$CVM_SOURCE_DIR/tests/windows"
 
-export WINEDEBUG=-all
-export WINEPREFIX="${CVM_WINEPREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/cvm/wineprefix}"
-export WINEDLLOVERRIDES="winemenubuilder.exe=d;mscoree=d;mshtml=d"
-unset DISPLAY WAYLAND_DISPLAY WINEPATH FAKE_NVCC_EXIT FAKE_CUDNN_VERSION FAKE_CUDNN_WRONG || true
+source "$(dirname "${BASH_SOURCE[0]}")/lib_wine.sh"
 # Unix variables reach the Windows programs: none of the machine's CUDA ones may.
+unset FAKE_NVCC_EXIT FAKE_CUDNN_VERSION FAKE_CUDNN_WRONG || true
 for var in $(compgen -e | grep -E '^(CUDA_PATH_V|CUDNN_)' || true); do unset "$var"; done
-# The first start creates the prefix (several seconds); tests running in parallel wait for it.
-mkdir -p "$(dirname "$WINEPREFIX")"
-(
-    flock 9
-    if [[ ! -f $WINEPREFIX/system.reg ]]; then
-        "$WINE" wineboot --init > /dev/null 2>&1 || true
-        "$WINE" wineserver -w > /dev/null 2>&1 || true
-    fi
-) 9> "$WINEPREFIX.lock"
-[[ -d $WINEPREFIX/drive_c ]] || windows_missing "wine could not create a prefix at $WINEPREFIX"
 
 # This test's folder on drive C: (C:\cvm-tests\<name>).
 WIN_C_NAME="$(basename "$TEST_TMP")"
@@ -48,10 +30,12 @@ WIN_C="$WINEPREFIX/drive_c/cvm-tests/$WIN_C_NAME"
 WIN_C_WIN="C:\\cvm-tests\\$WIN_C_NAME"
 mkdir -p "$WIN_C"
 cleanup_windows_test() {
+    wine_stop
     rm -rf "$WIN_C"
     cleanup_test_tmp
 }
 trap cleanup_windows_test EXIT
+wine_start
 
 # winpath UNIXPATH: the Windows spelling of a path (drive_c paths as C:\..., others as Z:\...).
 winpath() {
@@ -72,21 +56,6 @@ unixpath() {
     printf '%s' "$p"
 }
 
-# wrun PROGRAM.exe ARGS...: runs under Wine with stdout in $OUT, stderr in $ERR, exit code in $RC.
-# CR characters of the Windows line ends are removed.
-wrun() {
-    RC=0
-    OUT=$("$WINE" "$@" 2> "$TEST_TMP/.stderr") || RC=$?
-    OUT=${OUT//$'\r'/}
-    ERR=$(tr -d '\r' < "$TEST_TMP/.stderr")
-}
-# wexpect CODE PROGRAM.exe ARGS...: wrun, and fail unless the exit code is CODE.
-wexpect() {
-    local want=$1
-    shift
-    wrun "$@"
-    [[ $RC == "$want" ]] || fail "expected exit $want from [$*] under wine, got $RC; stdout: $OUT; stderr: $ERR"
-}
 # wbatch FILE: runs a batch file in wine's cmd.exe (/c), same outputs as wrun.
 wbatch() { wrun cmd /c "$(winpath "$1")"; }
 

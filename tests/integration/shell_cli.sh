@@ -51,9 +51,9 @@ expect_rc 0 "$CVM" script 11.2 --shell fish -o "$work/act.fish"
 # cvm is no shell (timeout here).
 OUT=$(SHELL=/usr/bin/fish "$CVM" env 11.2) || fail "cvm env with SHELL=fish failed"
 assert_contains "$OUT" "export CUDA_PATH="
-OUT=$(SHELL=/usr/bin/fish timeout 20 "$CVM" env 11.2) || fail "cvm env with SHELL=fish failed"
+OUT=$(SHELL=/usr/bin/fish timeout 60 "$CVM" env 11.2) || fail "cvm env with SHELL=fish failed"
 assert_contains "$OUT" "set -gx CUDA_PATH "
-OUT=$(SHELL=/bin/zsh timeout 20 "$CVM" env 11.2) || fail "cvm env with SHELL=zsh failed"
+OUT=$(SHELL=/bin/zsh timeout 60 "$CVM" env 11.2) || fail "cvm env with SHELL=zsh failed"
 assert_contains "$OUT" "export CUDA_PATH="
 
 # bash: init twice, shims first once; completion of commands and of installed ids.

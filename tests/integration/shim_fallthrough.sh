@@ -104,11 +104,11 @@ cd "$T/none"
 mkdir -p "$T/copy1" "$T/copy2"
 ln -s "$shim" "$S/cvmloop"
 cp "$shim" "$T/copy1/cvmloop"
-PATH="$S:$T/copy1:/usr/bin:/bin" expect_rc 127 timeout 10 "$S/cvmloop"
+PATH="$S:$T/copy1:/usr/bin:/bin" expect_rc 127 timeout 60 "$S/cvmloop"
 assert_contains "$ERR" "cvmloop is not on PATH outside cvm's shims"
 # ...then two copies outside the shims folder, which see each other as the next program.
 cp "$shim" "$T/copy2/cvmloop"
-PATH="$T/copy1:$T/copy2:/usr/bin:/bin" expect_rc 127 timeout 10 "$T/copy1/cvmloop"
+PATH="$T/copy1:$T/copy2:/usr/bin:/bin" expect_rc 127 timeout 60 "$T/copy1/cvmloop"
 assert_contains "$ERR" "cvm shims ran each other through PATH"
 # The marker set for another process (a fallen-through git whose hook runs git) counts nothing.
 rm "$S/cvmloop"

@@ -20,7 +20,7 @@ OTHER_LOG=$T/other.log
 python3 "$CVM_SOURCE_DIR/tests/integration/http_server.py" --root "$T/elsewhere" --timeout 600 \
     --log "$OTHER_LOG" >"$T/other.port" &
 OTHER_PID=$!
-for _ in $(seq 100); do [[ -s $T/other.port ]] && break; sleep 0.05; done
+wait_until 60 test -s "$T/other.port" || fail "the other HTTP server did not start"
 OTHER_URL="http://127.0.0.1:$(head -1 "$T/other.port")"
 serve "$T/mirror"
 export CVM_MIRROR=$MIRROR_URL

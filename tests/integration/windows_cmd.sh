@@ -58,6 +58,7 @@ set CUDA_PATH
 set CUDA_HOME
 set CUDNN_PATH
 set CVM_ACTIVE
+set CUDACXX
 set PATH
 set KEEP_ME
 echo ==nvcc
@@ -101,13 +102,16 @@ assert_eq "$(value_of KEEP_ME "$active")" "untouched"
 path=$(value_of Path "$active")
 [[ -n $path ]] || path=$(value_of PATH "$active")
 IFS=';' read -r -a entries <<< "$path"
-assert_ieq "${entries[0]}" "$TK_WIN\\bin" "PATH entry 1 after activation"
-assert_ieq "${entries[1]}" "$CUDNN_WIN\\bin" "PATH entry 2 after activation"
+# The merged view's bin leads: the toolkit's programs and cuDNN's DLLs side by side, and nvcc
+# started from there takes the view's include and library folders.
+assert_ieq "${entries[0]}" "$VIEW_WIN\\bin" "PATH entry 1 after activation"
+assert_not_contains "${path,,}" "${TK_WIN,,}\\bin" "the toolkit's own bin (the view's holds its programs)"
+assert_eq "$(value_of CUDACXX "$active")" "$VIEW_WIN\\bin\\nvcc.exe" "CUDACXX after activation"
 assert_not_contains "${path,,}" "${OLD_WIN,,}\\bin" "the older toolkit's bin left PATH"
 assert_contains "${path,,}" 'c:\windows\system32' "system folders stay on PATH"
 
 # nvcc from PATH is the selected toolkit's and sees the same variables.
-assert_ieq "$(value_of self "$nvcc_out")" "$TK_WIN\\bin\\nvcc.exe" "nvcc found on PATH after activation"
+assert_ieq "$(value_of self "$nvcc_out")" "$VIEW_WIN\\bin\\nvcc.exe" "nvcc found on PATH after activation"
 assert_eq "$(value_of CUDA_PATH "$nvcc_out")" "$VIEW_WIN" "CUDA_PATH seen by nvcc"
 assert_eq "$(value_of args "$nvcc_out")" "-c|my kernel.cu"
 

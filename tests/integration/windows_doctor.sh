@@ -16,7 +16,8 @@ OLD="$WIN_C/Old cuDNN/bin"
 mkdir -p "$OLD"
 build_cudnn_dll "$OLD" cudnn64_8.dll 8.0.5.39
 OLD_DLL_WIN="$(winpath "$OLD")\\cudnn64_8.dll"
-NEW_DLL_WIN="$CVM_ROOT\\cudnn\\8.1.0.77-cuda11.2\\root\\bin\\cudnn64_8.dll"
+# Through cvm it loads from the merged view's bin (a hard link of the selected build's DLL).
+NEW_DLL_WIN="$CVM_ROOT\\views\\11.2.2+8.1.0.77-cuda11.2\\bin\\cudnn64_8.dll"
 
 # jq helpers over $OUT
 findings() { jq -r '[.findings[] | .severity + ":" + .code] | join(" ")' <<< "$OUT"; }

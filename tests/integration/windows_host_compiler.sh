@@ -53,7 +53,8 @@ assert_eq "$(value_of CUDAHOSTCXX "$OUT")" "$BT_CL_WIN" "CUDAHOSTCXX for CMake"
 assert_eq "$(value_of NVCC_CCBIN "$OUT")" "<unset>" "this nvcc does not read NVCC_CCBIN"
 wexpect 0 "$SHIM" --compiler-bindir "C:\\VS\\bin" -c x.cu
 assert_eq "$(value_of args "$OUT")" "--compiler-bindir|C:\\VS\\bin|-c|x.cu" "the user's --compiler-bindir"
-assert_eq "$(value_of CUDAHOSTCXX "$OUT")" "<unset>"
+# The environment is the selection's all the same (CUDAHOSTCXX is for CMake).
+assert_eq "$(value_of CUDAHOSTCXX "$OUT")" "$BT_CL_WIN"
 NVCC_PREPEND_FLAGS="-ccbin cl.exe" wexpect 0 "$SHIM" -c x.cu
 assert_eq "$(value_of args "$OUT")" "-c|x.cu" "-ccbin in NVCC_PREPEND_FLAGS"
 

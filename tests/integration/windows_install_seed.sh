@@ -56,5 +56,5 @@ assert_contains "$(value_of CUDNN_PATH "$OUT")" "cudnn\\8.1.0.77-cuda11.2\\root"
 path=$(value_of Path "$OUT")
 [[ -n $path ]] || path=$(value_of PATH "$OUT")
 IFS=';' read -r -a entries <<< "$path"
-assert_ieq "${entries[0]}" "$CVM_ROOT\\cuda\\11.2.2\\root\\bin" "PATH entry 1 after activation"
+assert_ieq "${entries[0]}" "$CVM_ROOT\\views\\11.2.2+8.1.0.77-cuda11.2\\bin" "PATH entry 1 after activation: the merged view's bin"
 echo ok

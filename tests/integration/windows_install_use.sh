@@ -49,7 +49,8 @@ assert_ieq "$OUT" "$TK_WIN\\bin\\nvcc.exe" "cvm which nvcc in a subfolder of the
 SHIM="$STORE/shims/nvcc.exe"
 [[ -f $SHIM ]] || fail "no shim $SHIM: $(ls "$STORE/shims")"
 FAKE_NVCC_EXIT=0 wexpect 0 "$SHIM" -c "kernel one.cu" -o 'out dir\k.obj'
-assert_ieq "$(value_of self "$OUT")" "$TK_WIN\\bin\\nvcc.exe" "the shim ran the toolkit's nvcc.exe"
+# The toolkit's nvcc.exe as the view's (its hard link there), so that it takes the view's folders.
+assert_ieq "$(value_of self "$OUT")" "$CVM_ROOT\\views\\11.2.2+8.1.0.77-cuda11.2\\bin\\nvcc.exe" "the shim ran the toolkit's nvcc.exe from the view"
 assert_eq "$(value_of args "$OUT")" '-c|kernel one.cu|-o|out dir\k.obj' "arguments through the shim"
 VIEW_WIN="$CVM_ROOT\\views\\11.2.2+8.1.0.77-cuda11.2"
 assert_eq "$(value_of CUDA_PATH "$OUT")" "$VIEW_WIN" "CUDA_PATH is the merged view"
@@ -59,8 +60,8 @@ assert_eq "$(value_of CUDNN_PATH "$OUT")" "$CVM_ROOT\\cudnn\\8.1.0.77-cuda11.2\\
 assert_eq "$(value_of CVM_ACTIVE "$OUT")" "11.2.2+8.1.0.77-cuda11.2" "CVM_ACTIVE"
 path=$(value_of PATH "$OUT")
 IFS=';' read -r -a entries <<< "$path"
-assert_ieq "${entries[0]}" "$TK_WIN\\bin" "PATH entry 1: the toolkit's bin"
-assert_ieq "${entries[1]}" "$CVM_ROOT\\cudnn\\8.1.0.77-cuda11.2\\root\\bin" "PATH entry 2: cuDNN's bin"
+assert_ieq "${entries[0]}" "$VIEW_WIN\\bin" "PATH entry 1: the merged view's bin (the toolkit's programs and cuDNN's DLLs)"
+assert_eq "$(value_of CUDACXX "$OUT")" "$VIEW_WIN\\bin\\nvcc.exe" "CUDACXX"
 assert_contains "${path,,}" 'c:\windows\system32' "the system folders stay on PATH"
 
 # The merged view shows cuDNN inside the toolkit's tree, through links (same file, not a copy):

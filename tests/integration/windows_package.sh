@@ -25,7 +25,12 @@ python3 "$CVM_SOURCE_DIR/tests/integration/pwsh_text.py" --variables "$unpacked/
     fail "the zip's install.ps1 does not pass the PowerShell text checks (above)"
 
 # The user's Path before the test (restored at exit); this test's Path is long, as real ones are.
-saved=$("$WINE" reg query 'HKCU\Environment' /v Path 2>/dev/null | tr -d '\r' | sed -n 's/^ *Path *REG_[A-Z_]* *//p' || true)
+# user_path: the Path value in the registry (empty when there is none).
+user_path() {
+    wrun reg query 'HKCU\Environment' /v Path
+    sed -n 's/^ *Path *REG_[A-Z_]* *//p' <<< "$OUT"
+}
+saved=$(user_path)
 restore_path() {
     if [[ -n $saved ]]; then
         "$WINE" reg add 'HKCU\Environment' /v Path /t REG_EXPAND_SZ /d "$saved" /f >/dev/null 2>&1 || true
@@ -38,7 +43,7 @@ trap restore_path EXIT
 long="%USERPROFILE%\\bin"
 for i in $(seq 1 60); do long+=";C:\\Tools\\folder-number-$i\\bin"; done
 (( ${#long} > 1024 )) || fail "the test's Path should be longer than 1024 characters"
-"$WINE" reg add 'HKCU\Environment' /v Path /t REG_EXPAND_SZ /d "$long" /f >/dev/null 2>&1 || fail "reg add failed"
+wexpect 0 reg add 'HKCU\Environment' /v Path /t REG_EXPAND_SZ /d "$long" /f
 
 dest_win="$WIN_C_WIN\\prog"
 store_win=$(winpath "$WIN_C/store")
@@ -49,10 +54,10 @@ assert_contains "$OUT" "cvm installed in $dest_win\\bin"
 [[ -f $WIN_C/prog/bin/cvm.exe && -f $WIN_C/prog/bin/cvm-shim.exe && -f $WIN_C/prog/share/cvm/registry/cuda.toml ]] ||
     fail "install.cmd did not copy the programs and the registry to $dest_win"
 
-user_path() { "$WINE" reg query 'HKCU\Environment' /v Path | tr -d '\r' | sed -n 's/^ *Path *REG_[A-Z_]* *//p'; }
 after=$(user_path)
 assert_eq "$after" "$long;$dest_win\\bin;$store_win\\shims" "the user's Path after install.cmd"
-assert_contains "$("$WINE" reg query 'HKCU\Environment' /v Path | tr -d '\r')" "REG_EXPAND_SZ" "Path stays REG_EXPAND_SZ"
+wexpect 0 reg query 'HKCU\Environment' /v Path
+assert_contains "$OUT" "REG_EXPAND_SZ" "Path stays REG_EXPAND_SZ"
 
 # A project whose nvcc shim the installed cvm made (in the store's shims folder on PATH).
 make_win_toolkit "$WIN_C/cuda-11.2" 11.2.2

@@ -13,8 +13,10 @@ PROJ="$WIN_C/proj"
 mkdir -p "$PROJ"
 cd "$PROJ"
 wexpect 0 "$CVM_EXE" use 11.2+8.1
-NEW_DLL_WIN="$CVM_ROOT\\cudnn\\8.1.0.77-cuda11.2\\root\\bin\\cudnn64_8.dll"
-CUDART_WIN="$TK_WIN\\bin\\cudart64_110.dll"
+# PATH leads with the merged view's bin: its hard links are what LoadLibrary finds.
+VIEW_BIN_WIN="$CVM_ROOT\\views\\11.2.2+8.1.0.77-cuda11.2\\bin"
+NEW_DLL_WIN="$VIEW_BIN_WIN\\cudnn64_8.dll"
+CUDART_WIN="$VIEW_BIN_WIN\\cudart64_110.dll"
 # The fake's cudnnGetVersion says what FAKE_CUDNN_VERSION says (8.1.0 here, like the real 8.1.0.77).
 export FAKE_CUDNN_VERSION=8100
 

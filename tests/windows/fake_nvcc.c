@@ -5,7 +5,7 @@
  *       -o nvcc.exe fake_nvcc.c
  *
  * Output, one `NAME=value` line each (UTF-8): self (its own path), CUDA_PATH, CUDA_PATH_V11_2,
- * CUDA_HOME, CUDNN_PATH, CVM_ACTIVE, PATH, CUDAHOSTCXX, NVCC_CCBIN, args (the arguments joined
+ * CUDA_HOME, CUDNN_PATH, CVM_ACTIVE, PATH, CUDAHOSTCXX, CUDACXX, NVCC_CCBIN, args (the arguments joined
  * by '|'). With --version it
  * prints nvcc's version text instead. The exit code is FAKE_NVCC_EXIT (default 0).
  */
@@ -69,6 +69,7 @@ int wmain(int argc, wchar_t** argv) {
     put_variable(L"CVM_ACTIVE");
     put_variable(L"PATH");
     put_variable(L"CUDAHOSTCXX");
+    put_variable(L"CUDACXX");
     put_variable(L"NVCC_CCBIN");
     fputs("args=", stdout);
     for (i = 1; i < argc; ++i) {

@@ -1,7 +1,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <chrono>
 
 #include "core/discover.h"
 #include "core/store.h"
@@ -75,10 +74,9 @@ TEST_CASE("discovery: a python's site-packages, and one that hangs is given up o
     write_file(py, "#!/bin/sh\necho /opt/site/purelib\necho /opt/site/platlib\necho relative/ignored\n");
     fs::permissions(py, fs::perms::owner_all);
     CHECK(python_site_packages(py.u8string()) == std::vector<fs::path>{"/opt/site/purelib", "/opt/site/platlib"});
-    write_file(py, "#!/bin/sh\necho /opt/site/purelib\nexec sleep 30\n");
-    auto start = std::chrono::steady_clock::now();
+    // It never ends by itself: a python_site_packages that waited for it would never return.
+    write_file(py, "#!/bin/sh\necho /opt/site/purelib\nexec sleep 100000\n");
     CHECK(python_site_packages(py.u8string(), 300).empty());
-    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
 }
 
 TEST_CASE("source state: gone, changed, unchanged") {

@@ -33,8 +33,10 @@ struct Fixture {
         DownloadOptions o;
         o.retry_delay_ms = 10;
         o.retries = 3;
-        o.stall_timeout_s = 2;
-        o.connect_timeout_s = 5;
+        // Limits a busy machine cannot reach by chance (a server starved for 2 s was retried,
+        // and counted); the tests of the limits set their own.
+        o.stall_timeout_s = 60;
+        o.connect_timeout_s = 60;
         return o;
     }
     DownloadRequest request(const HttpServer& server) const {
@@ -259,17 +261,14 @@ TEST_CASE("a stale partial file from another version is discarded", "[download]"
 
 TEST_CASE("a stalled server times out", "[download]") {
     Fixture f;
-    HttpServer server(f.served, {"/a.tar.xz=stall:100000:30"}, f.log);
+    // The stall outlasts the server (--timeout 120): only the stall timeout says "stalled".
+    HttpServer server(f.served, {"/a.tar.xz=stall:100000:3600"}, f.log);
     auto r = f.request(server);
     auto options = f.options();
     options.retries = 0;
     options.stall_timeout_s = 1;
-    auto start = std::chrono::steady_clock::now();
     std::string m = failure([&] { download_all({r}, options); });
-    double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     CHECK(m.find("stalled") != std::string::npos);
-    CHECK(seconds < 15);
 }
 
 TEST_CASE("transient 503s are retried", "[download]") {
@@ -343,9 +342,10 @@ TEST_CASE("file:// URLs and fetch_text", "[download]") {
 
 namespace {
 
-// What the server logged as sent for PATH ("SENT /x 123"), once the connection is over.
+// What the server logged as sent for PATH ("SENT /x 123"), once the connection is over (a
+// minute at most: a busy machine is slow, not broken).
 std::uint64_t sent_bytes(const Fixture& f, const std::string& path) {
-    for (int i = 0; i < 100; ++i) {
+    for (int i = 0; i < 1200; ++i) {
         std::string text = f.requests();
         auto at = text.find("SENT " + path + " ");
         if (at != std::string::npos)
@@ -449,13 +449,10 @@ TEST_CASE("a download past its deadline is stopped", "[download]") {
 
 TEST_CASE("a refused connection is tried twice and says what to do offline", "[download]") {
     Fixture f;
-    std::string url;
-    {
-        HttpServer gone(f.served, {}, f.log);
-        url = gone.url("a.tar.xz"); // nothing listens there once it is stopped
-    }
+    // Port 9 (discard): privileged, so no test's server takes it, as one could take the port of
+    // a server just stopped.
     DownloadRequest r;
-    r.url = url;
+    r.url = "http://127.0.0.1:9/a.tar.xz";
     r.destination = f.cache / "a.tar.xz";
     auto options = f.options();
     options.retries = 4;
@@ -483,7 +480,8 @@ TEST_CASE("SIGTERM during a download removes the partial file", "[download]") {
         }
         ::_exit(3);
     }
-    for (int i = 0; i < 200 && !(fs::exists(part) && fs::file_size(part) > 0); ++i)
+    // (a minute at most for the first bytes: a busy machine is slow, not broken)
+    for (int i = 0; i < 2400 && !(fs::exists(part) && fs::file_size(part) > 0); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(25));
     CHECK(fs::exists(part));
     ::kill(child, SIGTERM);
@@ -493,6 +491,50 @@ TEST_CASE("SIGTERM during a download removes the partial file", "[download]") {
     CHECK(WTERMSIG(status) == SIGTERM);
     CHECK_FALSE(fs::exists(part));
     CHECK_FALSE(fs::exists(r.destination));
+}
+
+TEST_CASE("SIGTERM while the server sends nothing stops the download at once", "[download]") {
+    // The install unwinds: here the child writes `unwound`, removes its folder and releases its
+    // guard, which ends it by the signal. A download that waited for bytes (none come: no stall,
+    // rate or deadline limit) would be ended by the watcher after the grace period instead, with
+    // nothing unwound.
+    Fixture f;
+    HttpServer server(f.served, {"/a.tar.xz=hold:65536:" + (f.tmp / "never").string()}, f.log);
+    auto r = f.request(server);
+    fs::path part = r.destination.string() + ".part";
+    fs::path stage = f.tmp / "stage", unwound = f.tmp / "unwound";
+    fs::create_directories(stage);
+    pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        std::signal(SIGTERM, SIG_DFL); // not Catch's handler: cvm runs with the default
+        cvm::platform::CleanupOnSignal guard(stage, cvm::platform::Removal::Tree);
+        auto options = f.options();
+        options.stall_timeout_s = 0;
+        options.min_rate = 0;
+        options.deadline_s = 0;
+        try {
+            download_all({r}, options);
+        } catch (...) {
+        }
+        std::ofstream(unwound) << "unwound\n";
+        std::error_code ec;
+        fs::remove_all(stage, ec);
+        guard.release(); // ends the process by the signal
+        ::_exit(3);
+    }
+    // (a minute at most for the server to hold the body: a busy machine is slow, not broken)
+    for (int i = 0; i < 2400 && f.requests().find("HELD /a.tar.xz") == std::string::npos; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    CHECK(f.requests().find("HELD /a.tar.xz") != std::string::npos);
+    ::kill(child, SIGTERM);
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == SIGTERM);
+    CHECK(fs::exists(unwound));
+    CHECK_FALSE(fs::exists(stage));
+    CHECK_FALSE(fs::exists(part));
 }
 
 TEST_CASE("cleanup on a signal keeps an earlier handler and an ignored signal", "[download]") {

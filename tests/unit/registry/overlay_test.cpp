@@ -9,10 +9,14 @@
 
 #include "registry/index_listing.h"
 #include "registry/overlay.h"
+#include "test_support.h"
 
 namespace fs = std::filesystem;
 using namespace cvm;
 using namespace cvm::registry;
+// A fresh temporary folder, its name this process's own: never another run's (std::rand() without
+// a seed named the same folder in every run).
+using cvm::test::TempDir;
 
 namespace {
 
@@ -29,19 +33,6 @@ std::vector<std::string> names(const std::vector<ListingEntry>& entries) {
 }
 
 const char* const kFolder = "https://developer.download.nvidia.com/compute/cuda/redist/";
-
-// A temporary cache folder, removed at the end.
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        path = fs::temp_directory_path() / ("cvm-overlay-test-" + std::to_string(std::rand()));
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
 
 } // namespace
 

@@ -1,0 +1,239 @@
+#include "image/image_selection.h"
+
+#include <functional>
+
+#include "core/shims.h"
+#include "image/image_config.h"
+#include "install/error.h"
+#include "platform/platform.h"
+
+namespace cvm::image {
+
+const char* const kLicenceNote =
+    "the files inside are NVIDIA's, under NVIDIA's licences (the CUDA Toolkit EULA, the cuDNN "
+    "SLA), which limit redistribution: keep this image in a private registry";
+
+namespace {
+
+// Every entry of a selection, toolkit first: the one list the image is made from.
+void for_each_entry(Resolved& r, const std::function<void(Entry&)>& f) {
+    f(r.toolkit);
+    if (r.cudnn) f(*r.cudnn);
+}
+
+bool within(const fs::path& p, const fs::path& root) {
+    const auto &a = p.native(), &b = root.native();
+    return a == b || (a.size() > b.size() && a.compare(0, b.size(), b) == 0 && a[b.size()] == '/');
+}
+
+std::string prefix_rel() {
+    return std::string(kPrefix).substr(1);
+} // "opt/cvm"
+
+constexpr const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+} // namespace
+
+bool needs_view(const Resolved& r) {
+    return r.cudnn && r.cudnn->path != r.toolkit.path;
+}
+
+ImageSelection image_selection(const Resolved& r, const fs::path& view, bool runtime) {
+    ImageSelection s;
+    s.host = r;
+    s.runtime = runtime;
+    for_each_entry(s.host, [&](Entry& e) {
+        ImagePart part;
+        part.entry = e;
+        fs::path host = e.path.lexically_normal();
+        for (const auto& earlier : s.parts) {
+            fs::path root = earlier.entry.path.lexically_normal();
+            if (!within(host, root)) continue;
+            // Inside another part's folder (cuDNN copied into a toolkit): it is there already.
+            std::string rel = host.lexically_relative(root).generic_string();
+            part.layer = rel == "." || rel.empty() ? earlier.layer : earlier.layer + "/" + rel;
+            part.walked = false;
+            break;
+        }
+        if (part.layer.empty()) part.layer = prefix_rel() + "/" + kind_dir(e.kind) + "/" + e.id;
+        s.parts.push_back(std::move(part));
+    });
+    if (!view.empty() && needs_view(r)) {
+        s.view = view;
+        s.view_layer = prefix_rel() + "/views/" + view.filename().u8string();
+    }
+    return s;
+}
+
+std::vector<LayerTree> layer_trees(const ImageSelection& s) {
+    std::vector<LayerTree> trees;
+    for (const auto& p : s.parts)
+        if (p.walked) trees.push_back({p.entry.path, p.layer});
+    // The view's mark (view.cpp's kViewMark) says when cvm made it: nothing for an image.
+    if (!s.view.empty()) trees.push_back({s.view, s.view_layer, {".cvm-view"}});
+    return trees;
+}
+
+PlanOptions plan_options(const ImageSelection& s) {
+    PlanOptions o;
+    o.runtime = s.runtime;
+    const Entry& tk = s.parts.front().entry;
+    if (!tk.bin_dirs.empty())
+        o.redirects.push_back(
+            {shim_binary(), s.parts.front().layer + "/" + tk.bin_dirs.front() + "/nvcc"});
+    return o;
+}
+
+namespace {
+
+// `p` (a folder of this machine inside one of the image's folders) where the image has it.
+fs::path in_image(const ImageSelection& s, const fs::path& p) {
+    const fs::path* best = nullptr;
+    const std::string* layer = nullptr;
+    auto consider = [&](const fs::path& root, const std::string& l) {
+        if (within(p, root) && (!best || root.native().size() > best->native().size())) {
+            best = &root;
+            layer = &l;
+        }
+    };
+    for (const auto& part : s.parts)
+        consider(part.entry.path, part.layer);
+    if (!s.view.empty()) consider(s.view, s.view_layer);
+    if (!best) return p;
+    std::string rel = p.native().size() > best->native().size()
+                          ? p.lexically_relative(*best).generic_string()
+                          : "";
+    return fs::path("/" + *layer + (rel.empty() ? "" : "/" + rel));
+}
+
+void relocate(const ImageSelection& s, std::vector<fs::path>& dirs) {
+    for (auto& d : dirs)
+        d = in_image(s, d);
+}
+
+void relocate(const ImageSelection& s, std::optional<fs::path>& p) {
+    if (p) p = in_image(s, *p);
+}
+
+} // namespace
+
+std::vector<std::string> image_env(const ImageSelection& s, const std::vector<std::string>& env) {
+    // The layout of the selection on this machine (its files are here to look at), then each
+    // folder where the image holds it.
+    Layout layout = layout_of(s.host, s.view, platform::Os::Linux);
+    layout.cuda_path = in_image(s, layout.cuda_path);
+    relocate(s, layout.bin_dirs);
+    relocate(s, layout.tool_dirs);
+    relocate(s, layout.lib_dirs);
+    relocate(s, layout.include_dirs);
+    relocate(s, layout.nvcc);
+    relocate(s, layout.cudnn_path);
+    relocate(s, layout.cudnn_include_dir);
+    relocate(s, layout.cudnn_lib_dir);
+    layout.host_compiler = {};
+    if (s.runtime) { // bin/ and the headers are left out
+        layout.bin_dirs.clear();
+        layout.tool_dirs.clear();
+        layout.nvcc.reset();
+        layout.include_dirs.clear();
+        layout.cudnn_include_dir.reset();
+    }
+    ForeignDirs rules;
+    rules.store_layers = {fs::path(kPrefix)}; // an earlier cvm export's folders in a base image
+    rules.probe_filesystem = false;           // this machine's folders say nothing of the image's
+    EnvLookup current = [&](const std::string& name) {
+        auto v = env_value(env, name);
+        if (!v && name == "PATH") return std::optional<std::string>(kDefaultPath);
+        return v;
+    };
+    auto changes = compute_environment(layout, current, rules, platform::Os::Linux);
+    const Version& v = s.host.toolkit.version;
+    changes.push_back({"NVIDIA_REQUIRE_CUDA",
+                       "cuda>=" + std::to_string(v.major()) + "." + std::to_string(v.minor())});
+    return apply_env(env, changes);
+}
+
+std::map<std::string, std::string> image_labels(const ImageSelection& s) {
+    std::map<std::string, std::string> labels;
+    labels["cvm.selection"] = s.host.active();
+    labels["cvm.prefix"] = kPrefix;
+    labels["cvm.variant"] = s.runtime ? "runtime" : "devel";
+    labels["cvm.licence"] = kLicenceNote;
+    for (const auto& p : s.parts) {
+        const Entry& e = p.entry;
+        std::string key = std::string("cvm.") + kind_dir(e.kind);
+        labels[key] = e.id;
+        labels[key + ".path"] = "/" + p.layer;
+        if (e.imported) {
+            labels[key + ".source"] =
+                "imported from " + (e.origin.empty() ? e.path : e.origin).u8string();
+            continue;
+        }
+        labels[key + ".source"] = e.archives.empty()
+                                      ? "installed"
+                                      : "installed from " + std::to_string(e.archives.size()) +
+                                            (e.archives.size() == 1 ? " archive" : " archives");
+        for (const auto& a : e.archives) {
+            std::string where = a.url.empty() ? "a local file" : a.url;
+            labels[key + ".archive." + a.name] =
+                where + " sha256:" + a.sha256 + (a.first_use ? " (trusted on first use)" : "");
+        }
+    }
+    return labels;
+}
+
+std::string default_tag(const ImageSelection& s) {
+    std::string tag;
+    for (const auto& p : s.parts)
+        tag += (tag.empty() ? "" : "-") + std::string(kind_dir(p.entry.kind)) + p.entry.id;
+    if (s.runtime) tag += "-runtime";
+    for (auto& c : tag)
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '-' || c == '_'))
+            c = '_';
+    return tag.substr(0, 128);
+}
+
+std::string image_architecture(const ImageSelection& s) {
+    std::string arch;
+    for (const auto& p : s.parts) {
+        const std::string& pl = p.entry.platform;
+        if (pl.empty()) continue;
+        std::string a;
+        if (pl == "linux-x86_64")
+            a = "amd64";
+        else if (pl == "linux-sbsa" || pl == "linux-aarch64")
+            a = "arm64";
+        else if (pl == "linux-ppc64le")
+            a = "ppc64le";
+        else
+            install::fail_input(
+                std::string(kind_dir(p.entry.kind)) + " " + p.entry.id + " is for " + pl +
+                ": container images hold Linux toolkits; export from a Linux store");
+        if (!arch.empty() && a != arch)
+            install::fail_input("the selection mixes " + arch + " and " + a + " builds (" +
+                                p.entry.id + ")");
+        arch = a;
+    }
+    if (!arch.empty()) return arch;
+#if defined(__aarch64__)
+    return "arm64";
+#elif defined(__powerpc64__)
+    return "ppc64le";
+#else
+    return "amd64";
+#endif
+}
+
+std::time_t source_date_epoch() {
+    auto v = platform::get_env("SOURCE_DATE_EPOCH");
+    if (!v || v->empty()) return kDefaultEpoch;
+    if (v->size() > 11 || v->find_first_not_of("0123456789") != std::string::npos)
+        install::fail_input(
+            "SOURCE_DATE_EPOCH='" + v->substr(0, 40) +
+            "' is not a whole number of seconds since 1970; unset it or set it to one "
+            "(e.g. $(git log -1 --format=%ct))");
+    return static_cast<std::time_t>(std::stoll(*v));
+}
+
+} // namespace cvm::image

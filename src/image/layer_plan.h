@@ -1,0 +1,60 @@
+#pragma once
+// What goes into an exported image's layer: the folders of a selection (toolkit, cuDNN build,
+// merged view) walked in sorted order, with the links resolved so that the layer holds real
+// files. A link that stays inside its folder stays a link; a link into another folder of the
+// layer (the merged view's links, an absolute link inside a toolkit) becomes a relative link to
+// where that file is in the layer; a link out of the layer (an assembled import's links into
+// /usr, a folder imported through a link) is replaced by what it points to. A file reached twice
+// (the same device and inode) is stored once and repeated as a hard link.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace cvm::image {
+
+namespace fs = std::filesystem;
+
+struct LayerEntry {
+    enum class Type { Directory, File, Symlink, Hardlink };
+    Type type = Type::Directory;
+    std::string path;   // in the layer: '/'-separated, relative, no trailing '/'
+    fs::path source;    // File: the file whose bytes it holds
+    std::string target; // Symlink: the link's text; Hardlink: the layer path of the first copy
+    unsigned mode = 0755;
+    std::uint64_t size = 0; // File
+};
+
+// A folder of this machine that the layer shows at `layer` ("opt/cvm/cuda/12.4.1"), less the
+// entries `leave_out` names (paths inside it).
+struct LayerTree {
+    fs::path host;
+    std::string layer;
+    std::vector<std::string> leave_out = {};
+};
+
+// A file that links lead to on this machine but that the layer must not hold (cvm's shim, which
+// a view's nvcc may be): a link to it becomes a link to `layer` instead.
+struct LinkRedirect {
+    fs::path file;
+    std::string layer;
+};
+
+struct PlanOptions {
+    bool runtime = false; // leave out what only building needs (runtime_filter.h)
+    std::vector<LinkRedirect> redirects = {};
+};
+
+struct LayerPlan {
+    std::vector<LayerEntry> entries; // in the order they are written
+    std::uint64_t files = 0, bytes = 0;
+    // --runtime: what was left out (runtime_filter.h), files and their bytes.
+    std::uint64_t left_out_files = 0, left_out_bytes = 0;
+    std::vector<std::string> skipped; // sockets, FIFOs, devices: "path (a FIFO)"
+};
+
+// Walks `trees` (the folders above each tree's `layer` become folders of the layer too). Throws
+// std::filesystem::filesystem_error for a folder or link that cannot be read.
+LayerPlan plan_layer(std::vector<LayerTree> trees, const PlanOptions& options);
+
+} // namespace cvm::image

@@ -1,0 +1,155 @@
+# Wine for the tests (sourced after lib.sh, by lib_windows.sh and shell_cmd_wine.sh): the
+# prefix, one wineserver per test, and wrun/wexpect, which tell Wine's own failures from the
+# program's.
+#
+# The prefix: one per build folder ($CVM_BUILD_DIR/wineprefix, or CVM_TEST_WINEPREFIX), made
+# once (wineboot, in a folder renamed into place when complete). The Wine tests take turns on it
+# (RESOURCE_LOCK wineprefix in tests/CMakeLists.txt); nothing else uses it, so another build
+# folder's run, or scripts/windows-wine.sh's prefix, never meets this one's server.
+#
+# The server: wine_start starts one that stays (wineserver -p600) before the test's first Wine
+# program, and the exit trap (wine_stop) ends it with everything it runs (wineserver -k, -w).
+# Left alone a wineserver begins to exit when its last program does (Debian's wrapper passes
+# -p0), and a wine starting in that moment fails: "wine client error:0: recvmsg: Connection
+# reset by peer", exit 1, or killed with the server's other processes, with no output at all.
+# -p600 puts that moment 600 s (ctest's TIMEOUT for a test) after the last program: never while
+# a test runs, and a server left by a test killed before its trap still ends by itself (one
+# that stayed for good would keep the test's pipe to ctest open, and ctest waiting, for good).
+# Not one server for the whole ctest run: the processes a server starts with the first program
+# (services.exe, winedevice.exe, plugplay.exe, svchost.exe) keep that program's stderr, the
+# test's pipe to ctest, and ctest waits for it to close: they have to end with their test.
+#
+# Costs, measured on a busy 2-core machine: making the prefix ~25 s (once per build folder,
+# 700 MB); a copy of it per test ~10 s (cp -a; hard links are no way out: wineserver rewrites a
+# registry file with several links in place); starting and stopping a test's server ~1 s, after
+# which a program starts in 0.4-0.9 s, against 2.3-3.4 s on a server of its own.
+
+: "${CVM_BUILD_DIR:=$CVM_BIN/..}"
+# The machine's Wine settings do not reach the tests.
+unset DISPLAY WAYLAND_DISPLAY WINEPATH WINESERVER WINELOADER WINEARCH WINEDEBUG WINEDLLOVERRIDES || true
+WINE=""
+for candidate in wine64 wine; do
+    if command -v "$candidate" > /dev/null 2>&1; then WINE=$(command -v "$candidate"); break; fi
+done
+[[ -n $WINE ]] || windows_missing "wine is not installed (apt-get install wine wine64)"
+WINESERVER=$(command -v wineserver 2> /dev/null) || WINESERVER=$(dirname "$WINE")/wineserver
+[[ -x $WINESERVER ]] || windows_missing "wineserver is not installed (apt-get install wine wine64)"
+command -v flock > /dev/null 2>&1 || windows_missing "flock is not installed (util-linux)"
+
+export WINEDEBUG=-all
+export WINEPREFIX="${CVM_TEST_WINEPREFIX:-$CVM_BUILD_DIR/wineprefix}"
+export WINEDLLOVERRIDES="winemenubuilder.exe=d;mscoree=d;mshtml=d"
+mkdir -p "$(dirname "$WINEPREFIX")"
+WINEPREFIX=$(cd "$(dirname "$WINEPREFIX")" && pwd)/$(basename "$WINEPREFIX")
+WINE_LOCK="$WINEPREFIX.lock"
+WINE_OWNER="$WINEPREFIX.test-pid"
+WINE_SERVER_PID="" WINE_STARTED=""
+
+# wine_make_prefix: the prefix, made once under the lock; absent until complete.
+wine_make_prefix() {
+    (
+        flock 9
+        [[ -f $WINEPREFIX/system.reg ]] && exit 0
+        local stage="$WINEPREFIX.new"
+        rm -rf "$stage" "$WINEPREFIX"
+        WINEPREFIX=$stage "$WINE" wineboot --init < /dev/null > /dev/null 2>&1 9>&- || true
+        WINEPREFIX=$stage "$WINESERVER" -w 9>&- || true
+        [[ -f $stage/system.reg && -d $stage/drive_c ]] || exit 1
+        mv "$stage" "$WINEPREFIX"
+    ) 9> "$WINE_LOCK" || windows_missing "wine could not make a prefix at $WINEPREFIX"
+}
+
+# wine_server_pid: the pid of the wineserver running for $WINEPREFIX (none: fails). A server
+# works in its folder .../server-<device>-<inode of the prefix> (hexadecimal).
+wine_server_pid() {
+    local id p
+    id=$(stat -c '%d %i' "$WINEPREFIX") || return 1
+    id=$(printf 'server-%x-%x' $id)
+    for p in /proc/[0-9]*; do
+        [[ $(readlink "$p/exe" 2> /dev/null) == */wineserver* ]] || continue
+        [[ $(readlink "$p/cwd" 2> /dev/null) == */"$id" ]] || continue
+        echo "${p#/proc/}"
+        return 0
+    done
+    return 1
+}
+
+# wine_start: the prefix, and a wineserver for this test that stays until wine_stop. One left
+# by a test killed before its exit trap is ended first. A server gone right after it started
+# (no program has run yet, so nothing is lost) is started again, twice at most, with a note.
+wine_start() {
+    wine_make_prefix
+    WINE_STARTED=1
+    local attempt
+    for attempt in 1 2 3; do
+        (
+            flock 9
+            local owner
+            owner=$(cat "$WINE_OWNER" 2> /dev/null) || owner=
+            if [[ -n $owner && $owner != "$$" ]] && kill -0 "$owner" 2> /dev/null; then
+                fail "another test (pid $owner) is using the Wine prefix $WINEPREFIX: run the Wine tests one at a time (ctest does)"
+            fi
+            echo "$$" > "$WINE_OWNER"
+            "$WINESERVER" -k > /dev/null 2>&1 9>&- || true
+            "$WINESERVER" -w 9>&- || true
+            # Returns once the server takes clients (0), or 2 when one runs already.
+            "$WINESERVER" -p600 < /dev/null > /dev/null 2>&1 9>&- ||
+                fail "wineserver -p600 could not start a server for $WINEPREFIX; wineservers: $(wine_servers)"
+        ) 9> "$WINE_LOCK"
+        WINE_SERVER_PID=$(wine_server_pid) && return 0
+        echo "note: the wineserver started for $WINEPREFIX is gone (attempt $attempt); wineservers: $(wine_servers)" >&2
+    done
+    fail "the wineserver started for $WINEPREFIX is not running, 3 times; wineservers: $(wine_servers)"
+}
+
+# wine_servers: the machine's wineservers, one "pid (state) in folder" each (for messages).
+wine_servers() {
+    local p
+    for p in /proc/[0-9]*; do
+        [[ $(readlink "$p/exe" 2> /dev/null) == */wineserver* ]] || continue
+        printf '%s (%s) in %s; ' "${p#/proc/}" "$(awk '/^State:/ { print $2 }' "$p/status" 2> /dev/null)" \
+            "$(readlink "$p/cwd" 2> /dev/null)"
+    done
+}
+
+# wine_stop: ends the test's server and every program it still runs (exit traps call it).
+wine_stop() {
+    [[ -n $WINE_STARTED ]] || return 0
+    WINE_STARTED="" WINE_SERVER_PID=""
+    "$WINESERVER" -k > /dev/null 2>&1 || true
+    "$WINESERVER" -w > /dev/null 2>&1 || true
+    [[ $(cat "$WINE_OWNER" 2> /dev/null) != "$$" ]] || rm -f "$WINE_OWNER"
+}
+
+# wine_check WHAT STDERR: fails, naming Wine rather than the program, when Wine broke down
+# while running WHAT: the test's wineserver is gone, or the client printed Wine's own error (a
+# connection to the server refused or reset, a loader that could not start the program). A
+# program's crash ("wine: Unhandled ...") stays the program's; notes about the prefix are no
+# failure.
+wine_check() {
+    local what=$1 err=$2 line
+    if [[ -n $WINE_SERVER_PID ]] && ! { kill -0 "$WINE_SERVER_PID" 2> /dev/null &&
+        [[ $(readlink "/proc/$WINE_SERVER_PID/exe" 2> /dev/null) == */wineserver* ]]; }; then
+        fail "Wine failed, not the program: the wineserver (pid $WINE_SERVER_PID) of $WINEPREFIX went away while running [$what]; stderr: $err"
+    fi
+    line=$(grep -E '^(wine client error:|wine: |wineserver: )' <<< "$err" |
+        grep -m1 -v -E '^wine: (Unhandled|configuration in|created the configuration)') || return 0
+    fail "Wine failed, not the program, running [$what]: $line"
+}
+
+# wrun PROGRAM.exe ARGS...: runs under Wine with stdout in $OUT, stderr in $ERR, exit code in $RC
+# (the program's: Wine's own failures end the test here). CR characters are removed.
+wrun() {
+    RC=0
+    OUT=$("$WINE" "$@" 2> "$TEST_TMP/.stderr") || RC=$?
+    OUT=${OUT//$'\r'/}
+    ERR=$(tr -d '\r' < "$TEST_TMP/.stderr")
+    wine_check "$*" "$ERR"
+}
+# wexpect CODE PROGRAM.exe ARGS...: wrun, and fail unless the exit code is CODE.
+wexpect() {
+    local want=$1
+    shift
+    wrun "$@"
+    [[ $RC == "$want" ]] || fail "expected exit $want from [$*] under wine, got $RC; stdout: $OUT; stderr: $ERR"
+}

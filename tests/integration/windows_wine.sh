@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The Wine helpers of the Windows tests (lib_wine.sh): the test's wineserver runs from wine_start
+# to the exit trap, through programs that end and pauses between them (left alone, Debian's
+# exits with its last program, and a program starting then fails with "wine client error");
+# Wine's own failures end a test as Wine's, never as the program's exit code.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_wine.sh"
+trap 'wine_stop; cleanup_test_tmp' EXIT
+wine_start
+server=$WINE_SERVER_PID
+
+# One server throughout: the same one after each program, and after a pause with none running.
+for word in one two; do
+    wexpect 0 cmd /c "echo $word"
+    assert_eq "$OUT" "$word"
+    assert_eq "$(wine_server_pid)" "$server" "the wineserver after [cmd /c echo $word]"
+done
+sleep 1
+wexpect 7 cmd /c "exit 7"
+assert_eq "$(wine_server_pid)" "$server" "the wineserver after a pause"
+
+# The server gone (killed here): the program still runs (wine starts another server), but the
+# test fails naming Wine, not with the program's result.
+rc=0
+("$WINESERVER" -k; wexpect 0 cmd /c "echo three") 2> "$TEST_TMP/gone.err" || rc=$?
+assert_eq "$rc" 1 "a test whose wineserver went away"
+assert_contains "$(cat "$TEST_TMP/gone.err")" "FAIL: Wine failed, not the program: the wineserver (pid $server) of $WINEPREFIX went away while running [cmd /c echo three]"
+"$WINESERVER" -w
+wine_start # (ends the server wine started, starts the test's own again)
+wexpect 0 cmd /c "echo four"
+
+# Wine's own error (a prefix of another user): named as Wine's, not as the program's exit 1.
+if [[ $(id -u) == 0 ]]; then
+    mkdir "$TEST_TMP/theirs"
+    chown nobody "$TEST_TMP/theirs"
+    rc=0
+    (WINEPREFIX="$TEST_TMP/theirs" wexpect 0 cmd /c "echo five") 2> "$TEST_TMP/theirs.err" || rc=$?
+    assert_eq "$rc" 1 "a program Wine could not start"
+    assert_contains "$(cat "$TEST_TMP/theirs.err")" "FAIL: Wine failed, not the program, running [cmd /c echo five]: wine: "
+    assert_contains "$(cat "$TEST_TMP/theirs.err")" "is not owned by you"
+    assert_not_contains "$(cat "$TEST_TMP/theirs.err")" "expected exit 0"
+else
+    echo "note: not root; the case of another user's prefix is left out" >&2
+fi
+assert_eq "$(wine_server_pid)" "$WINE_SERVER_PID" "the wineserver at the end"
+echo "PASS: the Wine helpers"
