@@ -45,6 +45,8 @@ WHEEL_NCCL=${WHEEL_NCCL:-$(wheel_dir nccl)}
 [ -f "$WHEEL_NCCL/lib/libnccl.so.2" ] || { echo "gpu-nccl: no libnccl.so.2 in '$WHEEL_NCCL/lib'; set WHEEL_NCCL" >&2; exit 2; }
 
 export CVM_ROOT=$WORK/root CVM_SHIM_BINARY=$BIN/cvm-shim CVM_PYTHON=$PYTHON COLUMNS=${COLUMNS:-110}
+# The registry of this checkout: a carried build folder's compiled-in source path is not here.
+export CVM_REGISTRY_DIR=${CVM_REGISTRY_DIR:-$SOURCE_DIR/registry}
 export NCCL_NVLS_ENABLE=${NCCL_NVLS_ENABLE:-0}
 export PATH=$BIN:$PATH
 unset LD_LIBRARY_PATH CVM_VERSION VIRTUAL_ENV CUDA_MODULE_LOADING || true

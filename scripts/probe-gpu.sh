@@ -60,13 +60,10 @@ echo "cvm-probe: $BIN/cvm-probe ($("$BIN/cvm-probe" --version))"
 
 MODE=ld_library_path
 CVM=
-for dir in "$BIN"; do
-    if [ -x "$dir/cvm" ] && [ -x "$dir/cvm-probe" ] && "$dir/cvm" probe --help >/dev/null 2>&1; then
-        CVM=$dir/cvm
-        MODE=cvm
-        break
-    fi
-done
+if [ -x "$BIN/cvm" ] && "$BIN/cvm" probe --help >/dev/null 2>&1; then
+    CVM=$BIN/cvm
+    MODE=cvm
+fi
 if [ -x "$BIN/cvm" ] && [ -z "$CVM" ]; then
     echo "note: $BIN/cvm does not run here or has no probe command:"
     "$BIN/cvm" --version 2>&1 | head -3
@@ -76,6 +73,7 @@ fi
 if [ "$MODE" = cvm ]; then
     say "importing and selecting with $CVM (CVM_ROOT in $WORK/root)"
     export CVM_ROOT=$WORK/root
+    export CVM_REGISTRY_DIR=${CVM_REGISTRY_DIR:-$SOURCE_DIR/registry}
     "$CVM" import "$CUDA_DIR" || die "cvm import $CUDA_DIR failed"
     "$CVM" import "$CUDNN_DIR" || die "cvm import $CUDNN_DIR failed"
     "$CVM" list || true
