@@ -30,11 +30,11 @@ step "build with AddressSanitizer + UBSan"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCVM_WERROR=ON -DCVM_SANITIZE=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 step "tests under AddressSanitizer + UBSan"
-# The Windows tests run Wine, not these binaries, and build_systems spends its minutes in nvcc,
-# CMake and Meson, not in cvm: once is enough. shell_cmd_wine runs this build's core_tests in the
+# The Windows tests run Wine, not these binaries, build_systems spends its minutes in nvcc, CMake
+# and Meson and image_real_cuda in compressing 2.8 GB (label slow), not in cvm: once is enough. shell_cmd_wine runs this build's core_tests in the
 # first build's Wine prefix (made there already; the runs never overlap).
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    CVM_TEST_WINEPREFIX="$PWD/../build-test/wineprefix" ctest --output-on-failure -j"$jobs" -LE '^(windows|build)$') || status=1
+    CVM_TEST_WINEPREFIX="$PWD/../build-test/wineprefix" ctest --output-on-failure -j"$jobs" -LE '^(windows|build|slow)$') || status=1
 
 step "fuzzers (libFuzzer, briefly)"
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCVM_FUZZ=ON -DCVM_TESTS=OFF >/dev/null
