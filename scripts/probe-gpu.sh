@@ -4,9 +4,10 @@
 #
 #   scripts/probe-gpu.sh [BIN_DIR]
 #
-# BIN_DIR (or $CVM_BIN) holds cvm-probe and, when built, cvm. Default: build-probe/gpu, then
-# build/src/cli and build/src/probe; with none of those, cvm-probe is compiled here from src/probe
-# (it needs only a C++17 compiler and libdl).
+# BIN_DIR (or $CVM_BIN) holds cvm-probe and, when built, cvm: a Release build folder's bin (or the
+# build folder itself). Default: build-release/bin, build/bin, then build-probe/gpu; with none of
+# those, cvm-probe is compiled here from src/probe (it needs only a C++17 compiler and libdl).
+# Needs no network.
 # With a working `cvm` that has `probe`, the toolkit and cuDNN are imported into a throw-away
 # CVM_ROOT, selected, and probed through `cvm probe`; otherwise cvm-probe runs with
 # LD_LIBRARY_PATH set by hand to the same two folders.
@@ -37,8 +38,8 @@ die() {
 
 # ---- the binaries ----
 BIN=
-for dir in "${1:-}" "${CVM_BIN:-}" "$SOURCE_DIR/build-probe/gpu" "$SOURCE_DIR/build/src/probe" \
-    "$SOURCE_DIR/build/src/cli"; do
+for dir in "${1:-}" "${1:+$1/bin}" "${CVM_BIN:-}" "$SOURCE_DIR/build-release/bin" "$SOURCE_DIR/build/bin" \
+    "$SOURCE_DIR/build-probe/gpu"; do
     if [ -n "$dir" ] && [ -x "$dir/cvm-probe" ] && "$dir/cvm-probe" --version >/dev/null 2>&1; then
         BIN=$dir
         break
@@ -59,13 +60,10 @@ echo "cvm-probe: $BIN/cvm-probe ($("$BIN/cvm-probe" --version))"
 
 MODE=ld_library_path
 CVM=
-for dir in "$BIN" "$SOURCE_DIR/build/src/cli"; do
-    if [ -x "$dir/cvm" ] && [ -x "$dir/cvm-probe" ] && "$dir/cvm" probe --help >/dev/null 2>&1; then
-        CVM=$dir/cvm
-        MODE=cvm
-        break
-    fi
-done
+if [ -x "$BIN/cvm" ] && "$BIN/cvm" probe --help >/dev/null 2>&1; then
+    CVM=$BIN/cvm
+    MODE=cvm
+fi
 if [ -x "$BIN/cvm" ] && [ -z "$CVM" ]; then
     echo "note: $BIN/cvm does not run here or has no probe command:"
     "$BIN/cvm" --version 2>&1 | head -3
@@ -75,6 +73,7 @@ fi
 if [ "$MODE" = cvm ]; then
     say "importing and selecting with $CVM (CVM_ROOT in $WORK/root)"
     export CVM_ROOT=$WORK/root
+    export CVM_REGISTRY_DIR=${CVM_REGISTRY_DIR:-$SOURCE_DIR/registry}
     "$CVM" import "$CUDA_DIR" || die "cvm import $CUDA_DIR failed"
     "$CVM" import "$CUDNN_DIR" || die "cvm import $CUDNN_DIR failed"
     "$CVM" list || true
@@ -120,59 +119,6 @@ cat "$WORK/torch_check.py"
 # children (`cvm probe` runs cvm-probe as a child) and the largest sum of their resident sizes,
 # or the largest single VmHWM, is kept. wait4's ru_maxrss is printed too, but it cannot go below
 # the measuring Python's own size: a forked child starts with its parent's resident pages.
-cat >"$WORK/measure.py" <<'EOF'
-import json, os, statistics, subprocess, sys, time
-
-def status_kib(pid, field):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-def tree(pid):
-    pids, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        pids.append(p)
-        try:
-            with open(f"/proc/{p}/task/{p}/children") as f:
-                todo += [int(c) for c in f.read().split()]
-        except OSError:
-            pass
-    return pids
-
-runs = int(sys.argv[1])
-commands = json.loads(sys.argv[2])
-results = []
-for name, argv in commands:
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # warm-up
-    walls, peaks, maxrss, codes = [], [], [], []
-    for _ in range(runs):
-        start = time.perf_counter()
-        child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        peak = 0
-        while True:
-            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
-            if pid:
-                break
-            pids = tree(child.pid)
-            peak = max(peak, sum(status_kib(p, "VmRSS") for p in pids),
-                       *(status_kib(p, "VmHWM") for p in pids))
-            time.sleep(0.002)
-        walls.append(time.perf_counter() - start)
-        peaks.append(peak / 1024.0)
-        maxrss.append(usage.ru_maxrss / 1024.0)
-        codes.append(os.waitstatus_to_exitcode(status))
-    results.append({"name": name, "runs": runs, "mean_s": statistics.mean(walls),
-                    "median_s": statistics.median(walls), "min_s": min(walls),
-                    "max_s": max(walls), "peak_rss_mib": max(peaks),
-                    "ru_maxrss_mib": max(maxrss), "exit_codes": sorted(set(codes))})
-json.dump(results, sys.stdout, indent=2)
-EOF
 COMMANDS=$("$PYTHON" - "${#PROBE[@]}" "${PROBE[@]}" "${TORCH[@]}" <<'EOF'
 import json, sys
 n = int(sys.argv[1])
@@ -182,7 +128,7 @@ print(json.dumps([["probe", probe], ["probe --benchmark", probe + ["--benchmark"
 EOF
 )
 say "timing: $RUNS runs of each after one warm-up"
-"$PYTHON" "$WORK/measure.py" "$RUNS" "$COMMANDS" >"$OUT_DIR/timing.json" || die "measuring failed"
+"$PYTHON" "$SOURCE_DIR/scripts/measure_runs.py" "$RUNS" "$COMMANDS" >"$OUT_DIR/timing.json" || die "measuring failed"
 "$PYTHON" - "$OUT_DIR/timing.json" <<'EOF' | tee "$OUT_DIR/summary.txt"
 import json, sys
 rows = json.load(open(sys.argv[1]))

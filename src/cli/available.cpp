@@ -14,7 +14,22 @@ namespace cvm::cli {
 
 namespace {
 
-bool is_kind(const std::string& s) { return s == "cuda" || s == "cudnn"; }
+bool is_kind(const std::string& s) {
+    return kind_of_dir(s).has_value();
+}
+
+// NCCL's releases (registry/nccl.toml); none when it cannot be read (said once on stderr).
+const std::vector<registry::NcclRelease>& nccl_releases() {
+    static const std::vector<registry::NcclRelease> releases = [] {
+        try {
+            return registry::load_nccl_releases();
+        } catch (const registry::RegistryError& e) {
+            note(std::string("no NCCL release list: ") + e.what());
+            return std::vector<registry::NcclRelease>{};
+        }
+    }();
+    return releases;
+}
 
 registry::Platform host_platform() {
     return platform::host_os() == platform::Os::Windows ? registry::Platform::Windows
@@ -49,17 +64,21 @@ void add_release_filter(CLI::App* cmd, const std::shared_ptr<ReleaseFilter>& fil
     CLI::Validator kind_or_prefix(
         [](std::string& value) -> std::string {
             if (is_kind(value) || parse_version(value, 1, 4)) return {};
-            return value + " is not cuda or cudnn";
+            return value + " is not cuda, cudnn or nccl";
         },
-        "{cuda,cudnn}", "kind"); // the description in CLI11's choice form, for completion (cli_model.cpp)
-    cmd->add_option("kind", filter->kind, "cuda or cudnn")->check(kind_or_prefix);
+        "{cuda,cudnn,nccl}",
+        "kind"); // the description in CLI11's choice form, for completion (cli_model.cpp)
+    cmd->add_option("kind", filter->kind, "cuda, cudnn or nccl")->check(kind_or_prefix);
     cmd->add_option("prefix", filter->prefix, "a version prefix, e.g. 12 or 11.2");
 }
 
 std::optional<Version> release_prefix(ReleaseFilter& filter, const std::string& command) {
     if (!filter.kind.empty() && !is_kind(filter.kind)) {
         if (!filter.prefix.empty())
-            throw UsageError(command + ": '" + printable(filter.kind) + "' is not a valid KIND (cuda or cudnn); see cvm help " + command, "usage");
+            throw UsageError(command + ": '" + printable(filter.kind) +
+                                 "' is not a valid KIND (cuda, cudnn or nccl); see cvm help " +
+                                 command,
+                             "usage");
         filter.prefix = filter.kind;
         filter.kind.clear();
     }
@@ -111,6 +130,28 @@ std::vector<KnownRelease> known_releases(const registry::Registry& reg, const St
         }
         return out;
     }
+    if (kind == Kind::Nccl) {
+        const auto& releases = nccl_releases();
+        const std::string host =
+            platform::host_os() == platform::Os::Windows ? "windows-x86_64" : "linux-x86_64";
+        for (auto it = releases.rbegin(); it != releases.rend(); ++it) {
+            if (prefix && !prefix_is_cuda && !it->version.has_prefix(*prefix)) continue;
+            for (auto b = it->builds.rbegin(); b != it->builds.rend(); ++b) {
+                // An NCCL build serves every toolkit of its CUDA major.
+                if (prefix && prefix_is_cuda && b->cuda.major() != prefix->major()) continue;
+                KnownRelease r;
+                r.kind = Kind::Nccl;
+                r.id = NcclId{it->version, b->cuda}.str();
+                r.version = it->version;
+                r.how = registry::Fetch::Archive;
+                r.installable = b->archive_for(host) != nullptr;
+                r.installed = installed.count(r.id) != 0;
+                r.nccl = &*b;
+                out.push_back(std::move(r));
+            }
+        }
+        return out;
+    }
     for (auto it = reg.cudnn.rbegin(); it != reg.cudnn.rend(); ++it) {
         if (prefix && !prefix_is_cuda && !it->version.has_prefix(*prefix)) continue;
         for (const auto& b : it->builds) {
@@ -139,7 +180,7 @@ void list_available(ReleaseFilter filter, bool json) {
     bool prefix_is_cuda = filter.kind.empty();
     nlohmann::json doc = nlohmann::json::object();
     std::vector<std::pair<Kind, std::vector<KnownRelease>>> tables;
-    for (Kind k : {Kind::Cuda, Kind::Cudnn})
+    for (Kind k : all_kinds())
         if (filter.kind.empty() || filter.kind == kind_dir(k))
             tables.emplace_back(k, known_releases(reg, store, k, prefix, prefix_is_cuda));
     for (const auto& [k, rows] : tables) {
@@ -163,6 +204,10 @@ void list_available(ReleaseFilter filter, bool json) {
             if (r.build) {
                 j["cuda"] = r.build->cuda.str();
                 j["supports"] = r.build->supports_min.str() + "-" + r.build->supports_max.str();
+            }
+            if (r.nccl) {
+                j["cuda"] = r.nccl->cuda.str();
+                j["supports"] = std::to_string(r.nccl->cuda.major()) + ".x";
             }
             items.push_back(std::move(j));
         }
@@ -192,8 +237,10 @@ void list_available(ReleaseFilter filter, bool json) {
         row(false, {{"VERSION", 19}, {"RELEASED", 8}, {cuda ? "MIN DRIVER" : "CUDA", 10}, {"HOW", 0}});
         if (rows.empty()) out += "  (none known)\n";
         for (const KnownRelease& r : rows) {
-            std::string third = cuda ? min_driver_text(reg, r)
-                                     : r.build->supports_min.str() + "-" + r.build->supports_max.str();
+            std::string third =
+                cuda     ? min_driver_text(reg, r)
+                : r.nccl ? r.nccl->cuda.str() + " (" + std::to_string(r.nccl->cuda.major()) + ".x)"
+                         : r.build->supports_min.str() + "-" + r.build->supports_max.str();
             row(r.installed, {{r.id, 19},
                               {r.date.empty() ? "-" : release_month(r.date), 8},
                               {third.empty() ? "-" : third, 10},

@@ -10,6 +10,7 @@
 
 #include "core/spec.h"
 #include "core/store.h"
+#include "registry/nccl.h"
 #include "registry/overlay.h"
 #include "registry/registry.h"
 
@@ -19,10 +20,10 @@ class App;
 
 namespace cvm::cli {
 
-// `[cuda|cudnn] [PREFIX]` of list and latest. KIND may be left out before a PREFIX
+// `[cuda|cudnn|nccl] [PREFIX]` of list and latest. KIND may be left out before a PREFIX
 // (`cvm list --available 11`).
 struct ReleaseFilter {
-    std::string kind;   // "", "cuda" or "cudnn"
+    std::string kind;   // "", "cuda", "cudnn" or "nccl"
     std::string prefix; // as typed; checked by release_prefix()
 };
 void add_release_filter(CLI::App* cmd, const std::shared_ptr<ReleaseFilter>& filter);
@@ -47,6 +48,7 @@ struct KnownRelease {
                              // knows NVIDIA's installer of it for this platform)
     const registry::CudaRelease* cuda = nullptr;  // for toolkits
     const registry::CudnnBuild* build = nullptr;  // for cuDNN builds
+    const registry::NcclBuild* nccl = nullptr;    // for NCCL builds
 };
 
 // The releases of `kind`, newest first, whose version starts with `prefix`. For cuDNN with

@@ -9,6 +9,7 @@
 #include "cli/context.h"
 #include "core/spec.h"
 #include "platform/platform.h"
+#include "registry/nccl.h"
 #include "registry/overlay.h"
 #include "registry/registry.h"
 
@@ -25,14 +26,14 @@ struct Installed {
 };
 
 struct Installs {
-    std::vector<Installed> toolkits, cudnns; // newest first
+    std::vector<Installed> toolkits, cudnns, nccls; // newest first
 };
 
 Installs installed() {
     Installs out;
     try {
         Store store = open_store();
-        for (Kind kind : {Kind::Cuda, Kind::Cudnn}) {
+        for (Kind kind : all_kinds()) {
             Listing listing = store.brief(kind);
             for (const ListItem& item : listing.items) {
                 Installed i;
@@ -41,7 +42,10 @@ Installs installed() {
                 i.cuda.parts.assign(item.cuda, item.cuda + item.cuda_parts);
                 i.imported = item.imported;
                 i.path = std::string(item.path);
-                (kind == Kind::Cuda ? out.toolkits : out.cudnns).push_back(std::move(i));
+                (kind == Kind::Cuda    ? out.toolkits
+                 : kind == Kind::Cudnn ? out.cudnns
+                                       : out.nccls)
+                    .push_back(std::move(i));
             }
         }
     } catch (const std::exception&) {
@@ -82,6 +86,15 @@ void add_specs(Completion& out, const std::string& prefix) {
             combos.emplace(minor + "+" + std::to_string(c.version.major()), text);
             combos.emplace(t.id + "+" + c.id, text);
         }
+        // With NCCL: `X.Y+ncclA.B`, an NCCL serving the toolkit's CUDA major.
+        for (const Installed& n : in.nccls) {
+            if (!NcclId{n.version, n.cuda}.serves(t.version) || n.version.parts.size() < 2)
+                continue;
+            std::string text = "CUDA " + t.id + " + NCCL " + n.id;
+            combos.emplace(
+                minor + "+nccl" + Version{{n.version.parts[0], n.version.parts[1]}}.str(), text);
+            combos.emplace(t.id + "+nccl" + n.id, text);
+        }
     }
     for (const auto& [value, text] : combos) add(out, value, text, prefix);
 }
@@ -91,6 +104,11 @@ void add_ids(Completion& out, const std::string& prefix) {
     for (const Installed& t : in.toolkits) add(out, t.id, toolkit_text(t), prefix);
     for (const Installed& c : in.cudnns)
         add(out, c.id, "cuDNN " + c.version.str() + " for CUDA " + c.cuda.str() + (c.imported ? " (imported)" : ""),
+            prefix);
+    for (const Installed& n : in.nccls)
+        add(out, n.id,
+            "NCCL " + n.version.str() + " for CUDA " + n.cuda.str() +
+                (n.imported ? " (imported)" : ""),
             prefix);
 }
 
@@ -136,6 +154,19 @@ void add_cudnn_releases(Completion& out, const std::string& prefix) {
         std::string cudas;
         for (const auto& b : it->builds) cudas += (cudas.empty() ? "" : ", ") + b.cuda.str();
         add(out, it->version.str(), "cuDNN " + it->version.str() + (cudas.empty() ? "" : " for CUDA " + cudas), prefix);
+    }
+}
+
+void add_nccl_releases(Completion& out, const std::string& prefix) {
+    try {
+        auto releases = registry::load_nccl_releases();
+        for (auto it = releases.rbegin(); it != releases.rend(); ++it) {
+            std::string cudas;
+            for (const auto& b : it->builds)
+                cudas += (cudas.empty() ? "" : ", ") + b.cuda.str();
+            add(out, it->version.str(), "NCCL " + it->version.str() + " for CUDA " + cudas, prefix);
+        }
+    } catch (const std::exception&) {
     }
 }
 
@@ -203,12 +234,15 @@ Completion dynamic_values(ValueKind kind, const std::vector<std::string>& given,
         if (given.empty()) {
             add(out, "cuda", "a toolkit from NVIDIA's manifests: cvm install cuda VERSION", prefix);
             add(out, "cudnn", "a cuDNN build: cvm install cudnn VERSION --cuda N", prefix);
+            add(out, "nccl", "an NCCL build: cvm install nccl VERSION --cuda N", prefix);
             add_cuda_releases(out, prefix);
             out.directive = "files";
         } else if (given.size() == 1 && given[0] == "cuda") {
             add_cuda_releases(out, prefix);
         } else if (given.size() == 1 && given[0] == "cudnn") {
             add_cudnn_releases(out, prefix);
+        } else if (given.size() == 1 && given[0] == "nccl") {
+            add_nccl_releases(out, prefix);
         }
         break;
     case ValueKind::CudaVersion:

@@ -88,7 +88,7 @@ nlohmann::json entry_json(const Store& store, const Entry& e) {
     j["kind"] = kind_dir(e.kind);
     j["id"] = e.id;
     j["version"] = e.version.str();
-    if (e.kind == Kind::Cudnn) j["cuda"] = e.cuda.str();
+    if (e.kind != Kind::Cuda) j["cuda"] = e.cuda.str();
     j["path"] = e.path.u8string();
     j["source"] = e.imported ? "imported" : "installed";
     if (!e.origin.empty()) j["origin"] = e.origin.u8string();

@@ -24,7 +24,7 @@ static const char* origin_kind(Selection::Origin o) {
 
 void register_current(CLI::App& app) {
     auto* cmd = app.add_subcommand(
-        "current", "Show the selected toolkit and cuDNN, and where the choice came from");
+        "current", "Show the selected toolkit, cuDNN and NCCL, and where the choice came from");
     auto json = std::make_shared<bool>(false);
     cmd->add_flag("--json", *json, "print one JSON document");
     cmd->callback([json] {
@@ -60,6 +60,7 @@ void register_current(CLI::App& app) {
         doc["active"] = r.active();
         doc["toolkit"] = entry_json(store, r.toolkit);
         doc["cudnn"] = r.cudnn ? entry_json(store, *r.cudnn) : nlohmann::json(nullptr);
+        doc["nccl"] = r.nccl ? entry_json(store, *r.nccl) : nlohmann::json(nullptr);
         // The answer kept by `cvm use` / `cvm rehash`: no compiler is run here once it is known.
         const auto compiler = compat::kept_host_compiler(store, r.toolkit);
         if (compiler && !compiler->ccbin.empty())
@@ -85,6 +86,10 @@ void register_current(CLI::App& app) {
             std::printf("  cudnn  %-22s %s%s\n", r.cudnn->id.c_str(),
                         escape_controls(r.cudnn->path.u8string()).c_str(),
                         escape_controls(layer_note(*r.cudnn)).c_str());
+        if (r.nccl)
+            std::printf("  nccl   %-22s %s%s\n", r.nccl->id.c_str(),
+                        escape_controls(r.nccl->path.u8string()).c_str(),
+                        escape_controls(layer_note(*r.nccl)).c_str());
         if (compiler && !compiler->line.empty())
             std::printf("  %s\n", escape_controls(compiler->line).c_str());
     });

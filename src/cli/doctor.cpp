@@ -7,7 +7,8 @@
 // (interpreter to inspect; empty: none), CVM_LD_SO_CACHE (cache read instead of
 // /etc/ld.so.cache; empty: none), CVM_LD_DEFAULT_DIRS (':'-separated folders instead of the
 // loader's built-in ones), CVM_WINDOWS_DIR (instead of %SystemRoot%), CVM_DPKG_DIR (instead of
-// /var/lib/dpkg, for the owners of cuDNN files).
+// /var/lib/dpkg, for the owners of cuDNN files), CVM_DEV_SHM (the folder whose file system stands
+// for /dev/shm).
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -18,6 +19,8 @@
 #include "compat/cudnn_header.h"
 #include "compat/doctor_checks.h"
 #include "compat/library_cuda_major.h"
+#include "compat/nccl_checks.h"
+#include "compat/torch_arch.h"
 #include "core/installed_files.h"
 #include "core/terminal_text.h"
 #include "core/trust.h"
@@ -64,7 +67,7 @@ std::vector<std::string> split_colon_list(const std::string& text) {
 // Installed entries whose files no longer have the sizes they were written with: one stat per
 // file (`cvm verify` compares the contents too).
 void add_damaged_installs(const Store& store, doctor::DoctorReport& report) {
-    for (Kind kind : {Kind::Cuda, Kind::Cudnn})
+    for (Kind kind : all_kinds())
         for (const Entry& e : store.list(kind)) {
             if (e.imported) continue;
             std::vector<FileDamage> damage;
@@ -115,6 +118,7 @@ void register_doctor(CLI::App& app) {
                 in.selected_changes = selection_changes(store, r, &layout);
                 in.selection_dirs.push_back(r.toolkit.path.u8string());
                 if (r.cudnn) in.selection_dirs.push_back(r.cudnn->path.u8string());
+                if (r.nccl) in.selection_dirs.push_back(r.nccl->path.u8string());
                 in.selection_dirs.push_back(layout.cuda_path.u8string());
                 in.resolved = std::move(r);
             } catch (const ResolveError& e) {
@@ -181,6 +185,15 @@ void register_doctor(CLI::App& app) {
                  compat::cudnn_header_findings(report, in.env, store.shims_dir().u8string()))
                 report.findings.push_back(std::move(f));
         }
+        compat::NcclMachine nccl;
+        nccl.env = in.env;
+        nccl.shm_bytes =
+            compat::file_system_bytes(platform::get_env("CVM_DEV_SHM").value_or("/dev/shm"));
+        if (report.python)
+            if (auto facts = compat::torch_facts_if_run(report.python->executable))
+                nccl.torch_runtime_nccl = facts->nccl;
+        for (auto& f : compat::nccl_findings(report, nccl))
+            report.findings.push_back(std::move(f));
         if (*json) {
             print_json(report_json(report));
         } else {

@@ -11,6 +11,7 @@
 #include "core/cudnn_layouts.h"
 #include "core/detect.h"
 #include "core/discover.h"
+#include "core/nccl_layouts.h"
 #include "core/shims.h"
 #include "core/toolkit_layouts.h"
 #include "platform/platform.h"
@@ -162,18 +163,33 @@ bool import_folder(const Store& store, fs::path path, const std::optional<Versio
     } catch (const CudnnImportError& e) {
         throw UsageError(e.what());
     }
-    if (!toolkit && !cudnn)
-        throw NothingToImport("import: " + path.u8string() +
-                         " holds neither a CUDA toolkit (bin/nvcc, include/cuda.h, version.json; or Debian's, conda's or pip's "
-                         "scattered layouts) nor a cuDNN build "
-                         "(include/cudnn_version.h with libcudnn*, a wheel's nvidia/cudnn, an archive's cuda/, "
-                         "NVIDIA's packages under usr/); point at the folder that contains include/");
+    std::optional<NcclImport> nccl;
+    try {
+        nccl = nccl_import_of(path, platform::host_os(), cuda_override);
+    } catch (const NcclCudaConflict& e) {
+        throw CudaContradicted(e.what());
+    } catch (const NcclImportError& e) {
+        throw UsageError(e.what());
+    }
+    if (!toolkit && !cudnn && !nccl)
+        throw NothingToImport(
+            "import: " + path.u8string() +
+            " holds neither a CUDA toolkit (bin/nvcc, include/cuda.h, version.json; or Debian's, "
+            "conda's or pip's "
+            "scattered layouts) nor a cuDNN build "
+            "(include/cudnn_version.h with libcudnn*, a wheel's nvidia/cudnn, an archive's cuda/, "
+            "NVIDIA's packages under usr/) nor an NCCL (lib/libnccl.so.2, a wheel's nvidia/nccl, "
+            "NVIDIA's libnccl2 under usr/); point at the folder that contains include/");
     fs::create_directories(store.root());
     bool added = false;
     if (toolkit) added |= register_entry(store, toolkit->entry, run, toolkit->plan);
     if (cudnn) {
         if (!cudnn->warning.empty()) note("warning: " + cudnn->warning);
         register_entry(store, cudnn->entry, run, cudnn->plan);
+    }
+    if (nccl) {
+        if (!nccl->warning.empty()) note("warning: " + nccl->warning);
+        register_entry(store, nccl->entry, run, nccl->plan);
     }
     return added;
 }
@@ -185,7 +201,7 @@ std::string key_of(const Entry& e) { return std::string(kind_dir(e.kind)) + "/" 
 bool import_detected(const Store& store, ImportRun& run) {
     bool rehash_needed = false;
     std::vector<Entry> changed;
-    for (Kind k : {Kind::Cuda, Kind::Cudnn})
+    for (Kind k : all_kinds())
         for (Entry& e : store.list(k)) {
             if (!e.imported || e.layer != 0) continue;
             SourceState st = source_state(source_of(e), e.stamp);
@@ -208,7 +224,8 @@ bool import_detected(const Store& store, ImportRun& run) {
             // since, now load another CUDA's.
             try {
                 rehash_needed |= import_folder(
-                    store, source_of(e), e.kind == Kind::Cudnn ? std::optional<Version>(e.cuda) : std::nullopt, run);
+                    store, source_of(e),
+                    e.kind != Kind::Cuda ? std::optional<Version>(e.cuda) : std::nullopt, run);
             } catch (const CudaContradicted&) {
                 rehash_needed |= import_folder(store, source_of(e), std::nullopt, run);
             }
@@ -225,7 +242,9 @@ bool import_detected(const Store& store, ImportRun& run) {
     }
     auto folders = discover_folders(discover_inputs_from_environment());
     if (folders.empty() && changed.empty())
-        note("found no CUDA toolkit or cuDNN (CUDA_PATH*, default folders, /usr, conda environments, python wheels)");
+        note("found no CUDA toolkit, cuDNN or NCCL (CUDA_PATH*, default folders, /usr, conda "
+             "environments, python "
+             "wheels)");
     for (const auto& f : folders) {
         std::error_code ec;
         if (std::find(done.begin(), done.end(), fs::canonical(f.dir, ec)) != done.end()) continue;
@@ -243,30 +262,42 @@ bool import_detected(const Store& store, ImportRun& run) {
     return rehash_needed;
 }
 
-// The spec that selects what one import registered ("12.4.1", "12+9.1.0", "11.2.2+8.1.0.77").
+// The spec that selects what one import registered ("12.4.1", "12+9.1.0", "11.2.2+8.1.0.77",
+// "13.0+nccl2.28.9").
 std::string spec_to_use(const ImportRun& run) {
-    std::string toolkit, cudnn;
+    std::string toolkit, cudnn, nccl;
     for (const auto& [key, source] : run.registered) {
         (void)source;
-        if (key.rfind("cuda/", 0) == 0) toolkit = key.substr(5);
-        else if (auto c = parse_cudnn_id(key.substr(key.find('/') + 1))) {
+        std::string id = key.substr(key.find('/') + 1);
+        if (key.rfind("cuda/", 0) == 0)
+            toolkit = id;
+        else if (key.rfind("nccl/", 0) == 0) {
+            if (auto n = parse_nccl_id(id)) {
+                nccl = n->version.str();
+                if (toolkit.empty()) toolkit = n->cuda.str();
+            }
+        } else if (auto c = parse_cudnn_id(id)) {
             cudnn = c->version.str();
             if (toolkit.empty()) toolkit = c->cuda.str();
         }
     }
-    return toolkit.empty() ? toolkit : toolkit + (cudnn.empty() ? "" : "+" + cudnn);
+    if (toolkit.empty()) return toolkit;
+    return toolkit + (cudnn.empty() ? "" : "+" + cudnn) + (nccl.empty() ? "" : "+nccl" + nccl);
 }
 
 } // namespace
 
 void register_import(CLI::App& app) {
-    auto* cmd = app.add_subcommand("import", "Register an existing toolkit or cuDNN folder without copying it");
+    auto* cmd = app.add_subcommand(
+        "import", "Register an existing toolkit, cuDNN or NCCL folder without copying it");
     auto dir = std::make_shared<std::string>();
     auto cuda = std::make_shared<std::string>();
     auto detect = std::make_shared<bool>(false);
     auto json = std::make_shared<bool>(false);
     cmd->add_option("dir", *dir, "a toolkit folder, a cuDNN folder, or a wheel's nvidia/cudnn");
-    cmd->add_option("--cuda", *cuda, "the CUDA a cuDNN folder was built for (e.g. 12 or 11.2), when its name does not say");
+    cmd->add_option(
+        "--cuda", *cuda,
+        "the CUDA a cuDNN or NCCL folder was built for (e.g. 12 or 11.2), when it does not say");
     cmd->add_flag("--detect", *detect,
                   "register every toolkit and cuDNN on this machine (CUDA_PATH*, /usr/local/cuda-*, Program Files, "
                   "Debian's and NVIDIA's packages in /usr, conda environments, python's nvidia-* wheels); re-read "

@@ -32,7 +32,8 @@ struct InstallArgs {
 };
 
 bool looks_like_archive_name(const std::string& s) {
-    for (const char* ext : {".zip", ".whl", ".tgz", ".tar.xz", ".tar.gz", ".tar", ".xz", ".run", ".exe"})
+    for (const char* ext :
+         {".zip", ".whl", ".tgz", ".tar.xz", ".txz", ".tar.gz", ".tar", ".xz", ".run", ".exe"})
         if (s.size() > std::strlen(ext) &&
             s.compare(s.size() - std::strlen(ext), std::strlen(ext), ext) == 0)
             return true;
@@ -43,15 +44,22 @@ bool looks_like_archive_name(const std::string& s) {
 void install_hint(const std::vector<install::InstallResult>& results, bool locked) {
     if (results.empty()) return;
     if (locked) return hint("cvm current", "shows what the project now selects");
-    std::string toolkit, cudnn;
+    std::string toolkit, cudnn, nccl;
     for (const auto& r : results) {
         if (r.kind == Kind::Cuda) toolkit = r.id;
-        else if (auto c = parse_cudnn_id(r.id)) {
+        else if (r.kind == Kind::Nccl) {
+            if (auto n = parse_nccl_id(r.id)) {
+                nccl = n->version.str();
+                if (toolkit.empty()) toolkit = n->cuda.str();
+            }
+        } else if (auto c = parse_cudnn_id(r.id)) {
             cudnn = c->version.str();
             if (toolkit.empty()) toolkit = c->cuda.str();
         }
     }
-    hint("cvm use " + toolkit + (cudnn.empty() ? "" : "+" + cudnn), "selects it for this folder; -g for everywhere");
+    hint("cvm use " + toolkit + (cudnn.empty() ? "" : "+" + cudnn) +
+             (nccl.empty() ? "" : "+nccl" + nccl),
+         "selects it for this folder; -g for everywhere");
 }
 
 // `cvm install --reinstall ID`: from the archive it was installed from (checked against the
@@ -59,10 +67,16 @@ void install_hint(const std::vector<install::InstallResult>& results, bool locke
 install::InstallResult reinstall(install::Installer& installer, const Store& store,
                                  const std::string& id) {
     Kind kind = Kind::Cuda;
-    if (parse_cudnn_id(id)) kind = Kind::Cudnn;
+    // An NCCL id (2.21.5-cuda12.4) reads as a cuDNN id too: the store says which it is.
+    if (parse_nccl_id(id) && store.find(Kind::Nccl, id))
+        kind = Kind::Nccl;
+    else if (parse_cudnn_id(id))
+        kind = Kind::Cudnn;
     else if (!parse_toolkit_id(id))
         throw UsageError("install --reinstall: '" + printable(id) +
-                         "' is not a toolkit id (12.4.1) or cuDNN id (9.1.0.70-cuda12); see `cvm list`");
+                         "' is not a toolkit id (12.4.1), cuDNN id (9.1.0.70-cuda12) or NCCL id "
+                         "(2.21.5-cuda12.4); "
+                         "see `cvm list`");
     auto e = store.find(kind, id);
     if (!e)
         throw UsageError("install --reinstall: " + std::string(kind_dir(kind)) + " " + id +
@@ -78,6 +92,11 @@ install::InstallResult reinstall(install::Installer& installer, const Store& sto
             auto c = parse_cudnn_id(id);
             return installer.install_cudnn(c->version.str(), c->cuda.str());
         }
+        // An NCCL from NVIDIA's public folder: again from there, held to its sums.
+        if (kind == Kind::Nccl && from.url.find("/redist/nccl/") != std::string::npos) {
+            auto n = parse_nccl_id(id);
+            return installer.install_nccl(n->version.str(), n->cuda.str());
+        }
         if (from.url.find("://") != std::string::npos) return installer.install_url(from.url, from.sha256);
         fs::path archive = fs::u8path(from.url);
         std::error_code ec;
@@ -92,6 +111,10 @@ install::InstallResult reinstall(install::Installer& installer, const Store& sto
         return installer.install_file(archive, from.url);
     }
     if (kind == Kind::Cuda) return installer.install_toolkit(id, e->components);
+    if (kind == Kind::Nccl) {
+        auto n = parse_nccl_id(id);
+        return installer.install_nccl(n->version.str(), n->cuda.str());
+    }
     auto c = parse_cudnn_id(id);
     return installer.install_cudnn(c->version.str(), c->cuda.str());
 }
@@ -165,7 +188,8 @@ std::vector<install::InstallResult> run_install(const InstallArgs& a, install::I
             throw UsageError("install: --components only applies to `cvm install cuda VERSION` and to "
                              "NVIDIA's installers (cuda_*_linux.run, cuda_*_win10.exe)");
         if (!cuda_ok && !a.cuda.empty())
-            throw UsageError("install: --cuda only applies to `cvm install cudnn VERSION`");
+            throw UsageError("install: --cuda only applies to `cvm install cudnn VERSION` and `cvm "
+                             "install nccl VERSION`");
     };
     if (a.reinstall) {
         if (a.locked || w.size() != 1)
@@ -186,7 +210,8 @@ std::vector<install::InstallResult> run_install(const InstallArgs& a, install::I
         Selection sel = current_selection(store, std::nullopt);
         if (sel.origin == Selection::Origin::None)
             throw UsageError("install: nothing is selected here to install; say what to install "
-                             "(FILE, URL, SPEC, `cuda VERSION` or `cudnn VERSION --cuda N`) or run "
+                             "(FILE, URL, SPEC, `cuda VERSION`, `cudnn VERSION --cuda N` or `nccl "
+                             "VERSION --cuda N`) or run "
                              "`cvm use SPEC` first",
                              "not_selected");
         if (sel.spec.system) {
@@ -196,12 +221,15 @@ std::vector<install::InstallResult> run_install(const InstallArgs& a, install::I
             if (results.empty())
                 note(sel.spec.str() + " (selected by " + sel.origin_text() + ") is already installed");
         }
-    } else if (w[0] == "cuda" || w[0] == "cudnn") {
+    } else if (w[0] == "cuda" || w[0] == "cudnn" || w[0] == "nccl") {
         if (w.size() != 2)
             throw UsageError("install: `cvm install " + w[0] + " VERSION` takes one version");
         if (w[0] == "cuda") {
             only(true, false);
             results.push_back(installer.install_toolkit(w[1], split_component_list(a.components)));
+        } else if (w[0] == "nccl") {
+            only(false, true);
+            results.push_back(installer.install_nccl(w[1], a.cuda));
         } else {
             only(false, true);
             results.push_back(installer.install_cudnn(w[1], a.cuda));
@@ -225,6 +253,10 @@ std::vector<install::InstallResult> run_install(const InstallArgs& a, install::I
             results.push_back(installer.install_file(fs::u8path(x)));
         } else if (looks_like_archive_name(x)) {
             throw UsageError("install: " + printable(x) + " does not exist");
+        } else if (auto nccl =
+                       x.rfind("nccl", 0) == 0 ? parse_nccl_id(x.substr(4)) : std::nullopt) {
+            // An NCCL id as a spec writes it: nccl2.21.5-cuda12.4
+            results.push_back(installer.install_nccl(nccl->version.str(), nccl->cuda.str()));
         } else if (auto id = parse_cudnn_id(x)) {
             // A cuDNN id as `cvm list` prints it: 8.1.0.77-cuda11.2
             results.push_back(installer.install_cudnn(id->version.str(), id->cuda.str()));
@@ -239,16 +271,20 @@ std::vector<install::InstallResult> run_install(const InstallArgs& a, install::I
 } // namespace
 
 void register_install(CLI::App& app) {
-    auto* cmd = app.add_subcommand("install", "Install a CUDA toolkit or cuDNN build: FILE|URL, "
-                                              "`cuda VERSION`, `cudnn VERSION --cuda N`, or SPEC");
+    auto* cmd = app.add_subcommand(
+        "install", "Install a CUDA toolkit, cuDNN or NCCL build: FILE|URL, "
+                   "`cuda VERSION`, `cudnn VERSION --cuda N`, `nccl VERSION --cuda N`, "
+                   "or SPEC");
     auto a = std::make_shared<InstallArgs>();
-    cmd->add_option("what", a->what,
-                    "nothing: what the selection here names (.cudaversion); an archive (.tar.xz, .tgz, .zip, .whl) or its URL; an NVIDIA installer (.run, .exe); `cuda 12.4.1`; `cudnn "
-                    "9.1.0 --cuda 12`; or a spec like 12.4+9");
+    cmd->add_option(
+        "what", a->what,
+        "nothing: what the selection here names (.cudaversion); an archive (.tar.xz, .txz, .tgz, "
+        ".zip, .whl) or its URL; an NVIDIA installer (.run, .exe); `cuda 12.4.1`; `cudnn "
+        "9.1.0 --cuda 12`; `nccl 2.21.5 --cuda 12.4`; or a spec like 12.4+9 or 13.0+nccl2.28");
     cmd->add_option("--components", a->components,
                     "toolkit components, comma-separated (default: compiler, runtime, headers, "
                     "math libraries)");
-    cmd->add_option("--cuda", a->cuda, "the CUDA a cuDNN build is for (12, or 11.8)");
+    cmd->add_option("--cuda", a->cuda, "the CUDA a cuDNN or NCCL build is for (12, 11.8, 12.4)");
     cmd->add_option("--sha256", a->sha256, "expected checksum of an archive given by URL");
     cmd->add_flag("--allow-http", a->allow_http,
                   "allow plain http:// downloads from other machines");

@@ -31,8 +31,8 @@ void forward_to_companion(CLI::App& app, const std::string& name, const std::str
 
 void register_install_forward(CLI::App& app) {
     forward_to_companion(app, "install",
-                         "Install a CUDA toolkit or cuDNN build: FILE|URL, `cuda VERSION`, `cudnn "
-                         "VERSION --cuda N`, or SPEC");
+                         "Install a CUDA toolkit, cuDNN or NCCL build: FILE|URL, `cuda VERSION`, "
+                         "`cudnn VERSION --cuda N`, `nccl VERSION --cuda N`, or SPEC");
 }
 
 void register_verify_forward(CLI::App& app) {

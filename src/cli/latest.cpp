@@ -28,6 +28,10 @@ std::optional<std::pair<std::string, Version>> newest_installed(const Store& sto
             auto v = parse_toolkit_id(id);
             if (!v || (prefix && !v->has_prefix(*prefix))) continue;
             if (!best || best->second < *v) best = std::pair{id, *v};
+        } else if (kind == Kind::Nccl) {
+            auto n = parse_nccl_id(id);
+            if (!n || (prefix && !n->version.has_prefix(*prefix))) continue;
+            if (!best || best->second < n->version) best = std::pair{id, n->version};
         } else {
             auto c = parse_cudnn_id(id);
             if (!c || (prefix && !c->version.has_prefix(*prefix))) continue;
@@ -43,8 +47,8 @@ std::optional<std::pair<std::string, Version>> newest_installed(const Store& sto
 
 void run_latest(LatestArgs& a) {
     auto prefix = release_prefix(*a.filter, "latest");
-    Kind kind = a.filter->kind == "cudnn" ? Kind::Cudnn : Kind::Cuda;
-    std::string what = kind == Kind::Cuda ? "CUDA" : "cuDNN";
+    Kind kind = kind_of_dir(a.filter->kind).value_or(Kind::Cuda);
+    std::string what = kind_label(kind);
     std::string starting = prefix ? " starts with " + prefix->str() : " is known";
     Store store = open_store();
     nlohmann::json doc;
@@ -52,11 +56,13 @@ void run_latest(LatestArgs& a) {
     if (a.installed) {
         auto best = newest_installed(store, kind, prefix);
         if (!best)
-            throw Failure(std::string("no installed ") + what + (kind == Kind::Cuda ? " toolkit" : " build") +
-                              (prefix ? " starts with " + prefix->str() : std::string()) + "; run `cvm install " +
-                              (kind == Kind::Cuda ? std::string() : "cudnn ") +
-                              (prefix ? prefix->str() : std::string("SPEC")) + "` (see `cvm list`)",
-                          "not_installed");
+            throw Failure(
+                std::string("no installed ") + what + (kind == Kind::Cuda ? " toolkit" : " build") +
+                    (prefix ? " starts with " + prefix->str() : std::string()) +
+                    "; run `cvm install " +
+                    (kind == Kind::Cuda ? std::string() : std::string(kind_dir(kind)) + " ") +
+                    (prefix ? prefix->str() : std::string("SPEC")) + "` (see `cvm list`)",
+                "not_installed");
         doc["id"] = best->first;
         doc["version"] = best->second.str();
         doc["installed"] = true;
@@ -69,7 +75,7 @@ void run_latest(LatestArgs& a) {
         if (!r.installable) continue; // not fetched by `cvm install`
         // cuDNN builds of one release are listed together: a release is installed when any is.
         bool installed = r.installed;
-        if (kind == Kind::Cudnn)
+        if (kind != Kind::Cuda)
             for (const KnownRelease& other : known_releases(reg, store, kind, r.version))
                 installed |= other.installed;
         doc["version"] = r.version.str();
@@ -88,8 +94,9 @@ void run_latest(LatestArgs& a) {
 } // namespace
 
 void register_latest(CLI::App& app) {
-    auto* cmd = app.add_subcommand("latest", "Print the newest CUDA (or cuDNN) release cvm can install, or with "
-                                             "--installed the newest installed one");
+    auto* cmd = app.add_subcommand(
+        "latest", "Print the newest CUDA (or cuDNN, NCCL) release cvm can install, or with "
+                  "--installed the newest installed one");
     auto a = std::make_shared<LatestArgs>();
     add_release_filter(cmd, a->filter);
     cmd->add_flag("--installed", a->installed, "the newest installed one instead");

@@ -1,4 +1,5 @@
 #include <CLI/CLI.hpp>
+#include <array>
 #include <cstdio>
 #include <string_view>
 
@@ -13,6 +14,9 @@
 namespace cvm::cli {
 
 namespace {
+
+constexpr int kKinds = 3; // Kind::Cuda, Kind::Cudnn, Kind::Nccl
+using Ids = std::array<std::vector<std::string>, kKinds>;
 
 // What another user could change of a listed entry ("" when nothing). The list index says what
 // was found when it was made (when the store's folders last changed): no stat per entry, so
@@ -31,7 +35,8 @@ std::string untrusted_item(const Store& store, const ListItem& item) {
 } // namespace
 
 void register_list(CLI::App& app) {
-    auto* cmd = app.add_subcommand("list", "List installed toolkits and cuDNN builds (or, with --available, what can be installed)");
+    auto* cmd = app.add_subcommand("list", "List installed toolkits, cuDNN and NCCL builds (or, "
+                                           "with --available, what can be installed)");
     auto json = std::make_shared<bool>(false);
     auto available = std::make_shared<bool>(false);
     auto filter = std::make_shared<ReleaseFilter>();
@@ -50,7 +55,7 @@ void register_list(CLI::App& app) {
         Store store = open_store();
         require_store_folder(store);
         std::vector<Kind> kinds;
-        for (Kind k : {Kind::Cuda, Kind::Cudnn})
+        for (Kind k : all_kinds())
             if (filter->kind.empty() || filter->kind == kind_dir(k)) kinds.push_back(k);
         // The active combination is marked, as pyenv and rustup do; resolved among the ids
         // listed (only those the spec's versions can match) rather than by listing again.
@@ -58,23 +63,25 @@ void register_list(CLI::App& app) {
             try {
                 Selection sel = current_selection(store, std::nullopt);
                 if (sel.origin == Selection::Origin::None || sel.spec.system) return std::nullopt;
-                auto [cuda_ids, cudnn_ids] = matching_ids(sel.spec);
-                return resolve_among(store, sel.spec, cuda_ids, cudnn_ids);
+                Ids ids = matching_ids(sel.spec);
+                return resolve_among(store, sel.spec, ids[0], ids[1], ids[2]);
             } catch (const std::exception&) {
                 return std::nullopt;
             }
         };
         auto is_active = [](const std::optional<Resolved>& active, Kind k, std::string_view id) {
-            return active && (k == Kind::Cuda ? active->toolkit.id == id : active->cudnn && active->cudnn->id == id);
+            const Entry* e = active ? active->of(k) : nullptr;
+            return e && e->id == id;
         };
-        using Ids = std::pair<std::vector<std::string>, std::vector<std::string>>;
         if (*json) {
-            std::vector<Entry> listed[2];
-            for (Kind k : {Kind::Cuda, Kind::Cudnn}) listed[static_cast<int>(k)] = store.list(k);
+            std::vector<Entry> listed[kKinds];
+            for (Kind k : all_kinds())
+                listed[static_cast<int>(k)] = store.list(k);
             auto active = active_among([&](const Spec&) {
                 Ids ids;
-                for (const Entry& e : listed[0]) ids.first.push_back(e.id);
-                for (const Entry& e : listed[1]) ids.second.push_back(e.id);
+                for (Kind k : all_kinds())
+                    for (const Entry& e : listed[static_cast<int>(k)])
+                        ids[static_cast<int>(k)].push_back(e.id);
                 return ids;
             });
             nlohmann::json doc = nlohmann::json::object();
@@ -105,19 +112,28 @@ void register_list(CLI::App& app) {
         }
         // Human output from the brief index: with hundreds of entries, parsing each entry (or
         // building JSON) would cost more than everything else `cvm list` does.
-        Listing listed[2];
-        for (Kind k : {Kind::Cuda, Kind::Cudnn}) listed[static_cast<int>(k)] = store.brief(k);
+        Listing listed[kKinds];
+        for (Kind k : all_kinds())
+            listed[static_cast<int>(k)] = store.brief(k);
         auto active = active_among([&](const Spec& spec) {
             Ids ids;
-            for (const ListItem& e : listed[0].items)
-                if (!e.damaged && e.version_has_prefix(spec.cuda)) ids.first.emplace_back(e.id);
-            if (spec.cudnn)
-                for (const ListItem& e : listed[1].items)
-                    if (!e.damaged && e.version_has_prefix(*spec.cudnn)) ids.second.emplace_back(e.id);
+            for (Kind k : all_kinds()) {
+                const auto& wanted = k == Kind::Cuda    ? std::optional<Version>(spec.cuda)
+                                     : k == Kind::Cudnn ? spec.cudnn
+                                                        : spec.nccl;
+                if (!wanted) continue;
+                for (const ListItem& e : listed[static_cast<int>(k)].items)
+                    if (!e.damaged && e.version_has_prefix(*wanted))
+                        ids[static_cast<int>(k)].emplace_back(e.id);
+            }
             return ids;
         });
         std::string out;
         for (Kind k : kinds) {
+            // NCCL is listed once there is one (or it is asked for): most machines have none.
+            if (k == Kind::Nccl && filter->kind.empty() &&
+                listed[static_cast<int>(k)].items.empty())
+                continue;
             out += kind_dir(k);
             out += "\n";
             const auto& items = listed[static_cast<int>(k)].items;

@@ -9,6 +9,9 @@
 #include "cli/lock.h"
 #include "core/lockfile.h"
 #include "platform/platform.h"
+#ifdef CVM_HAVE_INSTALL
+#include "registry/nccl.h"
+#endif
 
 namespace cvm::cli {
 
@@ -95,6 +98,9 @@ void register_lock(CLI::App& app) {
             if (locked.cudnn && r.cudnn && locked.cudnn->id == r.cudnn->id)
                 for (auto& d : lock_differences(*locked.cudnn, *r.cudnn))
                     diffs.push_back(d);
+            if (locked.nccl && r.nccl && locked.nccl->id == r.nccl->id)
+                for (auto& d : lock_differences(*locked.nccl, *r.nccl))
+                    diffs.push_back(d);
             if (*json) {
                 nlohmann::json doc;
                 doc["file"] = file.u8string();
@@ -128,15 +134,15 @@ void register_lock(CLI::App& app) {
             doc["active"] = lock.active();
             doc["cuda"] = toolchain_json(lock.cuda);
             doc["cudnn"] = lock.cudnn ? toolchain_json(*lock.cudnn) : nlohmann::json(nullptr);
+            doc["nccl"] = lock.nccl ? toolchain_json(*lock.nccl) : nlohmann::json(nullptr);
             print_json(doc);
             return;
         }
         note("wrote " + file.u8string() + ": " + lock.active());
-        if (!lock.cuda.reproducible()) note("note: " + why_not_reproducible(lock.cuda));
-        if (lock.cudnn && !lock.cudnn->reproducible())
-            note("note: " + why_not_reproducible(*lock.cudnn));
-        for (const auto* tc : {&lock.cuda, lock.cudnn ? &*lock.cudnn : nullptr})
-            for (const auto& a : tc ? tc->archives : std::vector<LockedArchive>{})
+        for (const auto* tc : lock.toolchains())
+            if (!tc->reproducible()) note("note: " + why_not_reproducible(*tc));
+        for (const auto* tc : lock.toolchains())
+            for (const auto& a : tc->archives)
                 if (a.first_use)
                     note("note: the sha256 of " + a.name + " was trusted on first use (no public source "
                          "gives it); the lock holds every later download to it");
@@ -155,6 +161,17 @@ bool under(const std::string& url, const std::string& base) {
 bool registry_knows(const registry::Registry* reg, const LockedToolchain& tc) {
     if (reg == nullptr) return false;
     if (tc.kind == Kind::Cudnn) return registry::find_cudnn_build(*reg, tc.id).has_value();
+    if (tc.kind == Kind::Nccl) {
+        auto id = parse_nccl_id(tc.id);
+        try {
+            auto releases = registry::load_nccl_releases();
+            const auto* rel = id ? registry::find_nccl_release(releases, id->version) : nullptr;
+            return rel && rel->version == id->version &&
+                   registry::choose_nccl_build(*rel, id->cuda);
+        } catch (const registry::RegistryError&) {
+            return false;
+        }
+    }
     auto v = parse_toolkit_id(tc.id);
     const registry::CudaRelease* rel = v ? registry::find_cuda_release(*reg, *v) : nullptr;
     return rel != nullptr && rel->version == *v;
@@ -205,8 +222,7 @@ std::vector<install::InstallResult> install_locked(install::Installer& installer
     } catch (const LockfileError& e) {
         throw UsageError(std::string("install --locked: ") + e.what());
     }
-    std::vector<const LockedToolchain*> wanted{&lock.cuda};
-    if (lock.cudnn) wanted.push_back(&*lock.cudnn);
+    std::vector<const LockedToolchain*> wanted = lock.toolchains();
     std::string host = install::host_redist_platform();
     for (const auto* tc : wanted)
         if (!tc->platform.empty() && !host.empty() && tc->platform != host)
@@ -277,6 +293,10 @@ std::vector<install::InstallResult> install_locked(install::Installer& installer
             install::InstallResult r;
             if (tc->kind == Kind::Cuda) {
                 r = installer.install_toolkit(tc->id, tc->components);
+            } else if (tc->kind == Kind::Nccl && tc->archives.size() == 1 &&
+                       tc->archives.front().url.find("/redist/nccl/") != std::string::npos) {
+                auto id = parse_nccl_id(tc->id);
+                r = installer.install_nccl(id->version.str(), id->cuda.str());
             } else {
                 auto id = parse_cudnn_id(tc->id);
                 const LockedArchive& a = tc->archives.front();

@@ -1,6 +1,6 @@
-// `cvm probe [SPEC] [--json] [--benchmark]`: starts the helper cvm-probe (src/probe) in exactly
-// the environment the selection gives a program, so it loads what the user's program loads, and
-// relays its report and exit code. The helper is told which folders the selection put cuDNN and
+// `cvm probe [SPEC] [--json] [--benchmark] [--nccl]`: starts the helper cvm-probe (src/probe) in
+// exactly the environment the selection gives a program, so it loads what the user's program loads,
+// and relays its report and exit code. The helper is told which folders the selection put cuDNN and
 // the CUDA runtime in, so a library loaded from anywhere else is reported too.
 #include <CLI/CLI.hpp>
 
@@ -41,17 +41,25 @@ std::vector<std::string> library_dirs(const Entry& e) {
 
 void register_probe(CLI::App& app) {
     auto* cmd = app.add_subcommand(
-        "probe", "Load the cuDNN that the selection makes a program load, run a convolution on "
-                 "the GPU and check it");
+        "probe",
+        "Load the cuDNN (and NCCL) that the selection makes a program load, run convolutions "
+        "(and all-reduces) on the GPUs and check them");
     auto spec = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
     auto benchmark = std::make_shared<bool>(false);
+    auto nccl = std::make_shared<bool>(false);
     cmd->add_option("spec", *spec,
                     "probe this SPEC (CUDA[+CUDNN] or system) instead of the selection");
     cmd->add_flag("--json", *json, "print one JSON document on stdout");
-    cmd->add_flag("--benchmark", *benchmark,
-                  "time every forward algorithm, fastest first (as cudnn.benchmark would)");
-    cmd->callback([spec, json, benchmark] {
+    cmd->add_flag(
+        "--benchmark", *benchmark,
+        "let cuDNN's heuristics choose the algorithm and time every forward algorithm, fastest "
+        "first (as cudnn.benchmark would)");
+    cmd->add_flag(
+        "--nccl", *nccl,
+        "also probe NCCL: one communicator over every visible GPU, all-reduces of 8 MiB to 1 GiB "
+        "checked exactly, with their bandwidth (the default when the selection names an NCCL)");
+    cmd->callback([spec, json, benchmark, nccl] {
         Store store = open_store();
         Selection sel = current_selection(store, spec->empty() ? std::nullopt
                                                                : std::optional<std::string>(*spec));
@@ -60,6 +68,7 @@ void register_probe(CLI::App& app) {
         std::vector<std::string> args{program.u8string()};
         if (*json) args.push_back("--json");
         if (*benchmark) args.push_back("--benchmark");
+        bool probe_nccl = *nccl;
         // `system`: the machine's own libraries, with no expectations about where they live.
         if (!(sel.origin != Selection::Origin::None && sel.spec.system)) {
             Resolved r = resolve_selection(store, sel);
@@ -81,6 +90,21 @@ void register_probe(CLI::App& app) {
                 args.push_back("--expect-cudart-dir");
                 args.push_back(dir);
             }
+            if (r.nccl) {
+                // Selected, NCCL is probed; without a cuDNN of the selection, only NCCL is.
+                probe_nccl = true;
+                if (!r.cudnn) args.push_back("--no-cudnn");
+                for (const auto& dir : view_dirs) {
+                    args.push_back("--expect-nccl-dir");
+                    args.push_back(dir);
+                }
+                for (const auto& dir : library_dirs(*r.nccl)) {
+                    args.push_back("--expect-nccl-dir");
+                    args.push_back(dir);
+                }
+                args.push_back("--expect-nccl-version");
+                args.push_back(r.nccl->version.str());
+            }
             if (r.cudnn) {
                 for (const auto& dir : view_dirs) {
                     args.push_back("--expect-cudnn-dir");
@@ -96,6 +120,7 @@ void register_probe(CLI::App& app) {
                 }
             }
         }
+        if (probe_nccl) args.push_back("--nccl");
         std::string error;
         int code = platform::run_process(program, args, &env, &error);
         if (code < 0) throw Failure("probe: could not start " + program.u8string() + ": " + error);

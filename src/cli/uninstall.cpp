@@ -35,10 +35,14 @@ bool plausible(const std::string& word) {
 
 // What `word` names: the entry of that id, else every entry whose id starts with it at a
 // boundary ("12.4" matches 12.4.1, not 12.40.0; "8.1" matches 8.1.0.77-cuda11.2).
-std::vector<Target> matches(const Store& store, const std::string& word) {
+std::vector<Target> matches(const Store& store, std::string word) {
     std::vector<Target> out;
-    for (Kind kind : {Kind::Cuda, Kind::Cudnn})
+    // "nccl2.21" names NCCL only, as the spec writes it.
+    const bool nccl_only = word.rfind("nccl", 0) == 0;
+    if (nccl_only) word.erase(0, 4);
+    for (Kind kind : all_kinds())
         for (const auto& [id, layer] : store.ids(kind)) {
+            if (nccl_only && kind != Kind::Nccl) continue;
             (void)layer;
             if (id == word) return {{kind, id}};
             if (id.size() > word.size() && id.compare(0, word.size(), word) == 0 &&
@@ -52,13 +56,15 @@ std::vector<Target> targets_of(const Store& store, const std::vector<std::string
     std::vector<Target> out;
     for (const auto& word : words) {
         if (!plausible(word))
-            throw UsageError("uninstall: '" + printable(word) +
-                             "' is not a toolkit id (11.2.2), a cuDNN id (8.1.0.77-cuda11.2) or a "
-                             "prefix of one (11.2); see `cvm list`");
+            throw UsageError(
+                "uninstall: '" + printable(word) +
+                "' is not a toolkit id (11.2.2), a cuDNN id (8.1.0.77-cuda11.2), an NCCL id "
+                "(2.21.5-cuda12.4) or a prefix of one (11.2); see `cvm list`");
         auto found = matches(store, word);
         if (found.empty())
-            throw Failure("uninstall: " + word + " is not installed (no toolkit or cuDNN id is or starts "
-                          "with it); see `cvm list`",
+            throw Failure("uninstall: " + word +
+                              " is not installed (no toolkit, cuDNN or NCCL id is or starts "
+                              "with it); see `cvm list`",
                           "not_installed");
         if (found.size() > 1) {
             std::string names;
@@ -102,7 +108,8 @@ std::vector<std::string> selected_by(const Store& store, const std::vector<Targe
         }
         for (const auto& t : targets) {
             if (copy_in_other_layer(store, t)) continue; // the selection keeps the same id
-            bool hit = t.kind == Kind::Cuda ? r->toolkit.id == t.id : (r->cudnn && r->cudnn->id == t.id);
+            const Entry* e = r->of(t.kind);
+            bool hit = e && e->id == t.id;
             if (!hit) continue;
             std::string who = sel.origin == Selection::Origin::Global ? "the global default"
                                                                         : sel.file.u8string();
@@ -129,12 +136,15 @@ bool confirmed(const std::string& question) {
 
 void register_uninstall(CLI::App& app) {
     auto* cmd = app.add_subcommand(
-        "uninstall", "Remove toolkits or cuDNN builds (an imported one is only forgotten); asks first "
-                     "when a project or the global default selects one");
+        "uninstall",
+        "Remove toolkits, cuDNN or NCCL builds (an imported one is only forgotten); asks first "
+        "when a project or the global default selects one");
     auto ids = std::make_shared<std::vector<std::string>>();
     auto yes = std::make_shared<bool>(false);
     auto json = std::make_shared<bool>(false);
-    cmd->add_option("id", *ids, "ids or unique prefixes, e.g. 11.2.2, 12.4, 8.1.0.77-cuda11.2 (see `cvm list`)")
+    cmd->add_option("id", *ids,
+                    "ids or unique prefixes, e.g. 11.2.2, 12.4, 8.1.0.77-cuda11.2, 2.21.5-cuda12.4 "
+                    "(see `cvm list`)")
         ->required();
     cmd->add_flag("-y,--yes", *yes, "remove without asking, even what a project selects");
     cmd->add_flag("--json", *json, "print one JSON document");

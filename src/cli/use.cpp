@@ -10,11 +10,45 @@
 #include "core/projects.h"
 #include "core/terminal_text.h"
 #include "platform/platform.h"
+#include "registry/nccl.h"
 #include "registry/registry.h"
 
 namespace cvm::cli {
 
 namespace {
+
+// Why no known NCCL build fits the spec's NCCL part for one of `toolkits` (empty when one does, or
+// the spec names no NCCL). Known: registry/nccl.toml and every NCCL of every store layer.
+std::string unknown_nccl_reason(const Store& store, const Spec& s,
+                                const std::vector<Version>& toolkits) {
+    if (!s.nccl) return {};
+    std::vector<NcclId> builds;
+    try {
+        for (const auto& r : registry::load_nccl_releases())
+            if (r.version.has_prefix(*s.nccl))
+                for (const auto& b : r.builds)
+                    builds.push_back({r.version, b.cuda});
+    } catch (const registry::RegistryError&) {
+        // Without the list, what is installed decides.
+    }
+    for (const auto& [id, layer] : store.ids(Kind::Nccl)) {
+        (void)layer;
+        if (auto n = parse_nccl_id(id); n && n->version.has_prefix(*s.nccl)) builds.push_back(*n);
+    }
+    bool any = false;
+    for (const auto& b : builds) {
+        if (s.nccl_cuda && !b.cuda.has_prefix(*s.nccl_cuda)) continue;
+        any = true;
+        for (const auto& t : toolkits)
+            if (b.serves(t)) return {};
+    }
+    if (!any)
+        return "no known NCCL release is " + s.nccl->str() +
+               (s.nccl_cuda ? " for CUDA " + s.nccl_cuda->str() : std::string()) +
+               " (see `cvm list --available nccl`)";
+    return "no known NCCL " + s.nccl->str() + " is built for CUDA " + s.cuda.str() +
+           " (see `cvm list --available nccl`)";
+}
 
 // Why no known release satisfies `s` (empty when one does). "Known": the shipped registry plus
 // every toolkit and cuDNN build of every store layer, installed or imported.
@@ -30,7 +64,7 @@ std::string unknown_reason(const Store& store, const std::optional<registry::Reg
     if (toolkits.empty())
         return "no known CUDA release is " + s.cuda.str() +
                " (see `cvm list --available cuda`; `cvm update` looks for releases newer than cvm's list)";
-    if (!s.cudnn) return {};
+    if (!s.cudnn) return unknown_nccl_reason(store, s, toolkits);
     std::vector<CudnnId> builds;
     if (reg)
         for (const auto* r : registry::find_cudnn_releases(*reg, *s.cudnn))
@@ -51,7 +85,7 @@ std::string unknown_reason(const Store& store, const std::optional<registry::Reg
                " (see `cvm list --available cudnn`)";
     for (const auto& b : builds)
         for (const auto& t : toolkits)
-            if (b.serves(t)) return {};
+            if (b.serves(t)) return unknown_nccl_reason(store, s, toolkits);
     return "no known cuDNN " + s.cudnn->str() + " is built for CUDA " + s.cuda.str() +
            " (see `cvm list --available cudnn`)";
 }

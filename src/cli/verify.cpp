@@ -111,7 +111,9 @@ void register_verify(CLI::App& app) {
                   "links of the merged views); exit 1 when something is damaged");
     auto id = std::make_shared<std::string>();
     auto json = std::make_shared<bool>(false);
-    cmd->add_option("id", *id, "a toolkit id (12.4.1) or cuDNN id (9.1.0.70-cuda12); default: all");
+    cmd->add_option("id", *id,
+                    "a toolkit id (12.4.1), cuDNN id (9.1.0.70-cuda12) or NCCL id "
+                    "(2.21.5-cuda12.4); default: all");
     cmd->add_flag("--json", *json, "print one JSON document on stdout");
     cmd->callback([id, json] {
         Store store = open_store();
@@ -120,17 +122,22 @@ void register_verify(CLI::App& app) {
         if (!id->empty()) {
             Kind kind;
             if (parse_toolkit_id(*id)) kind = Kind::Cuda;
+            // An NCCL id (2.21.5-cuda12.4) reads as a cuDNN id too: the store says which it is.
+            else if (parse_nccl_id(*id) && store.find(Kind::Nccl, *id))
+                kind = Kind::Nccl;
             else if (parse_cudnn_id(*id)) kind = Kind::Cudnn;
             else
-                throw UsageError("verify: '" + printable(*id) +
-                                 "' is not a toolkit id (12.4.1) or cuDNN id (9.1.0.70-cuda12); see `cvm list`");
+                throw UsageError(
+                    "verify: '" + printable(*id) +
+                    "' is not a toolkit id (12.4.1), cuDNN id (9.1.0.70-cuda12) or NCCL id "
+                    "(2.21.5-cuda12.4); see `cvm list`");
             auto e = entry_or_damage(store, kind, *id, damaged_entries);
             if (!e && damaged_entries.empty())
                 throw Failure(std::string(kind_dir(kind)) + " " + *id +
                               " is not installed; see `cvm list`");
             if (e) entries.push_back(std::move(*e));
         } else {
-            for (Kind k : {Kind::Cuda, Kind::Cudnn}) {
+            for (Kind k : all_kinds()) {
                 std::set<std::string> listed;
                 for (auto& e : store.list(k)) {
                     listed.insert(e.id);

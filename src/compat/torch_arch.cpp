@@ -2,27 +2,42 @@
 
 #include <nlohmann/json.hpp>
 
+#include "doctor/nccl_version.h"
 #include "doctor/python_env.h"
 #include "platform/platform.h"
+
+#include <map>
 
 namespace cvm::compat {
 
 namespace {
 
 // The program: one JSON list on the last line of stdout (import messages go before it).
-const char* const kArchProgram =
-    "import json, torch\n"
-    "a = []\n"
-    "try:\n"
-    "    a = list(torch.cuda.get_arch_list())\n"
-    "except Exception:\n"
-    "    pass\n"
-    "if not a:\n"
-    "    try:\n"
-    "        a = (torch._C._cuda_getArchFlags() or '').split()\n"
-    "    except Exception:\n"
-    "        pass\n"
-    "print(json.dumps([str(x) for x in a]))\n";
+const char* const kArchProgram = "import json, torch\n"
+                                 "a = []\n"
+                                 "try:\n"
+                                 "    a = list(torch.cuda.get_arch_list())\n"
+                                 "except Exception:\n"
+                                 "    pass\n"
+                                 "if not a:\n"
+                                 "    try:\n"
+                                 "        a = (torch._C._cuda_getArchFlags() or '').split()\n"
+                                 "    except Exception:\n"
+                                 "        pass\n"
+                                 "n = None\n"
+                                 "try:\n"
+                                 "    n = torch.cuda.nccl.version()\n"
+                                 "    n = list(n) if isinstance(n, tuple) else int(n)\n"
+                                 "except Exception:\n"
+                                 "    n = None\n"
+                                 "print(json.dumps({'nccl': n}))\n"
+                                 "print(json.dumps([str(x) for x in a]))\n";
+
+// What each interpreter said in this process (torch is imported once per `cvm doctor`).
+std::map<std::string, std::optional<TorchFacts>>& facts_cache() {
+    static std::map<std::string, std::optional<TorchFacts>> cache;
+    return cache;
+}
 
 struct Arch {
     bool ptx = false;
@@ -64,12 +79,49 @@ std::optional<std::vector<std::string>> parse_torch_arch_output(std::string_view
     return out;
 }
 
+std::optional<std::string> parse_torch_nccl_output(std::string_view text) {
+    for (size_t start = 0; start < text.size();) {
+        size_t nl = text.find('\n', start);
+        std::string_view line =
+            text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start);
+        start = nl == std::string_view::npos ? text.size() : nl + 1;
+        if (line.rfind("{\"nccl\"", 0) != 0) continue;
+        nlohmann::json doc = nlohmann::json::parse(line, nullptr, false);
+        if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
+        const auto& n = doc["nccl"];
+        if (n.is_array() && n.size() == 3 && n[0].is_number_unsigned() &&
+            n[1].is_number_unsigned() && n[2].is_number_unsigned())
+            return std::to_string(n[0].get<unsigned>()) + "." +
+                   std::to_string(n[1].get<unsigned>()) + "." +
+                   std::to_string(n[2].get<unsigned>());
+        if (n.is_number_integer())
+            if (auto v = doctor::decode_nccl_version_code(n.get<long long>()))
+                return std::to_string((*v)[0]) + "." + std::to_string((*v)[1]) + "." +
+                       std::to_string((*v)[2]);
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
 std::optional<std::vector<std::string>> torch_arch_list(const std::string& python) {
     if (python.empty()) return std::nullopt;
+    auto& cache = facts_cache();
+    if (auto it = cache.find(python); it != cache.end())
+        return it->second ? std::optional(it->second->archs) : std::nullopt;
     auto out = platform::capture_python(
         python, std::string(doctor::kUserSitePrelude) + kArchProgram, 60000);
-    if (!out) return std::nullopt;
-    return parse_torch_arch_output(*out);
+    std::optional<TorchFacts> facts;
+    if (out)
+        if (auto archs = parse_torch_arch_output(*out))
+            facts = TorchFacts{*archs, parse_torch_nccl_output(*out)};
+    cache[python] = facts;
+    return facts ? std::optional(facts->archs) : std::nullopt;
+}
+
+std::optional<TorchFacts> torch_facts_if_run(const std::string& python) {
+    auto& cache = facts_cache();
+    auto it = cache.find(python);
+    return it == cache.end() ? std::nullopt : it->second;
 }
 
 TorchArchJudgement judge_torch_arch(const std::vector<std::string>& arch_list, const Gpu& gpu,

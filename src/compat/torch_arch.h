@@ -20,6 +20,18 @@ std::optional<std::vector<std::string>> parse_torch_arch_output(std::string_view
 // out or prints nothing usable; an empty list for a CPU build.
 std::optional<std::vector<std::string>> torch_arch_list(const std::string& python);
 
+// What the same one run of `python` says (torch_arch_list runs it once per interpreter): the
+// architectures and torch.cuda.nccl.version(), the NCCL PyTorch really loaded.
+struct TorchFacts {
+    std::vector<std::string> archs;
+    std::optional<std::string> nccl; // "2.28.9"
+};
+// The NCCL line the program prints before the architectures: {"nccl": [2, 28, 9]} (an int code
+// from old releases: 2708); nullopt when absent or null.
+std::optional<std::string> parse_torch_nccl_output(std::string_view text);
+// The facts of `python` when torch_arch_list has run it in this process; never runs it itself.
+std::optional<TorchFacts> torch_facts_if_run(const std::string& python);
+
 enum class TorchArchSupport { Native, PtxJit, None };
 struct TorchArchJudgement {
     TorchArchSupport support = TorchArchSupport::Native;

@@ -253,11 +253,7 @@ std::optional<CudnnNameInfo> conda_cudnn(const fs::path& env) {
         if (!v) continue;
         CudnnNameInfo info;
         info.version = *v;
-        if (auto text = platform::read_file(p)) {
-            static const std::regex dep(R"re("(cuda-version|cudatoolkit) >=([0-9]+(\.[0-9]+)?))re");
-            std::smatch m;
-            if (std::regex_search(*text, m, dep)) info.cuda = parse_version(m[2].str(), 1, 2);
-        }
+        if (auto text = platform::read_file(p)) info.cuda = conda_meta_cuda(*text);
         return info;
     }
     return std::nullopt;
@@ -340,43 +336,17 @@ std::vector<DpkgCudnn> cudnn_packages_from_dpkg_status(std::string_view text) {
     static const std::regex pkg_re(R"(^libcudnn([0-9]+)(-cuda-([0-9]+))?$)");
     static const std::regex ver_re(R"(^([0-9]+\.[0-9]+\.[0-9]+\.[0-9]+)-[^+]*(\+cuda([0-9]+(\.[0-9]+)?))?)");
     std::vector<DpkgCudnn> out;
-    std::string package, status, version;
-    auto flush = [&] {
+    for (const auto& p : installed_dpkg_packages(text)) {
         std::smatch pm, vm;
-        if (status.size() >= 9 && status.compare(status.size() - 9, 9, "installed") == 0 &&
-            std::regex_match(package, pm, pkg_re) && std::regex_search(version, vm, ver_re)) {
-            DpkgCudnn d;
-            d.package = package;
-            d.version = *parse_version(vm[1].str(), 4, 4);
-            std::string cuda = pm[3].matched ? pm[3].str() : vm[3].matched ? vm[3].str() : "";
-            if (auto c = parse_version(cuda, 1, 2)) d.cuda = variant_for(d.version, *c);
-            out.push_back(std::move(d));
-        }
-        package.clear();
-        status.clear();
-        version.clear();
-    };
-    while (!text.empty()) {
-        size_t nl = text.find('\n');
-        std::string_view line = text.substr(0, nl);
-        text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        if (line.empty()) {
-            flush();
+        if (!std::regex_match(p.name, pm, pkg_re) || !std::regex_search(p.version, vm, ver_re))
             continue;
-        }
-        auto field = [&](std::string_view key, std::string& into) {
-            if (line.size() > key.size() && line.compare(0, key.size(), key) == 0) {
-                std::string_view v = line.substr(key.size());
-                while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
-                into = std::string(v);
-            }
-        };
-        field("Package:", package);
-        field("Status:", status);
-        field("Version:", version);
+        DpkgCudnn d;
+        d.package = p.name;
+        d.version = *parse_version(vm[1].str(), 4, 4);
+        std::string cuda = pm[3].matched ? pm[3].str() : vm[3].matched ? vm[3].str() : "";
+        if (auto c = parse_version(cuda, 1, 2)) d.cuda = variant_for(d.version, *c);
+        out.push_back(std::move(d));
     }
-    flush();
     return out;
 }
 

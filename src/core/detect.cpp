@@ -266,4 +266,47 @@ FolderFacts detect_folder(const fs::path& dir, platform::Os os, bool run_nvcc) {
     return facts;
 }
 
+std::vector<DpkgPackage> installed_dpkg_packages(std::string_view text) {
+    std::vector<DpkgPackage> out;
+    std::string package, status, version;
+    auto flush = [&] {
+        if (status.size() >= 9 && status.compare(status.size() - 9, 9, "installed") == 0 &&
+            !package.empty())
+            out.push_back({package, version});
+        package.clear();
+        status.clear();
+        version.clear();
+    };
+    while (!text.empty()) {
+        size_t nl = text.find('\n');
+        std::string_view line = text.substr(0, nl);
+        text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (line.empty()) {
+            flush();
+            continue;
+        }
+        auto field = [&](std::string_view key, std::string& into) {
+            if (line.size() > key.size() && line.compare(0, key.size(), key) == 0) {
+                std::string_view v = line.substr(key.size());
+                while (!v.empty() && v.front() == ' ')
+                    v.remove_prefix(1);
+                into = std::string(v);
+            }
+        };
+        field("Package:", package);
+        field("Status:", status);
+        field("Version:", version);
+    }
+    flush();
+    return out;
+}
+
+std::optional<Version> conda_meta_cuda(std::string_view text) {
+    static const std::regex dep(R"re("(cuda-version|cudatoolkit) >=([0-9]+(\.[0-9]+)?))re");
+    std::match_results<std::string_view::const_iterator> m;
+    if (!std::regex_search(text.begin(), text.end(), m, dep)) return std::nullopt;
+    return parse_version(m[2].str(), 1, 2);
+}
+
 } // namespace cvm

@@ -34,6 +34,18 @@ std::optional<Version> nvcc_version_from_output(std::string_view text);
 // cudnn_version.h (8, 9) or cudnn.h (7): CUDNN_MAJOR/MINOR/PATCHLEVEL -> 8.1.0
 std::optional<Version> cudnn_version_from_header(std::string_view text);
 
+// dpkg's status file (/var/lib/dpkg/status): the packages installed ("Status: ... installed"),
+// each with its version as written ("9.14.0.64-1", "2.28.3-1+cuda13.0").
+struct DpkgPackage {
+    std::string name;
+    std::string version;
+};
+std::vector<DpkgPackage> installed_dpkg_packages(std::string_view status_text);
+
+// The CUDA a conda package's conda-meta/<name>.json depends on: "cuda-version >=12,<13.0a0",
+// older "cudatoolkit >=11.2,<12" give 12 and 11.2.
+std::optional<Version> conda_meta_cuda(std::string_view json_text);
+
 // What an archive-style or wheel-style name says about a cuDNN build.
 struct CudnnNameInfo {
     Version version;             // 3 or 4 numbers

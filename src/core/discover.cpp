@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "core/cudnn_layouts.h"
+#include "core/nccl_layouts.h"
 
 namespace cvm {
 
@@ -134,6 +135,7 @@ std::vector<DiscoveredFolder> discover_folders(const DiscoverInputs& in) {
         if (fs::exists(usr / "lib" / "nvidia-cuda-toolkit" / "bin" / "nvcc", ec))
             c.add(usr, "Debian package nvidia-cuda-toolkit");
         if (has_system_cudnn(usr)) c.add(usr, "NVIDIA's cuDNN packages");
+        if (has_system_nccl(usr)) c.add(usr, "NVIDIA's NCCL packages");
     }
     // conda environments: the active one, and every one conda has made for this user.
     if (auto prefix = env_of(in, "CONDA_PREFIX"); !prefix.empty())
@@ -156,6 +158,7 @@ std::vector<DiscoveredFolder> discover_folders(const DiscoverInputs& in) {
         for (const auto& site : in.site_packages(in.python)) {
             c.add(site / "nvidia", "pip wheels of " + in.python);
             c.add(site / "nvidia" / "cudnn", "pip wheel of " + in.python);
+            c.add(site / "nvidia" / "nccl", "pip wheel of " + in.python);
         }
     }
     return c.out;

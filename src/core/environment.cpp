@@ -58,6 +58,20 @@ Layout layout_of(const Resolved& r, const fs::path& view, platform::Os os) {
         if (platform::exists((join_rel(tk.path, tk.bin_dirs[i]) / nvcc).u8string()))
             l.nvcc = join_rel(top, tk.bin_dirs[i]) / nvcc;
     const auto tk_libs = distinct_lib_dirs(tk);
+    // Where a build finds a cuDNN's or NCCL's header and library: the view's folders (which hold
+    // the linker's libcudnn.so / libnccl.so even where the build ships only the versioned name),
+    // else the build's own.
+    auto seen_at = [&](const Entry& e, std::optional<fs::path>& include_dir,
+                       std::optional<fs::path>& lib_dir) {
+        if (!view.empty()) {
+            include_dir = view / "include";
+            std::string lib = !tk_libs.empty() ? tk_libs.front() : (windows ? "lib/x64" : "lib64");
+            lib_dir = join_rel(view, lib);
+            return;
+        }
+        if (!e.include_dirs.empty()) include_dir = join_rel(e.path, e.include_dirs.front());
+        if (!e.lib_dirs.empty()) lib_dir = join_rel(e.path, e.lib_dirs.front());
+    };
     if (r.cudnn) {
         const Entry& dnn = *r.cudnn;
         l.cudnn_path = dnn.path;
@@ -67,32 +81,34 @@ Layout layout_of(const Resolved& r, const fs::path& view, platform::Os os) {
                 // The view's bin holds cuDNN's DLLs beside the toolkit's programs.
                 if (view.empty()) add_unique(l.bin_dirs, join_rel(dnn.path, b));
             }
-        if (!view.empty()) {
-            l.cudnn_include_dir = view / "include";
-            std::string lib = !tk_libs.empty() ? tk_libs.front() : (windows ? "lib/x64" : "lib64");
-            l.cudnn_lib_dir = join_rel(view, lib);
-        } else {
-            if (!dnn.include_dirs.empty())
-                l.cudnn_include_dir = join_rel(dnn.path, dnn.include_dirs.front());
-            if (!dnn.lib_dirs.empty()) l.cudnn_lib_dir = join_rel(dnn.path, dnn.lib_dirs.front());
-        }
+        seen_at(dnn, l.cudnn_include_dir, l.cudnn_lib_dir);
+    }
+    if (r.nccl) {
+        l.nccl_path = r.nccl->path;
+        seen_at(*r.nccl, l.nccl_include_dir, l.nccl_lib_dir);
     }
     if (windows) return l; // no LD_LIBRARY_PATH, LIBRARY_PATH or CPATH there
-    if (r.cudnn && !view.empty()) {
-        // The view's library folders hold the toolkit's libraries and cuDNN's side by side
-        // (view.cpp), so one folder on LD_LIBRARY_PATH does for both: the dynamic loader probes
-        // a dozen hardware-capability subfolders of every folder listed there, before every
-        // program a shim runs. Its include folder holds both headers, cuDNN's winning.
+    if ((r.cudnn || r.nccl) && !view.empty()) {
+        // The view's library folders hold the toolkit's libraries, cuDNN's and NCCL's side by
+        // side (view.cpp), so one folder on LD_LIBRARY_PATH does for all: the dynamic loader
+        // probes a dozen hardware-capability subfolders of every folder listed there, before
+        // every program a shim runs. Its include folder holds all the headers, cuDNN's winning.
+        bool libs = false;
+        for (const Entry* e : r.entries())
+            libs = libs || (e != &tk && !e->lib_dirs.empty());
         if (!tk_libs.empty())
             for (const auto& d : tk_libs)
                 add_unique(l.lib_dirs, join_rel(view, d));
-        else if (!r.cudnn->lib_dirs.empty())
+        else if (libs)
             add_unique(l.lib_dirs, view / "lib64");
-        // cuDNN's own include folder first: a build system that names the view's include folder
-        // itself (CMake's CUDA::cudart, as -isystem) makes gcc drop that folder from CPATH, and a
-        // toolkit include folder later on CPATH (an Lmod cuda module's) would then come first.
-        for (const auto& d : r.cudnn->include_dirs)
-            add_unique(l.include_dirs, join_rel(r.cudnn->path, d));
+        // cuDNN's and NCCL's own include folders first: a build system that names the view's
+        // include folder itself (CMake's CUDA::cudart, as -isystem) makes gcc drop that folder
+        // from CPATH, and a toolkit include folder later on CPATH (an Lmod cuda module's) would
+        // then come first.
+        for (const Entry* e : r.entries())
+            if (e != &tk)
+                for (const auto& d : e->include_dirs)
+                    add_unique(l.include_dirs, join_rel(e->path, d));
         add_unique(l.include_dirs, view / "include");
         return l;
     }
@@ -101,11 +117,12 @@ Layout layout_of(const Resolved& r, const fs::path& view, platform::Os os) {
     if (tk.include_dirs.empty()) add_unique(l.include_dirs, top / "include");
     for (const auto& d : tk.include_dirs)
         add_unique(l.include_dirs, join_rel(top, d));
-    if (r.cudnn) {
-        for (const auto& d : r.cudnn->lib_dirs)
-            add_unique(l.lib_dirs, join_rel(r.cudnn->path, d));
-        for (const auto& d : r.cudnn->include_dirs)
-            add_unique(l.include_dirs, join_rel(r.cudnn->path, d));
+    for (const Entry* e : r.entries()) {
+        if (e == &tk) continue;
+        for (const auto& d : e->lib_dirs)
+            add_unique(l.lib_dirs, join_rel(e->path, d));
+        for (const auto& d : e->include_dirs)
+            add_unique(l.include_dirs, join_rel(e->path, d));
     }
     return l;
 }
@@ -381,6 +398,12 @@ std::vector<EnvChange> compute_environment(const Layout& layout, const EnvLookup
     out.push_back({"CUDNN_ROOT", optional_text(layout.cudnn_path)});
     out.push_back({"CUDNN_INCLUDE_DIR", optional_text(layout.cudnn_include_dir)});
     out.push_back({"CUDNN_LIB_DIR", optional_text(layout.cudnn_lib_dir)});
+    if (layout.nccl_path) {
+        out.push_back({"NCCL_HOME", layout.nccl_path->u8string()});
+        out.push_back({"NCCL_ROOT", layout.nccl_path->u8string()});
+        out.push_back({"NCCL_INCLUDE_DIR", optional_text(layout.nccl_include_dir)});
+        out.push_back({"NCCL_LIB_DIR", optional_text(layout.nccl_lib_dir)});
+    }
 
     // The host compiler: the user's own choice (a value cvm did not put there) stays.
     const auto mark = current(kHostCompilerMark);

@@ -41,6 +41,9 @@ struct Layout {
     std::optional<fs::path> cudnn_path; // CUDNN_PATH, CUDNN_ROOT: the cuDNN build's own folder
     std::optional<fs::path> cudnn_include_dir; // CUDNN_INCLUDE_DIR: where its cudnn.h is seen
     std::optional<fs::path> cudnn_lib_dir;     // CUDNN_LIB_DIR: where libcudnn is linked from
+    std::optional<fs::path> nccl_path;         // NCCL_HOME, NCCL_ROOT: the NCCL build's own folder
+    std::optional<fs::path> nccl_include_dir;  // NCCL_INCLUDE_DIR: where its nccl.h is seen
+    std::optional<fs::path> nccl_lib_dir;      // NCCL_LIB_DIR: where libnccl is linked from
     HostCompiler host_compiler;                // filled by the caller that read the kept choice
     std::string active;                        // CVM_ACTIVE
     Version toolkit_version;
@@ -127,10 +130,11 @@ enum class PathOrder {
 // A layout whose cuda_path is a system prefix (a toolkit registered as /usr) unsets CUDA_PATH,
 // CUDA_HOME and CUDA_PATH_Vx_y rather than pointing them at the whole system. CUDACXX names the
 // selection's nvcc; CUDNN_PATH, CUDNN_ROOT, CUDNN_INCLUDE_DIR and CUDNN_LIB_DIR its cuDNN (unset
-// without one). The host compiler goes to CUDAHOSTCXX (and NVCC_CCBIN for an nvcc that reads it)
-// unless the user chose one (either set, and not by cvm: kHostCompilerMark). Order is stable:
-// CUDA_PATH, CUDA_HOME, CUDA_PATH_Vx_y, CUDACXX, CUDNN_*, the host compiler's, the lists,
-// CVM_ACTIVE.
+// without one); NCCL_HOME, NCCL_ROOT, NCCL_INCLUDE_DIR and NCCL_LIB_DIR its NCCL (only with
+// one: a user's own are left alone otherwise). The host compiler goes to CUDAHOSTCXX (and
+// NVCC_CCBIN for an nvcc that reads it) unless the user chose one (either set, and not by cvm:
+// kHostCompilerMark). Order is stable: CUDA_PATH, CUDA_HOME, CUDA_PATH_Vx_y, CUDACXX, CUDNN_*,
+// NCCL_*, the host compiler's, the lists, CVM_ACTIVE.
 std::vector<EnvChange> compute_environment(const Layout& layout, const EnvLookup& current,
                                            const ForeignDirs& rules, platform::Os os,
                                            PathOrder order = PathOrder::SelectionFirst);

@@ -113,10 +113,14 @@ public:
         LockedToolchain tc;
         tc.kind = kind;
         tc.id = string_of(t, "id", true, where);
-        if (kind == Kind::Cuda ? !parse_toolkit_id(tc.id) : !parse_cudnn_id(tc.id))
+        bool valid = kind == Kind::Cuda    ? parse_toolkit_id(tc.id).has_value()
+                     : kind == Kind::Cudnn ? parse_cudnn_id(tc.id).has_value()
+                                           : parse_nccl_id(tc.id).has_value();
+        if (!valid)
             fail(*t.get("id"), where + " id '" + printable(tc.id) + "' is not a " +
-                                   (kind == Kind::Cuda ? "toolkit id like 11.2.2"
-                                                       : "cuDNN build id like 8.1.0.77-cuda11.2"));
+                                   (kind == Kind::Cuda    ? "toolkit id like 11.2.2"
+                                    : kind == Kind::Cudnn ? "cuDNN build id like 8.1.0.77-cuda11.2"
+                                                          : "NCCL build id like 2.21.5-cuda12.4"));
         std::string source = string_of(t, "source", true, where);
         if (source != "installed" && source != "imported")
             fail(*t.get("source"), where + " source must be \"installed\" or \"imported\"");
@@ -173,10 +177,15 @@ public:
             if (!id->serves(*parse_toolkit_id(lock.cuda.id)))
                 fail(*dnn, "cuDNN " + lock.cudnn->id + " is not built for CUDA " + lock.cuda.id);
         }
+        if (const toml::node* nccl = get(root, "nccl", toml::node_type::table, false, "cvm.lock")) {
+            lock.nccl = toolchain(*nccl->as_table(), Kind::Nccl);
+            if (!parse_nccl_id(lock.nccl->id)->serves(*parse_toolkit_id(lock.cuda.id)))
+                fail(*nccl, "NCCL " + lock.nccl->id + " is not built for CUDA " + lock.cuda.id);
+        }
         if (const toml::node* active = root.get("active")) {
             if (!active->is_string() || active->as_string()->get() != lock.active())
-                fail(*active,
-                     "active does not match the [cuda] and [cudnn] ids (" + lock.active() + ")");
+                fail(*active, "active does not match the [cuda], [cudnn] and [nccl] ids (" +
+                                  lock.active() + ")");
         }
         return lock;
     }
@@ -200,7 +209,10 @@ void write_toolchain(std::ostream& out, const LockedToolchain& tc) {
     if (tc.imported) {
         out << "# imported from a folder: no archive is known, so `cvm install --locked` cannot\n"
                "# fetch it; import the same "
-            << (tc.kind == Kind::Cuda ? "toolkit" : "cuDNN build") << " on each machine\n";
+            << (tc.kind == Kind::Cuda    ? "toolkit"
+                : tc.kind == Kind::Cudnn ? "cuDNN build"
+                                         : "NCCL build")
+            << " on each machine\n";
         return;
     }
     if (tc.archives.empty())
@@ -231,7 +243,17 @@ bool LockedToolchain::reproducible() const {
 }
 
 std::string Lockfile::active() const {
-    return cudnn ? cuda.id + "+" + cudnn->id : cuda.id;
+    std::string out = cuda.id;
+    if (cudnn) out += "+" + cudnn->id;
+    if (nccl) out += "+nccl" + nccl->id;
+    return out;
+}
+
+std::vector<const LockedToolchain*> Lockfile::toolchains() const {
+    std::vector<const LockedToolchain*> out{&cuda};
+    if (cudnn) out.push_back(&*cudnn);
+    if (nccl) out.push_back(&*nccl);
+    return out;
 }
 
 std::string lockable_source(const std::string& url) {
@@ -271,6 +293,7 @@ Lockfile lockfile_of(const Resolved& r, const std::string& spec) {
     lock.spec = spec;
     lock.cuda = locked_toolchain_of(r.toolkit);
     if (r.cudnn) lock.cudnn = locked_toolchain_of(*r.cudnn);
+    if (r.nccl) lock.nccl = locked_toolchain_of(*r.nccl);
     return lock;
 }
 
@@ -284,6 +307,7 @@ std::string format_lockfile(const Lockfile& lock) {
     out << "active = " << toml_string(lock.active()) << "\n";
     write_toolchain(out, lock.cuda);
     if (lock.cudnn) write_toolchain(out, *lock.cudnn);
+    if (lock.nccl) write_toolchain(out, *lock.nccl);
     return out.str();
 }
 
@@ -376,9 +400,11 @@ std::vector<std::string> lock_differences(const LockedToolchain& locked, const E
 std::string mirrored_url(const std::string& url, const std::optional<std::string>& mirror) {
     if (!mirror || mirror->empty()) return url;
     // <base>/<product>/redist/<relative path>: the shape of NVIDIA's site and of every mirror
-    // (<base>/redist/cudnn/v<X.Y.Z>/<archive> for the cuDNN releases before the manifests).
+    // (<base>/redist/cudnn/v<X.Y.Z>/<archive> for the cuDNN releases before the manifests,
+    // <base>/redist/nccl/v<X.Y.Z>/<archive> for NCCL).
     size_t at = std::string::npos;
-    for (const char* product : {"/cuda/redist/", "/cudnn/redist/", "/redist/cudnn/"}) {
+    for (const char* product :
+         {"/cuda/redist/", "/cudnn/redist/", "/redist/cudnn/", "/redist/nccl/"}) {
         size_t p = url.find(product);
         if (p != std::string::npos && p < at) at = p;
     }

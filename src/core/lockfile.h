@@ -23,6 +23,9 @@
 //   id = "8.1.0.77-cuda11.2"
 //   source = "imported"                    # no archive: it was registered from a folder
 //
+//   [nccl]                                 # absent without NCCL; as [cudnn]
+//   id = "2.21.5-cuda12.4"
+//
 // The file is TOML: cvm writes it itself (with comments) and reads it with toml++; a value of
 // the wrong kind, or malformed TOML, is refused with the file and line.
 #include <filesystem>
@@ -65,8 +68,11 @@ struct Lockfile {
     std::string spec; // the spec the project selects
     LockedToolchain cuda;
     std::optional<LockedToolchain> cudnn;
+    std::optional<LockedToolchain> nccl;
 
-    std::string active() const; // "11.2.2+8.1.0.77-cuda11.2"
+    std::string active() const; // "11.2.2+8.1.0.77-cuda11.2", "12.4.1+nccl2.21.5-cuda12.4"
+    // Every toolchain the lock records, in all_kinds() order.
+    std::vector<const LockedToolchain*> toolchains() const;
 };
 
 // Thrown for an unreadable or malformed lock file; the message names the file and line and

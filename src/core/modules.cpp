@@ -377,6 +377,56 @@ ModuleFile cudnn_module(const Store& store, const Entry& cudnn, const std::vecto
     return m;
 }
 
+ModuleFile nccl_module(const Store& store, const Entry& nccl, const std::vector<Entry>& toolkits,
+                       platform::Os os) {
+    ModuleFile m;
+    m.kind = Kind::Nccl;
+    m.id = nccl.id;
+    m.version = nccl.version.str();
+    m.built_for = nccl.cuda.str();
+    ModuleActions own;
+    auto folders = [&](const std::vector<std::string>& rels) {
+        std::vector<std::string> out;
+        for (const auto& d : rels)
+            out.push_back(
+                (d.empty() || d == "." ? nccl.path : nccl.path / fs::u8path(d)).u8string());
+        return out;
+    };
+    // Programs load its library, and builds (the linker's -lnccl, #include <nccl.h>) see it.
+    const auto libs = folders(nccl.lib_dirs);
+    const auto includes = folders(nccl.include_dirs);
+    own.set = {{"NCCL_HOME", nccl.path.u8string()}, {"NCCL_ROOT", nccl.path.u8string()}};
+    if (!includes.empty()) own.set.emplace_back("NCCL_INCLUDE_DIR", includes.front());
+    if (!libs.empty()) own.set.emplace_back("NCCL_LIB_DIR", libs.front());
+    if (os == platform::Os::Linux) {
+        if (!libs.empty()) {
+            own.prepend.emplace_back("LD_LIBRARY_PATH", libs);
+            own.prepend.emplace_back("LIBRARY_PATH", libs);
+        }
+        if (!includes.empty()) own.prepend.emplace_back("CPATH", includes);
+    }
+    std::string needs;
+    for (const auto& tk : toolkits) {
+        ModuleActions a = own;
+        a.toolkit_id = tk.id;
+        m.branches.push_back(std::move(a));
+        needs += (needs.empty() ? "" : ", ") + ("cuda/" + tk.id);
+    }
+    m.whatis = {"Name: NCCL", "Version: " + m.version, "Category: library",
+                "Description: NVIDIA NCCL " + m.version + " built for CUDA " + m.built_for + ", " +
+                    describe_layer(store, nccl) + "; needs one of " + needs,
+                "URL: https://developer.nvidia.com/nccl"};
+    m.help = help_text(
+        "NVIDIA NCCL " + m.version + " built for CUDA " + m.built_for + ", " +
+            describe_layer(store, nccl) + ".\nNeeds one of " + needs +
+            ": it uses the one loaded, or loads the newest.\nLoading sets NCCL_HOME, NCCL_ROOT, "
+            "NCCL_INCLUDE_DIR and NCCL_LIB_DIR, puts its library folder first on LD_LIBRARY_PATH "
+            "and LIBRARY_PATH and its include "
+            "folder first on CPATH.",
+        m.branches);
+    return m;
+}
+
 std::string render_module(const ModuleFile& m, ModuleFormat format) {
     return format == ModuleFormat::Lua ? render_lua(m) : render_tcl(m);
 }
@@ -414,28 +464,40 @@ ExportResult export_modules(const Store& store, const fs::path& dir, ModuleForma
         if (driver_floors && os == platform::Os::Linux) m.driver = driver_floors(tk);
         emit(m);
     }
-    for (const auto& dnn : store.list(Kind::Cudnn)) {
-        auto id = parse_cudnn_id(dnn.id);
-        if (!id || dnn.entry_dir.filename().u8string() != dnn.id) {
-            result.skipped.push_back("cudnn " + printable(dnn.id) +
-                                     ": not a cuDNN build id (entry " + dnn.entry_dir.u8string() +
-                                     ")");
-            continue;
+    // A cuDNN or NCCL module: for the toolkits its build serves; skipped, with the reason, when
+    // its id is not a safe file name or no toolkit is there.
+    for (Kind kind : {Kind::Cudnn, Kind::Nccl})
+        for (const auto& e : store.list(kind)) {
+            const std::string what = std::string(kind_dir(kind)) + " ";
+            auto cudnn = e.cudnn_id();
+            auto nccl = e.nccl_id();
+            bool valid = kind == Kind::Cudnn ? parse_cudnn_id(e.id).has_value()
+                                             : parse_nccl_id(e.id).has_value();
+            if (!valid || e.entry_dir.filename().u8string() != e.id) {
+                result.skipped.push_back(what + printable(e.id) + ": not a " + kind_label(kind) +
+                                         " build id (entry " + e.entry_dir.u8string() + ")");
+                continue;
+            }
+            std::vector<Entry> compatible;
+            for (const auto& tk : toolkits)
+                if (cudnn ? cudnn->serves(tk.version) : nccl->serves(tk.version))
+                    compatible.push_back(tk);
+            if (compatible.empty()) {
+                // An NCCL serves its CUDA major, a cuDNN built per minor only that minor.
+                std::string cuda =
+                    kind == Kind::Nccl ? std::to_string(e.cuda.major()) : e.cuda.str();
+                result.skipped.push_back(what + e.id + ": no installed toolkit is CUDA " + cuda +
+                                         "; run `cvm install cuda " + cuda + "` and export again");
+                continue;
+            }
+            if (kind == Kind::Cudnn)
+                emit(cudnn_module(
+                    store, e, compatible,
+                    [&](const Resolved& r) { return ensure_view(store, r, os); }, os));
+            else
+                emit(nccl_module(store, e, compatible, os));
         }
-        std::vector<Entry> compatible;
-        for (const auto& tk : toolkits)
-            if (id->serves(tk.version)) compatible.push_back(tk);
-        if (compatible.empty()) {
-            result.skipped.push_back("cudnn " + dnn.id + ": no installed toolkit is CUDA " +
-                                     dnn.cuda.str() + "; run `cvm install cuda " + dnn.cuda.str() +
-                                     "` and export again");
-            continue;
-        }
-        emit(cudnn_module(
-            store, dnn, compatible, [&](const Resolved& r) { return ensure_view(store, r, os); },
-            os));
-    }
-    for (const char* sub : {"cuda", "cudnn"}) {
+    for (const char* sub : {"cuda", "cudnn", "nccl"}) {
         std::error_code ec;
         for (fs::directory_iterator it(dir / sub, ec), end; !ec && it != end; it.increment(ec)) {
             if (keep.count(it->path())) continue;

@@ -4,6 +4,9 @@
 //
 //   DIR/cuda/<toolkit id>[.lua]    family cuda; the environment of the toolkit alone
 //   DIR/cudnn/<cudnn id>[.lua]     family cudnn; needs a cuda module its CUDA variant serves
+//   DIR/nccl/<nccl id>[.lua]       family nccl; needs a cuda module of its CUDA major; sets
+//                                  NCCL_HOME and NCCL_ROOT and puts its lib first on
+//                                  LD_LIBRARY_PATH (CUDA_PATH stays the loaded toolkit's)
 //
 // What a module sets comes from compute_environment (the function `cvm env`, `cvm exec` and the
 // shims use), evaluated with empty PATH and LD_LIBRARY_PATH: the module prepends exactly the
@@ -43,7 +46,7 @@ struct ModuleFile {
     Kind kind = Kind::Cuda;
     std::string id;        // "11.2.2" / "8.1.0.77-cuda11.2"
     std::string version;   // "11.2.2" / "8.1.0.77"
-    std::string built_for; // cudnn: "11.2" / "12"
+    std::string built_for; // cudnn, nccl: "11.2" / "12" / "12.4"
     std::string help;      // several lines
     std::vector<std::string> whatis;
     // cuda: exactly one; cudnn: one per compatible toolkit, newest first (never empty).
@@ -60,6 +63,11 @@ ModuleActions module_actions_of(const std::vector<EnvChange>& changes, platform:
 
 // The module of a toolkit, computed with layout_of + compute_environment.
 ModuleFile toolkit_module(const Store& store, const Entry& toolkit, platform::Os os);
+
+// The module of an NCCL build for the given compatible toolkits (newest first): the same actions
+// in each branch, so the cuda module loaded decides nothing but whether it may load.
+ModuleFile nccl_module(const Store& store, const Entry& nccl, const std::vector<Entry>& toolkits,
+                       platform::Os os);
 
 // The module of a cuDNN build for the given compatible toolkits (newest first). `view_for`
 // returns the merged view of a combination (ensure_view in production).

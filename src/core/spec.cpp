@@ -55,16 +55,38 @@ bool CudnnId::serves(const Version& toolkit) const {
     return cuda.parts.size() < 2 || toolkit.minor() == cuda.minor();
 }
 
-std::optional<CudnnId> parse_cudnn_id(std::string_view text) {
+// "VERSION-cudaX[.Y]": the version (min_parts to max_parts numbers) and the CUDA of a build.
+static std::optional<std::pair<Version, Version>>
+parse_build_id(std::string_view text, size_t min_parts, size_t max_parts) {
     size_t dash = text.find("-cuda");
     if (dash == std::string_view::npos) return std::nullopt;
-    auto version = parse_version(text.substr(0, dash), 1, 4);
+    auto version = parse_version(text.substr(0, dash), min_parts, max_parts);
     auto cuda = parse_version(text.substr(dash + 5), 1, 2);
     if (!version || !cuda) return std::nullopt;
-    return CudnnId{*version, *cuda};
+    return std::pair{*version, *cuda};
+}
+
+std::optional<CudnnId> parse_cudnn_id(std::string_view text) {
+    auto id = parse_build_id(text, 1, 4);
+    if (!id) return std::nullopt;
+    return CudnnId{id->first, id->second};
 }
 
 std::optional<Version> parse_toolkit_id(std::string_view text) { return parse_version(text, 3, 3); }
+
+std::string NcclId::str() const {
+    return version.str() + "-cuda" + cuda.str();
+}
+
+bool NcclId::serves(const Version& toolkit) const {
+    return !cuda.parts.empty() && toolkit.major() == cuda.major();
+}
+
+std::optional<NcclId> parse_nccl_id(std::string_view text) {
+    auto id = parse_build_id(text, 3, 3);
+    if (!id) return std::nullopt;
+    return NcclId{id->first, id->second};
+}
 
 std::string Spec::str() const {
     if (system) return "system";
@@ -72,6 +94,10 @@ std::string Spec::str() const {
     if (cudnn) {
         out += "+" + cudnn->str();
         if (cudnn_cuda) out += "-cuda" + cudnn_cuda->str();
+    }
+    if (nccl) {
+        out += "+nccl" + nccl->str();
+        if (nccl_cuda) out += "-cuda" + nccl_cuda->str();
     }
     return out;
 }
@@ -114,7 +140,8 @@ Spec parse_spec(std::string_view text) {
     }
     auto fail = [&](const std::string& why) -> SpecError {
         const std::string expected =
-            "); expected CUDA[+CUDNN] such as 11.2, 12.4.1+9 or 11.2+8.1.0.77, or 'system'";
+            "); expected CUDA[+CUDNN][+ncclVERSION] such as 11.2, 12.4.1+9, 11.2+8.1.0.77 or "
+            "12.4+9.1+nccl2.21, or 'system'";
         return SpecError("'" + printable(text) + "' is not a version spec (" + why + expected,
                          "not a version spec (" + why + expected);
     };
@@ -126,17 +153,36 @@ Spec parse_spec(std::string_view text) {
     auto cuda = parse_version(cuda_part, 1, 3);
     if (!cuda) throw fail("the CUDA part must be 1 to 3 numbers");
     spec.cuda = *cuda;
-    if (plus != std::string_view::npos) {
-        std::string_view rest = text.substr(plus + 1);
-        size_t dash = rest.find("-cuda");
-        auto cudnn = parse_version(rest.substr(0, dash), 1, 4);
+    // The parts after the toolkit: a cuDNN first, an NCCL ("nccl" and its version) last.
+    while (plus != std::string_view::npos) {
+        size_t next = text.find('+', plus + 1);
+        std::string_view part =
+            text.substr(plus + 1, next == std::string_view::npos ? next : next - plus - 1);
+        plus = next;
+        const bool is_nccl = part.substr(0, 4) == "nccl";
+        if (is_nccl) part.remove_prefix(4);
+        size_t dash = part.find("-cuda");
+        std::optional<Version> variant;
+        if (dash != std::string_view::npos) {
+            variant = parse_version(part.substr(dash + 5), 1, 2);
+            if (!variant)
+                throw fail(std::string("the ") + (is_nccl ? "NCCL" : "cuDNN") +
+                           " build's CUDA must be 1 or 2 numbers");
+        }
+        if (is_nccl) {
+            if (spec.nccl) throw fail("it names NCCL twice");
+            auto nccl = parse_version(part.substr(0, dash), 1, 3);
+            if (!nccl) throw fail("the NCCL part must be 'nccl' and 1 to 3 numbers, e.g. nccl2.21");
+            spec.nccl = *nccl;
+            spec.nccl_cuda = variant;
+            continue;
+        }
+        if (spec.nccl) throw fail("the cuDNN part comes before the NCCL part");
+        if (spec.cudnn) throw fail("it names cuDNN twice; NCCL is written +ncclVERSION");
+        auto cudnn = parse_version(part.substr(0, dash), 1, 4);
         if (!cudnn) throw fail("the cuDNN part must be 1 to 4 numbers");
         spec.cudnn = *cudnn;
-        if (dash != std::string_view::npos) {
-            auto variant = parse_version(rest.substr(dash + 5), 1, 2);
-            if (!variant) throw fail("the cuDNN build's CUDA must be 1 or 2 numbers");
-            spec.cudnn_cuda = *variant;
-        }
+        spec.cudnn_cuda = variant;
     }
     return spec;
 }

@@ -48,15 +48,30 @@ struct CudnnId {
 };
 
 std::optional<CudnnId> parse_cudnn_id(std::string_view text);
+
+// An NCCL build: its version and the CUDA it was built for, as the library's own banner says it
+// ("NCCL version 2.21.5+cuda12.4") and NVIDIA's archive names it (nccl_2.21.5-1+cuda12.4_x86_64).
+struct NcclId {
+    Version version; // 3 numbers
+    Version cuda;    // 1 number (a wheel's cu12, when the library does not say) or 2
+
+    std::string str() const; // "2.21.5-cuda12.4"
+    // NCCL links the CUDA runtime statically and talks to the driver: a build serves every
+    // toolkit of its CUDA major.
+    bool serves(const Version& toolkit) const;
+};
+std::optional<NcclId> parse_nccl_id(std::string_view text);
 // A toolkit id is exactly three numbers.
 std::optional<Version> parse_toolkit_id(std::string_view text);
 
-// A selection request. `system` means: no override.
+// A selection request, CUDA[+CUDNN][+ncclVERSION]. `system` means: no override.
 struct Spec {
     bool system = false;
     Version cuda;                      // 1..3 numbers
     std::optional<Version> cudnn;      // 1..4 numbers
     std::optional<Version> cudnn_cuda; // optional "-cudaX[.Y]" on the cuDNN part
+    std::optional<Version> nccl;       // 1..3 numbers after "+nccl"
+    std::optional<Version> nccl_cuda;  // optional "-cudaX[.Y]" on the NCCL part
     std::string str() const;
 };
 
@@ -75,8 +90,9 @@ private:
     std::string reason_;
 };
 
-// Parses a spec: "12", "11.2", "11.2.2+8.1.0.77", "12.4+9", "system", and the full form
-// printed in CVM_ACTIVE ("11.2.2+8.1.0.77-cuda11.2"). Throws SpecError.
+// Parses a spec: "12", "11.2", "11.2.2+8.1.0.77", "12.4+9", "12.4+9.1+nccl2.21", "13.0+nccl2.28",
+// "system", and the full form printed in CVM_ACTIVE ("11.2.2+8.1.0.77-cuda11.2",
+// "12.4.1+nccl2.21.5-cuda12.4"). Throws SpecError.
 Spec parse_spec(std::string_view text);
 
 // Printable form of a value for an error message: control characters escaped, length capped.

@@ -4,12 +4,13 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <string_view>
-#include <unordered_set>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
+#include <tuple>
+#include <unordered_set>
 
 #include "core/config.h"
 #include "core/entry_trust.h"
@@ -20,11 +21,33 @@
 
 namespace cvm {
 
-const char* kind_dir(Kind k) { return k == Kind::Cuda ? "cuda" : "cudnn"; }
+const char* kind_dir(Kind k) {
+    return k == Kind::Cuda ? "cuda" : k == Kind::Cudnn ? "cudnn" : "nccl";
+}
+
+const char* kind_label(Kind k) {
+    return k == Kind::Cuda ? "CUDA" : k == Kind::Cudnn ? "cuDNN" : "NCCL";
+}
+
+std::optional<Kind> kind_of_dir(std::string_view word) {
+    for (Kind k : all_kinds())
+        if (word == kind_dir(k)) return k;
+    return std::nullopt;
+}
+
+const std::vector<Kind>& all_kinds() {
+    static const std::vector<Kind> kinds{Kind::Cuda, Kind::Cudnn, Kind::Nccl};
+    return kinds;
+}
 
 std::optional<CudnnId> Entry::cudnn_id() const {
     if (kind != Kind::Cudnn) return std::nullopt;
     return CudnnId{version, cuda};
+}
+
+std::optional<NcclId> Entry::nccl_id() const {
+    if (kind != Kind::Nccl) return std::nullopt;
+    return NcclId{version, cuda};
 }
 
 static std::string join(const std::vector<std::string>& v, char sep) {
@@ -54,7 +77,7 @@ std::string serialize_entry(const Entry& e) {
     out << "kind=" << kind_dir(e.kind) << "\n";
     out << "id=" << e.id << "\n";
     out << "version=" << e.version.str() << "\n";
-    if (e.kind == Kind::Cudnn) out << "cuda=" << e.cuda.str() << "\n";
+    if (e.kind != Kind::Cuda) out << "cuda=" << e.cuda.str() << "\n";
     out << "source=" << (e.imported ? "imported" : "installed") << "\n";
     if (e.imported && !e.origin.empty()) out << "origin=" << e.origin.u8string() << "\n";
     else if (e.imported) out << "path=" << e.path.u8string() << "\n";
@@ -95,8 +118,8 @@ Entry parse_entry(const std::string& text, const fs::path& dir, const std::strin
         std::string_view key = line.substr(0, eq);
         std::string value(line.substr(eq + 1));
         if (key == "kind") {
-            if (value == "cuda") e.kind = Kind::Cuda;
-            else if (value == "cudnn") e.kind = Kind::Cudnn;
+            if (auto k = kind_of_dir(value))
+                e.kind = *k;
             else throw bad("unknown kind '" + printable(value) + "'");
             have_kind = true;
         } else if (key == "id") {
@@ -416,9 +439,9 @@ std::vector<Entry> Store::read_layer(size_t layer, Kind kind, const std::string&
         if (e.id.find_first_of("\t\n") != std::string::npos || path.find('\n') != std::string::npos)
             continue;
         std::string stamp_field = e.stamp.find_first_of("\t\n") == std::string::npos ? e.stamp : "";
-        brief += e.id + "\t" + e.version.str() + "\t" + (e.kind == Kind::Cudnn ? e.cuda.str() : "") +
-                 "\t" + (e.imported ? "i" : "s") + "\t" + stamp_field + "\t" + one_field(entry_doubt_text(e)) + "\t" +
-                 path + "\n";
+        brief += e.id + "\t" + e.version.str() + "\t" + (e.kind != Kind::Cuda ? e.cuda.str() : "") +
+                 "\t" + (e.imported ? "i" : "s") + "\t" + stamp_field + "\t" +
+                 one_field(entry_doubt_text(e)) + "\t" + path + "\n";
     }
     // Best effort: a store we cannot write still lists, just without the index.
     auto save = [&](const fs::path& index, const std::string& content) {
@@ -628,12 +651,22 @@ void Store::remove(Kind kind, const std::string& id) const {
 void Store::drop_views_of(Kind kind, const std::string& id) const {
     std::error_code ec;
     for (fs::directory_iterator it(views_dir(), ec), end; !ec && it != end; it.increment(ec)) {
+        // A view is named as its combination is (Resolved::active): TOOLKIT[+CUDNN][+ncclNCCL].
         std::string name = it->path().filename().u8string();
-        size_t plus = name.find('+');
         // A view without '+' is a toolkit's own (view.h).
-        if (plus == std::string::npos && kind != Kind::Cuda) continue;
-        std::string part = kind == Kind::Cuda ? name.substr(0, plus) : name.substr(plus + 1);
-        if (part == id) {
+        const std::string want = kind == Kind::Nccl ? "nccl" + id : id;
+        bool uses = false;
+        size_t start = 0;
+        for (size_t i = 0; start <= name.size(); ++i) {
+            size_t plus = name.find('+', start);
+            std::string part = name.substr(start, plus == std::string::npos ? plus : plus - start);
+            start = plus == std::string::npos ? name.size() + 1 : plus + 1;
+            bool nccl_part = part.rfind("nccl", 0) == 0;
+            if (part == want && (kind == Kind::Cuda) == (i == 0) &&
+                (kind == Kind::Nccl) == nccl_part)
+                uses = true;
+        }
+        if (uses) {
             std::error_code ec2;
             fs::remove_all(it->path(), ec2);
         }
@@ -641,7 +674,23 @@ void Store::drop_views_of(Kind kind, const std::string& id) const {
 }
 
 std::string Resolved::active() const {
-    return cudnn ? toolkit.id + "+" + cudnn->id : toolkit.id;
+    std::string out = toolkit.id;
+    if (cudnn) out += "+" + cudnn->id;
+    if (nccl) out += "+nccl" + nccl->id;
+    return out;
+}
+
+std::vector<const Entry*> Resolved::entries() const {
+    std::vector<const Entry*> out{&toolkit};
+    if (cudnn) out.push_back(&*cudnn);
+    if (nccl) out.push_back(&*nccl);
+    return out;
+}
+
+const Entry* Resolved::of(Kind kind) const {
+    if (kind == Kind::Cuda) return &toolkit;
+    const auto& e = kind == Kind::Cudnn ? cudnn : nccl;
+    return e ? &*e : nullptr;
 }
 
 static std::vector<std::string> id_names(const std::vector<std::pair<std::string, size_t>>& ids) {
@@ -654,11 +703,14 @@ static std::vector<std::string> id_names(const std::vector<std::pair<std::string
 Resolved resolve(const Store& store, const Spec& spec) {
     if (spec.system) throw ResolveError("'system' selects no toolkit");
     return resolve_among(store, spec, id_names(store.ids(Kind::Cuda)),
-                         spec.cudnn ? id_names(store.ids(Kind::Cudnn)) : std::vector<std::string>{});
+                         spec.cudnn ? id_names(store.ids(Kind::Cudnn)) : std::vector<std::string>{},
+                         spec.nccl ? id_names(store.ids(Kind::Nccl)) : std::vector<std::string>{});
 }
 
-Resolved resolve_among(const Store& store, const Spec& spec, const std::vector<std::string>& cuda_ids,
-                       const std::vector<std::string>& cudnn_ids) {
+Resolved resolve_among(const Store& store, const Spec& spec,
+                       const std::vector<std::string>& cuda_ids,
+                       const std::vector<std::string>& cudnn_ids,
+                       const std::vector<std::string>& nccl_ids) {
     if (spec.system) throw ResolveError("'system' selects no toolkit");
     struct Cand {
         std::string id;
@@ -693,6 +745,29 @@ Resolved resolve_among(const Store& store, const Spec& spec, const std::vector<s
             return b.cudnn->cuda < a.cudnn->cuda;
         });
     }
+    std::vector<std::pair<std::string, NcclId>> nccls;
+    if (spec.nccl)
+        for (const auto& id : nccl_ids) {
+            auto n = parse_nccl_id(id);
+            if (!n || !n->version.has_prefix(*spec.nccl)) continue;
+            if (spec.nccl_cuda && !n->cuda.has_prefix(*spec.nccl_cuda)) continue;
+            nccls.emplace_back(id, *n);
+        }
+    // The NCCL for a toolkit: of its CUDA major; one installed exactly as written first; then one
+    // built for no newer CUDA minor than the toolkit's (a newer one may need a newer driver);
+    // then the newest release, and of it the build closest to the toolkit's minor.
+    auto nccl_for = [&](const Version& tk) -> const std::string* {
+        const std::pair<std::string, NcclId>* best = nullptr;
+        auto rank = [&](const NcclId& n) {
+            bool exact = n.version == *spec.nccl;
+            bool fits = n.cuda.parts.size() < 2 || n.cuda.minor() <= tk.minor();
+            return std::make_tuple(exact, fits, n.version, fits ? n.cuda : Version{}, n.cuda);
+        };
+        for (const auto& c : nccls)
+            if (c.second.serves(tk) && (!best || rank(best->second) < rank(c.second))) best = &c;
+        return best ? &best->first : nullptr;
+    };
+    bool cudnn_fits = false;
     for (const auto& tk : toolkits) {
         const Cand* pick = nullptr;
         if (spec.cudnn) {
@@ -703,6 +778,9 @@ Resolved resolve_among(const Store& store, const Spec& spec, const std::vector<s
                 }
             if (!pick) continue;
         }
+        cudnn_fits = true;
+        const std::string* nccl = spec.nccl ? nccl_for(tk.v) : nullptr;
+        if (spec.nccl && !nccl) continue;
         Resolved r;
         auto t = store.find(Kind::Cuda, tk.id);
         if (!t) continue;
@@ -712,15 +790,25 @@ Resolved resolve_among(const Store& store, const Spec& spec, const std::vector<s
             if (!c) continue;
             r.cudnn = std::move(*c);
         }
+        if (nccl) {
+            auto n = store.find(Kind::Nccl, *nccl);
+            if (!n) continue;
+            r.nccl = std::move(*n);
+        }
         // What is resolved is about to be run and loaded: its folders must be trusted too.
-        check_entry_trusted(r.toolkit);
-        if (r.cudnn) check_entry_trusted(*r.cudnn);
+        for (const Entry* e : r.entries())
+            check_entry_trusted(*e);
         return r;
     }
-    std::string what = builds.empty() ? "no cuDNN " + spec.cudnn->str() + " is installed"
-                                      : "no installed cuDNN " + spec.cudnn->str() +
-                                            " is built for CUDA " + spec.cuda.str() +
-                                            " (have " + builds.front().id + ")";
+    std::string what;
+    if (spec.cudnn && !cudnn_fits)
+        what = builds.empty() ? "no cuDNN " + spec.cudnn->str() + " is installed"
+                              : "no installed cuDNN " + spec.cudnn->str() + " is built for CUDA " +
+                                    spec.cuda.str() + " (have " + builds.front().id + ")";
+    else
+        what = nccls.empty() ? "no NCCL " + spec.nccl->str() + " is installed"
+                             : "no installed NCCL " + spec.nccl->str() + " is built for CUDA " +
+                                   spec.cuda.str() + " (have " + nccls.front().first + ")";
     throw ResolveError(what + "; run `cvm install " + spec.str() + "`");
 }
 

@@ -24,8 +24,15 @@ namespace cvm {
 
 namespace fs = std::filesystem;
 
-enum class Kind { Cuda, Cudnn };
-const char* kind_dir(Kind k); // "cuda" / "cudnn"
+enum class Kind { Cuda, Cudnn, Nccl };
+const char*
+kind_dir(Kind k); // "cuda" / "cudnn" / "nccl": the store folder, and the word of specs and commands
+const char* kind_label(Kind k); // "CUDA" / "cuDNN" / "NCCL", for people
+std::optional<Kind> kind_of_dir(std::string_view word);
+// Every kind, in the order cvm resolves, lists and records them. Code that handles each
+// component of a combination loops over this (and Resolved::entries), so a new one is one more
+// row, not one more branch.
+const std::vector<Kind>& all_kinds();
 
 struct ArchiveRecord {
     std::string name;   // component or file name
@@ -38,7 +45,7 @@ struct Entry {
     Kind kind = Kind::Cuda;
     std::string id;     // "11.2.2" or "8.1.0.77-cuda11.2"
     Version version;    // toolkit version, or cuDNN version
-    Version cuda;       // cuDNN only: the CUDA it was built for
+    Version cuda;       // cuDNN and NCCL: the CUDA it was built for
     fs::path path;      // where the files are (absolute)
     bool imported = false;
     // Imported from scattered folders (assemble.h): where the files really are; `path` is then
@@ -60,6 +67,7 @@ struct Entry {
     fs::path entry_dir;   // <layer>/<kind>/<id>
 
     std::optional<CudnnId> cudnn_id() const;
+    std::optional<NcclId> nccl_id() const;
 };
 
 std::string serialize_entry(const Entry& e);
@@ -86,7 +94,7 @@ struct ListItem {
     std::string_view path;   // absolute: Entry::origin when set, else Entry::path
     unsigned version[4] = {};
     unsigned version_parts = 0;
-    unsigned cuda[2] = {};   // cuDNN only
+    unsigned cuda[2] = {}; // cuDNN and NCCL
     unsigned cuda_parts = 0;
     bool imported = false;
     // The entry file is missing, unreadable or malformed: `stamp` then says what is wrong (with
@@ -163,7 +171,12 @@ void refuse_list_separator(const std::string& what, const fs::path& folder);
 struct Resolved {
     Entry toolkit;
     std::optional<Entry> cudnn;
-    std::string active() const; // "11.2.2+8.1.0.77-cuda11.2"
+    std::optional<Entry> nccl;
+    std::string active() const; // "11.2.2+8.1.0.77-cuda11.2", "12.4.1+nccl2.21.5-cuda12.4"
+    // Every entry of the combination, in all_kinds() order.
+    std::vector<const Entry*> entries() const;
+    // The entry of `kind`, or null.
+    const Entry* of(Kind kind) const;
 };
 
 // Thrown when a spec names nothing installed; the message says what to run.
@@ -176,7 +189,9 @@ public:
 // exists), and the newest matching cuDNN build for it. Reads only the entries it picks.
 Resolved resolve(const Store& store, const Spec& spec);
 // The same, choosing among the given ids (for callers that have listed the store already).
-Resolved resolve_among(const Store& store, const Spec& spec, const std::vector<std::string>& cuda_ids,
-                       const std::vector<std::string>& cudnn_ids);
+Resolved resolve_among(const Store& store, const Spec& spec,
+                       const std::vector<std::string>& cuda_ids,
+                       const std::vector<std::string>& cudnn_ids,
+                       const std::vector<std::string>& nccl_ids = {});
 
 } // namespace cvm

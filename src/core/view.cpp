@@ -18,14 +18,16 @@ constexpr const char* kViewMark = ".cvm-view";
 constexpr const char* kViewFormat = "2\n";
 
 bool needs_merge(const Resolved& r) {
-    // A cuDNN inside the toolkit's own folder needs no merging. Entries hold canonical paths
-    // (import resolves links, installs live in the store), so comparing the names is enough;
-    // this runs in the shim before every tool.
-    return r.cudnn && r.toolkit.path != r.cudnn->path;
+    // A cuDNN or NCCL inside the toolkit's own folder needs no merging. Entries hold canonical
+    // paths (import resolves links, installs live in the store), so comparing the names is
+    // enough; this runs in the shim before every tool.
+    for (const Entry* e : r.entries())
+        if (e != &r.toolkit && e->path != r.toolkit.path) return true;
+    return false;
 }
 
 std::string view_name(const Resolved& r) {
-    return needs_merge(r) ? r.toolkit.id + "+" + r.cudnn->id : r.toolkit.id;
+    return needs_merge(r) ? r.active() : r.toolkit.id;
 }
 
 } // namespace
@@ -41,9 +43,9 @@ fs::path view_path(const Store& store, const Resolved& r) {
 
 namespace {
 
-// cuDNN folders that appear inside a view folder (relative path in the view -> source folders).
-// A key with no sources still makes its folder real (a folder of links rather than one link):
-// the view's bin, so that nvcc started from there takes the view's folders.
+// cuDNN and NCCL folders that appear inside a view folder (relative path in the view -> source
+// folders). A key with no sources still makes its folder real (a folder of links rather than one
+// link): the view's bin, so that nvcc started from there takes the view's folders.
 using Overlay = std::map<std::string, std::vector<fs::path>>;
 
 void link_into(const fs::path& target, const fs::path& link) {
@@ -92,7 +94,7 @@ struct MergeContext {
 };
 
 // Fills `out` (an empty real folder) with the union of `toolkit_dir`'s entries and the overlay
-// folders registered for `rel`; cuDNN's files win over same-named toolkit files.
+// folders registered for `rel`; cuDNN's and NCCL's files win over same-named toolkit files.
 void merge_dir(const fs::path& out, const fs::path& toolkit_dir, const std::string& rel,
                const MergeContext& m) {
     std::set<std::string> taken;
@@ -184,12 +186,11 @@ void fill_view(const Store& store, const Resolved& r, const fs::path& folder, pl
              t.increment(ec))
             overlay["targets/" + t->path().filename().u8string()];
     if (needs_merge(r)) {
-        const Entry& dnn = *r.cudnn;
-        // Toolkit folders that receive cuDNN's libraries: the toolkit's own lib folders, or the
-        // conventional one when it has none recorded.
+        // Toolkit folders that receive cuDNN's and NCCL's libraries: the toolkit's own lib folders,
+        // or the conventional one when it has none recorded.
         std::vector<std::string> tk_libs = tk.lib_dirs;
         if (tk_libs.empty()) tk_libs.push_back(os == platform::Os::Windows ? "lib/x64" : "lib64");
-        // A toolkit with lib64 and lib as two real folders shows cuDNN under both names.
+        // A toolkit with lib64 and lib as two real folders shows them under both names.
         if (os == platform::Os::Linux) {
             for (const char* extra : {"lib", "lib64"})
                 if (fs::is_directory(tk.path / extra, ec) &&
@@ -201,13 +202,17 @@ void fill_view(const Store& store, const Resolved& r, const fs::path& folder, pl
             lib_targets.insert(os == platform::Os::Linux ? inner_real_path(tk.path, tl) : tl);
         std::string include =
             os == platform::Os::Linux ? inner_real_path(tk.path, "include") : "include";
-        for (const auto& inc : dnn.include_dirs)
-            add(include, dnn.path / fs::u8path(inc));
-        for (const auto& lib : dnn.lib_dirs)
-            for (const auto& tl : lib_targets)
-                add(tl, dnn.path / fs::u8path(lib));
-        for (const auto& bin : dnn.bin_dirs)
-            add("bin", dnn.path / fs::u8path(bin));
+        // cuDNN's folders, then NCCL's: an earlier overlay wins a name both have.
+        for (const Entry* e : r.entries()) {
+            if (e == &tk) continue;
+            for (const auto& inc : e->include_dirs)
+                add(include, e->path / fs::u8path(inc));
+            for (const auto& lib : e->lib_dirs)
+                for (const auto& tl : lib_targets)
+                    add(tl, e->path / fs::u8path(lib));
+            for (const auto& bin : e->bin_dirs)
+                add("bin", e->path / fs::u8path(bin));
+        }
     }
 
     fs::create_directories(folder);

@@ -1,11 +1,12 @@
 #pragma once
-// The merged view of a toolkit and a cuDNN build: a folder in $CVM_ROOT/views/ that looks like
-// the toolkit with cuDNN copied into it (include/cudnn*.h, lib64/libcudnn*, bin/cudnn64_8.dll),
-// made of links only, so neither install is touched. Its bin (and targets/<arch>) are real
-// folders of links, and the toolkit's relative links inside itself are made again as they are, so
-// that nvcc started from the view's bin takes the view's include and library folders (nvcc finds
-// them from the path it was started by). Where a build ships only libcudnn.so.9, the view adds the
-// linker's libcudnn.so beside it.
+// The merged view of a toolkit with a cuDNN and/or an NCCL build: a folder in $CVM_ROOT/views/
+// (named as the combination, Resolved::active) that looks like the toolkit with cuDNN and NCCL
+// copied into it (include/cudnn*.h, include/nccl.h, lib64/libcudnn*, lib64/libnccl*,
+// bin/cudnn64_8.dll), made of links only, so no install is touched. Its bin (and targets/<arch>)
+// are real folders of links, and the toolkit's relative links inside itself are made again as they
+// are, so that nvcc started from the view's bin takes the view's include and library folders (nvcc
+// finds them from the path it was started by). Where a build ships only libcudnn.so.9, the view
+// adds the linker's libcudnn.so beside it (libnccl.so beside libnccl.so.2 alike).
 //
 // A toolkit alone gets a view of its own ($CVM_ROOT/views/<toolkit id>) only while its nvcc
 // (older than CUDA 12.0, which does not read NVCC_CCBIN) needs a host compiler handed over: that
@@ -20,8 +21,8 @@ namespace cvm {
 
 namespace fs = std::filesystem;
 
-// Where the view of `r` lives (empty path when there is none: no cuDNN or one inside the
-// toolkit's own folder, and no view of the toolkit's own).
+// Where the view of `r` lives (empty path when there is none: neither cuDNN nor NCCL, or only
+// ones inside the toolkit's own folder, and no view of the toolkit's own).
 fs::path view_path(const Store& store, const Resolved& r);
 
 // Fills `folder` (created, or empty) with the view of `r` as ensure_view makes it (its mark

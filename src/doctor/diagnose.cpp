@@ -1,6 +1,7 @@
 #include "diagnose.h"
 
 #include "cuda_libraries.h"
+#include "variable_checks.h"
 #include "windows_loader.h"
 
 #include "core/detect.h"
@@ -159,6 +160,8 @@ public:
         check_path();
         check_cuda_path();
         check_frameworks();
+        for (auto& f : variable_findings(in_.env, in_.os))
+            report_.findings.push_back(std::move(f));
         return std::move(report_);
     }
 
@@ -196,12 +199,21 @@ private:
                 any_cudnn();
             sets.push_back({"cudart", {cudart_library(major, minor, target())}, false});
             sets.push_back({"cublas", cublas_libraries(major, minor, target()), false});
+            nccl_set(sets, in_.resolved->nccl.has_value());
             return sets;
         }
         any_cudnn();
         for (int m : {13, 12, 11})
             sets.push_back({"cudart", {cudart_library(m, 0, target())}, true});
+        nccl_set(sets, false);
         return sets;
+    }
+
+    // libnccl.so.2 (Linux only: NVIDIA publishes no NCCL for Windows): the selection's, or
+    // whichever a program would find, shown when found.
+    void nccl_set(std::vector<LibrarySet>& sets, bool selected) const {
+        if (in_.os != Os::Linux) return;
+        sets.push_back({"nccl", {{"nccl", "libnccl.so.2", true}}, !selected});
     }
 
     std::vector<LibraryName> cudnn_names(unsigned major) const {

@@ -1,5 +1,7 @@
 #include "python_env.h"
 
+#include "nccl_version.h"
+
 #include "core/detect.h"
 #include "platform/platform.h"
 
@@ -71,6 +73,24 @@ void wheel_cudnn(const FileSystemView& fs, const std::string& site, FrameworkIns
     }
 }
 
+// PyTorch's NCCL: the nvidia-nccl-cu* wheel beside it (what it loads on Linux), else a copy in
+// torch/lib (older wheels bundled it).
+void own_nccl(const FileSystemView& fs, const std::string& site, const std::string& torch,
+              FrameworkInstall& f) {
+    for (const std::string& dir : {path_join(path_join(path_join(site, "nvidia"), "nccl"), "lib"),
+                                   path_join(torch, "lib")}) {
+        const std::string lib = path_join(dir, "libnccl.so.2");
+        if (!fs.is_file(lib)) continue;
+        f.own_nccl_library = lib;
+        auto src = fs.open(lib);
+        if (auto banner = src ? read_nccl_banner(*src) : std::nullopt) {
+            f.own_nccl_version = banner->version_text();
+            if (banner->cuda_major) f.own_nccl_cuda = banner->cuda_text();
+        }
+        return;
+    }
+}
+
 } // namespace
 
 std::optional<std::string> python_string_assignment(std::string_view text, std::string_view name) {
@@ -134,6 +154,7 @@ std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& se
             } else {
                 wheel_cudnn(fs, site, f);
             }
+            own_nccl(fs, site, torch, f);
             out.push_back(std::move(f));
         }
         const std::string tf = path_join(site, "tensorflow");

@@ -6,6 +6,7 @@
 //   torch/lib/                 a bundled libcudnn.so.N / cudnn64_N.dll
 //   tensorflow/python/platform/build_info.py   'cuda_version': '11.2', 'cudnn_version': '8'
 //   nvidia/cudnn/              the nvidia-cudnn-cu* wheel (with its *.dist-info version)
+//   nvidia/nccl/lib/           the nvidia-nccl-cu* wheel PyTorch loads (its library's own version)
 // CVM_PYTHON names the interpreter (tests use a fake); else the VIRTUAL_ENV's python3 / python;
 // else python3, then python, on PATH.
 
@@ -27,6 +28,11 @@ struct FrameworkInstall {
     // Its own cuDNN (torch/lib, or the nvidia-cudnn wheel beside it), when present.
     std::optional<std::string> own_cudnn_dir;
     std::optional<std::string> own_cudnn_version; // from the wheel's dist-info name
+    // Its own NCCL (PyTorch: the nvidia-nccl-cu* wheel's nvidia/nccl/lib, or torch/lib), its
+    // release and CUDA read from the library's own text ("NCCL version 2.28.9+cuda13.0").
+    std::optional<std::string> own_nccl_library;
+    std::optional<std::string> own_nccl_version; // "2.28.9"
+    std::optional<std::string> own_nccl_cuda;    // "13.0"
 };
 
 struct PythonInfo {

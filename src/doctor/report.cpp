@@ -23,7 +23,7 @@ nlohmann::json entry_summary(const DoctorReport& r, const Entry& e) {
     j["version"] = e.version.str();
     j["path"] = e.path.u8string();
     j["source"] = e.imported ? "imported" : "installed";
-    if (e.kind == Kind::Cudnn) j["cuda"] = e.cuda.str();
+    if (e.kind != Kind::Cuda) j["cuda"] = e.cuda.str();
     std::string layer = layer_of(r, e);
     j["layer"] = layer.empty() ? nlohmann::json(nullptr) : nlohmann::json(layer);
     j["read_only"] = e.layer != 0;
@@ -101,6 +101,8 @@ nlohmann::json report_json(const DoctorReport& r) {
         sel["toolkit"] = entry_summary(r, r.resolved->toolkit);
         sel["cudnn"] =
             r.resolved->cudnn ? entry_summary(r, *r.resolved->cudnn) : nlohmann::json(nullptr);
+        sel["nccl"] =
+            r.resolved->nccl ? entry_summary(r, *r.resolved->nccl) : nlohmann::json(nullptr);
     } else {
         sel["active"] = nullptr;
     }
@@ -128,6 +130,9 @@ nlohmann::json report_json(const DoctorReport& r) {
             j["cudnn"] = optional_json(f.cudnn);
             j["own_cudnn_dir"] = optional_json(f.own_cudnn_dir);
             j["own_cudnn_version"] = optional_json(f.own_cudnn_version);
+            j["own_nccl_library"] = optional_json(f.own_nccl_library);
+            j["own_nccl_version"] = optional_json(f.own_nccl_version);
+            j["own_nccl_cuda"] = optional_json(f.own_nccl_cuda);
             fws.push_back(j);
         }
         py["frameworks"] = fws;
@@ -199,6 +204,9 @@ std::string report_text(const DoctorReport& r, bool colour, const TextLayout& la
         if (r.resolved->cudnn)
             line(pad("  cudnn", 10) + pad(r.resolved->cudnn->id, 20) + r.resolved->cudnn->path.u8string() +
                  where(*r.resolved->cudnn));
+        if (r.resolved->nccl)
+            line(pad("  nccl", 10) + pad(r.resolved->nccl->id, 20) +
+                 r.resolved->nccl->path.u8string() + where(*r.resolved->nccl));
     } else if (!r.selection_spec.empty()) {
         line(st.bold(pad("Selected", 10)) + r.selection_spec + "  " +
              st.dim("(set by " + r.selection_origin + ")"));
@@ -224,6 +232,9 @@ std::string report_text(const DoctorReport& r, bool colour, const TextLayout& la
             py += "; " + std::string(f.name == "pytorch" ? "PyTorch " : "TensorFlow ") + f.version;
             py += f.cuda ? " (CUDA " + *f.cuda : std::string(" (CPU");
             if (f.own_cudnn_dir) py += ", own cuDNN";
+            if (f.own_nccl_library)
+                py +=
+                    ", own NCCL" + (f.own_nccl_version ? " " + *f.own_nccl_version : std::string());
             py += ")";
         }
         line(st.bold(pad("Python", 10)) + py);

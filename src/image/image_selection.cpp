@@ -19,6 +19,7 @@ namespace {
 void for_each_entry(Resolved& r, const std::function<void(Entry&)>& f) {
     f(r.toolkit);
     if (r.cudnn) f(*r.cudnn);
+    if (r.nccl) f(*r.nccl);
 }
 
 bool within(const fs::path& p, const fs::path& root) {
@@ -35,7 +36,9 @@ constexpr const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/
 } // namespace
 
 bool needs_view(const Resolved& r) {
-    return r.cudnn && r.cudnn->path != r.toolkit.path;
+    for (const Entry* e : r.entries())
+        if (e != &r.toolkit && e->path != r.toolkit.path) return true;
+    return false;
 }
 
 ImageSelection image_selection(const Resolved& r, const fs::path& view, bool runtime) {
@@ -130,6 +133,9 @@ std::vector<std::string> image_env(const ImageSelection& s, const std::vector<st
     relocate(s, layout.cudnn_path);
     relocate(s, layout.cudnn_include_dir);
     relocate(s, layout.cudnn_lib_dir);
+    relocate(s, layout.nccl_path);
+    relocate(s, layout.nccl_include_dir);
+    relocate(s, layout.nccl_lib_dir);
     layout.host_compiler = {};
     if (s.runtime) { // bin/ and the headers are left out
         layout.bin_dirs.clear();
@@ -137,6 +143,7 @@ std::vector<std::string> image_env(const ImageSelection& s, const std::vector<st
         layout.nvcc.reset();
         layout.include_dirs.clear();
         layout.cudnn_include_dir.reset();
+        layout.nccl_include_dir.reset();
     }
     ForeignDirs rules;
     rules.store_layers = {fs::path(kPrefix)}; // an earlier cvm export's folders in a base image

@@ -49,8 +49,8 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
 
 // Splits "name.tar.xz" into ("name", "tar.xz").
 std::pair<std::string_view, std::string> split_extension(std::string_view name) {
-    static const char* const kExtensions[] = {".tar.xz",  ".tar.gz", ".tgz", ".tar.bz2", ".tbz2",
-                                              ".tar.zst", ".tar",    ".zip", ".whl"};
+    static const char* const kExtensions[] = {".tar.xz", ".txz",     ".tar.gz", ".tgz", ".tar.bz2",
+                                              ".tbz2",   ".tar.zst", ".tar",    ".zip", ".whl"};
     std::string lower(name);
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -114,6 +114,38 @@ std::optional<ArchiveName> parse_legacy_stem(std::string_view stem) {
     return name;
 }
 
+// "nccl_<version>-<revision>+cuda<major>.<minor>_<arch>" (NVIDIA's redist/nccl folder).
+std::optional<ArchiveName> parse_nccl_stem(std::string_view stem) {
+    if (!starts_with(stem, "nccl_")) return std::nullopt;
+    stem.remove_prefix(5);
+    std::size_t dash = stem.find('-');
+    std::size_t plus = stem.find("+cuda");
+    std::size_t underscore = plus == std::string_view::npos ? plus : stem.find('_', plus);
+    if (dash == std::string_view::npos || plus == std::string_view::npos ||
+        underscore == std::string_view::npos || dash > plus)
+        return std::nullopt;
+    std::string_view version = stem.substr(0, dash);
+    std::string_view revision = stem.substr(dash + 1, plus - dash - 1);
+    std::string_view cuda = stem.substr(plus + 5, underscore - plus - 5);
+    std::string_view arch = stem.substr(underscore + 1);
+    if (!is_version(version, 3) || revision.empty() ||
+        !std::all_of(revision.begin(), revision.end(),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) ||
+        !is_version(cuda, 1))
+        return std::nullopt;
+    ArchiveName name;
+    name.family = ArchiveFamily::NcclArchive;
+    name.product = "nccl";
+    name.version = std::string(version);
+    name.cuda_variant = std::string(cuda);
+    name.platform = arch == "x86_64"    ? "linux-x86_64"
+                    : arch == "aarch64" ? "linux-sbsa"
+                    : arch == "ppc64le" ? "linux-ppc64le"
+                                        : "";
+    if (name.platform.empty()) return std::nullopt;
+    return name;
+}
+
 // "<dist>-<version>[-<build>]-<python>-<abi>-<platform>" (PEP 427)
 std::optional<ArchiveName> parse_wheel_stem(std::string_view stem) {
     auto parts = split(stem, '-');
@@ -142,6 +174,10 @@ std::optional<ArchiveName> parse_wheel_stem(std::string_view stem) {
         name.family = ArchiveFamily::CudnnWheel;
         name.product = "cudnn";
         if (name.cuda_variant.empty()) return std::nullopt;
+    } else if (rest == "nccl") {
+        name.family = ArchiveFamily::NcclWheel;
+        name.product = "nccl";
+        if (name.cuda_variant.empty()) return std::nullopt;
     } else {
         name.family = ArchiveFamily::CudaWheel;
         std::replace(rest.begin(), rest.end(), '-', '_');
@@ -164,6 +200,10 @@ const char* family_name(ArchiveFamily family) {
         return "cuDNN wheel";
     case ArchiveFamily::CudaWheel:
         return "CUDA wheel";
+    case ArchiveFamily::NcclArchive:
+        return "NCCL archive";
+    case ArchiveFamily::NcclWheel:
+        return "NCCL wheel";
     }
     return "archive";
 }
@@ -215,6 +255,7 @@ std::string normalize_platform(std::string_view os, std::string_view arch) {
 
 std::optional<ArchiveName> parse_archive_folder_name(std::string_view folder) {
     auto name = parse_redist_stem(folder);
+    if (!name) name = parse_nccl_stem(folder);
     return name;
 }
 
@@ -226,7 +267,7 @@ std::optional<ArchiveName> parse_archive_name(std::string_view filename) {
     std::optional<ArchiveName> name;
     if (extension == "whl")
         name = parse_wheel_stem(stem);
-    else if (!(name = parse_redist_stem(stem)))
+    else if (!(name = parse_redist_stem(stem)) && !(name = parse_nccl_stem(stem)))
         name = parse_legacy_stem(stem);
     if (name) name->extension = extension;
     return name;

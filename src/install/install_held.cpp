@@ -35,10 +35,9 @@ InstallResult Installer::install_held(const std::function<InstallResult()>& inst
         }
         fail_input(message, "checksum");
     };
-    const std::string word = kind == Kind::Cuda ? "CUDA " : "cuDNN ";
     if (result.kind != kind || result.id != id)
-        undo(name + " holds " + (result.kind == Kind::Cuda ? "CUDA " : "cuDNN ") + result.id + ", not " + word +
-             id + "; nothing was installed: check CVM_MIRROR");
+        undo(name + " holds " + kind_label(result.kind) + " " + result.id + ", not " +
+             kind_label(kind) + " " + id + "; nothing was installed: check CVM_MIRROR");
     if (want.first_use && !want.record && !result.already_installed) {
         // Trusted on first use: the sum computed beside the extraction is recorded.
         auto entry = store_.find(kind, id);

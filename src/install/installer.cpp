@@ -42,7 +42,7 @@ std::string random_name() {
 }
 
 std::string kind_word(Kind k) {
-    return k == Kind::Cuda ? "CUDA" : "cuDNN";
+    return kind_label(k);
 }
 
 // Files that are the same: sizes and bytes equal (symlinks: same target).
@@ -443,7 +443,16 @@ InstallResult Installer::install_archive(const fs::path& archive, const std::str
     e.archives.push_back(
         {display, origin.empty() ? fs::absolute(archive).u8string() : origin, digest});
     e.archives.back().first_use = !first_use_archive_.empty() && display == first_use_archive_;
-    if (r.kind == ProductKind::Cudnn) {
+    if (r.kind == ProductKind::Nccl) {
+        e.kind = Kind::Nccl;
+        auto v = parse_version(r.version, 3, 3);
+        auto c = parse_version(r.cuda_variant, 1, 2);
+        if (!v || !c)
+            fail_input(display + ": cannot use NCCL " + r.version + " for CUDA " + r.cuda_variant);
+        e.version = *v;
+        e.cuda = *c;
+        e.id = NcclId{*v, *c}.str();
+    } else if (r.kind == ProductKind::Cudnn) {
         e.kind = Kind::Cudnn;
         auto v = parse_version(r.version, 1, 4);
         auto c = parse_version(r.cuda_variant, 1, 2);
@@ -945,14 +954,31 @@ std::vector<InstallResult> Installer::install_spec(const Spec& spec) {
     if (!installed && spec.cuda.parts.size() < 3 && options_.progress)
         options_.progress->message("CUDA " + spec.cuda.str() + " is " + toolkit.str() + ", the newest " +
                                    spec.cuda.str() + " release cvm knows");
+    // An NCCL of the spec's version built for the toolkit's CUDA major, unless one is there.
+    bool nccl_missing = spec.nccl.has_value();
+    if (spec.nccl)
+        for (const auto& [id, layer] : store_.ids(Kind::Nccl)) {
+            (void)layer;
+            auto n = parse_nccl_id(id);
+            if (n && n->version.has_prefix(*spec.nccl) &&
+                (!spec.nccl_cuda || n->cuda.has_prefix(*spec.nccl_cuda)) && n->serves(toolkit))
+                nccl_missing = false;
+        }
+    std::optional<NcclPlan> nccl;
+    if (nccl_missing)
+        nccl = plan_nccl(spec.nccl->str(),
+                         spec.nccl_cuda ? spec.nccl_cuda->str() : std::to_string(toolkit.major()),
+                         options_.host_platform, options_.progress);
     if (!installed) results.push_back(install_toolkit(toolkit.str(), {}));
-    if (!cudnn_missing) return results;
-    if (cudnn)
-        results.push_back(install_cudnn(cudnn->first, cudnn->second));
-    else
-        results.push_back(install_cudnn(spec.cudnn->str(), spec.cudnn_cuda
-                                                               ? spec.cudnn_cuda->str()
-                                                               : std::to_string(toolkit.major())));
+    if (cudnn_missing) {
+        if (cudnn)
+            results.push_back(install_cudnn(cudnn->first, cudnn->second));
+        else
+            results.push_back(install_cudnn(spec.cudnn->str(),
+                                            spec.cudnn_cuda ? spec.cudnn_cuda->str()
+                                                            : std::to_string(toolkit.major())));
+    }
+    if (nccl) results.push_back(install_nccl_plan(*nccl));
     return results;
 }
 

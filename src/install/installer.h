@@ -33,6 +33,19 @@ namespace cvm::install {
 
 class Progress;
 
+// The NCCL archive an install of a version for a CUDA fetches (install_nccl.cpp): decided from the
+// registry before anything is downloaded.
+struct NcclPlan {
+    std::string id;                    // "2.21.5-cuda12.4"
+    std::string archive;               // "nccl_2.21.5-1+cuda12.4_x86_64.txz"
+    std::string folder;                // below <mirror>/redist/nccl/: "v2.21.5"
+    std::string sha256, sha256_source; // empty: trusted on first use
+};
+// Throws InstallError (input) when the registry knows no such release or build, and the version
+// and CUDA given are not full enough to try NVIDIA's archive name.
+NcclPlan plan_nccl(const std::string& version, const std::string& cuda,
+                   const std::string& host_platform, Progress* progress);
+
 // NVIDIA's base URL for manifests and archives.
 constexpr const char* kNvidiaDownloadBase = "https://developer.download.nvidia.com/compute";
 // CVM_MIRROR, or NVIDIA's https://developer.download.nvidia.com/compute; no trailing slash.
@@ -84,7 +97,11 @@ public:
                                   const std::vector<std::string>& components);
     // A cuDNN build from its manifest, for CUDA `cuda` ("12", "11.8").
     InstallResult install_cudnn(const std::string& version, const std::string& cuda);
-    // Whatever of the spec is missing (toolkit with default components, then cuDNN).
+    // An NCCL build from NVIDIA's public folder <mirror>/redist/nccl/ (no manifest: the registry's
+    // registry/nccl.toml names the archives), for CUDA `cuda` ("12", "12.4"; empty: the newest).
+    InstallResult install_nccl(const std::string& version, const std::string& cuda);
+    InstallResult install_nccl_plan(const NcclPlan& plan);
+    // Whatever of the spec is missing (toolkit with default components, then cuDNN, then NCCL).
     std::vector<InstallResult> install_spec(const Spec& spec);
 
     // Requires these archives (URL, SHA-256) and no others from manifests: a manifest that names

@@ -1,6 +1,8 @@
 #include "install/recognize.h"
 
+#include "core/nccl_layouts.h"
 #include "core/redist_platform.h"
+#include "doctor/nccl_version.h"
 #include "install/error.h"
 #include "platform/platform.h"
 
@@ -269,7 +271,7 @@ Recognized recognize_extracted(const fs::path& extracted, const std::optional<Ar
         auto parsed = parse_archive_name(stem + "-" + version + "-py3-none-any.whl");
         if (!parsed) refuse("wheel " + project + " is not an NVIDIA CUDA or cuDNN wheel");
         if (name && name->family != ArchiveFamily::CudnnWheel &&
-            name->family != ArchiveFamily::CudaWheel)
+            name->family != ArchiveFamily::CudaWheel && name->family != ArchiveFamily::NcclWheel)
             refuse("the name says " + std::string(family_name(name->family)) +
                    " but the contents are the wheel " + project);
         if (name && !name->wheel_project.empty() && name->wheel_project != project)
@@ -277,9 +279,12 @@ Recognized recognize_extracted(const fs::path& extracted, const std::optional<Ar
                    rel(dist_info / "METADATA", extracted) + " says " + project);
         claim_from_name(*parsed, rel(dist_info / "METADATA", extracted));
         layout_family = parsed->family;
-        if (parsed->family == ArchiveFamily::CudnnWheel) {
-            root = extracted / "nvidia" / "cudnn";
-            if (!fs::is_directory(root)) refuse("wheel " + project + " has no nvidia/cudnn folder");
+        if (parsed->family == ArchiveFamily::CudnnWheel ||
+            parsed->family == ArchiveFamily::NcclWheel) {
+            const char* folder = parsed->family == ArchiveFamily::CudnnWheel ? "cudnn" : "nccl";
+            root = extracted / "nvidia" / folder;
+            if (!fs::is_directory(root))
+                refuse("wheel " + project + " has no nvidia/" + folder + " folder");
         } else {
             std::vector<fs::path> subs;
             for (const auto& e : fs::directory_iterator(extracted / "nvidia"))
@@ -355,6 +360,59 @@ Recognized recognize_extracted(const fs::path& extracted, const std::optional<Ar
     else if (has_dir("lib"))
         r.lib_dir = "lib";
     if (has_dir("bin")) r.bin_dir = "bin";
+
+    // --- NCCL ----------------------------------------------------------------------------------
+    const bool name_says_nccl = !component_claims.empty() && component_claims[0].value == "nccl";
+    fs::path nccl_lib = r.lib_dir.empty() ? fs::path() : nccl_library_in(root / r.lib_dir);
+    if (!nccl_lib.empty() || name_says_nccl) {
+        if (nccl_lib.empty()) refuse("the name says NCCL but there is no lib/libnccl.so.2 inside");
+        if (!component_claims.empty() && component_claims[0].value != "nccl")
+            refuse(component_claims[0].source + " says " + component_claims[0].value +
+                   " but the contents are NCCL (" + rel(nccl_lib, root) + ")");
+        // Its version and CUDA from the library itself, never from a name alone.
+        auto banner = doctor::read_nccl_banner_file(nccl_lib.string());
+        if (!banner)
+            refuse(rel(nccl_lib, root) +
+                   " does not say which NCCL it is (no \"NCCL version\" text in it); the "
+                   "archive is damaged or not NVIDIA's");
+        r.kind = ProductKind::Nccl;
+        r.version = banner->version_text();
+        r.evidence = rel(nccl_lib, root) + " (\"" + banner->text + "\")";
+        for (const auto& c : version_claims)
+            if (c.value != r.version)
+                refuse(c.source + " says NCCL " + c.value + " but " + r.evidence + " is NCCL " +
+                       r.version + "; the archive is mislabelled or damaged");
+        if (fs::is_regular_file(root / "include/nccl.h")) {
+            std::string text = read_small(root / "include/nccl.h");
+            auto ma = header_define(text, "NCCL_MAJOR"), mi = header_define(text, "NCCL_MINOR"),
+                 pa = header_define(text, "NCCL_PATCH");
+            if (ma && mi && pa) {
+                std::string header =
+                    std::to_string(*ma) + "." + std::to_string(*mi) + "." + std::to_string(*pa);
+                if (header != r.version)
+                    refuse("include/nccl.h says NCCL " + header + " but " + r.evidence +
+                           " is NCCL " + r.version);
+            }
+        }
+        r.cuda_variant = banner->cuda_text();
+        for (const auto& c : variant_claims) {
+            if (r.cuda_variant.empty()) {
+                r.cuda_variant = c.value;
+                continue;
+            }
+            // A wheel says the CUDA major (cu12), an archive major.minor: both must agree with the
+            // library.
+            if (!versions_agree(c.value, r.cuda_variant))
+                refuse(c.source + " says CUDA " + c.value + " but " + r.evidence +
+                       " was built for CUDA " + r.cuda_variant);
+        }
+        if (r.cuda_variant.empty())
+            refuse(
+                "cannot tell which CUDA this NCCL " + r.version +
+                " was built for; keep NVIDIA's file name (e.g. nccl_2.21.5-1+cuda12.4_x86_64.txz)");
+        if (!r.family) r.family = ArchiveFamily::NcclArchive;
+        return r;
+    }
 
     // --- cuDNN ---------------------------------------------------------------------------------
     fs::path header;

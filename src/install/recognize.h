@@ -1,5 +1,5 @@
 #pragma once
-// Recognition of an extracted archive from its contents: which product (cuDNN or a CUDA
+// Recognition of an extracted archive from its contents: which product (cuDNN, NCCL or a CUDA
 // toolkit / component), which version, for which CUDA and which platform; cross-checked with
 // what the file name claims, and a cuDNN build checked complete.
 #include "install/archive_name.h"
@@ -11,7 +11,7 @@
 
 namespace cvm::install {
 
-enum class ProductKind { Cuda, Cudnn };
+enum class ProductKind { Cuda, Cudnn, Nccl };
 
 struct Recognized {
     ProductKind kind = ProductKind::Cudnn;
@@ -20,7 +20,8 @@ struct Recognized {
     // CUDA: the toolkit version ("11.8.0") when version.json tells it, else the component's.
     std::string version;
     std::string header_version; // cuDNN: MAJOR.MINOR.PATCHLEVEL from the header
-    std::string cuda_variant;   // cuDNN: the CUDA it was built for ("11.2", "12")
+    std::string
+        cuda_variant; // cuDNN, NCCL: the CUDA it was built for ("11.2", "12", NCCL's "12.4")
     std::string cuda_release;   // CUDA: MAJOR.MINOR of the toolkit ("11.8")
     std::string component;      // CUDA component key ("cuda_nvcc"), empty for a whole toolkit
     std::string platform;       // "linux-x86_64", ...

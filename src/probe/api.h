@@ -39,6 +39,15 @@ using cudaMemcpy_t = cudaError (*)(void* dst, const void* src, std::size_t count
 using cudaDeviceSynchronize_t = cudaError (*)();
 using cudaGetErrorName_t = const char* (*)(cudaError error);
 using cudaGetErrorString_t = const char* (*)(cudaError error);
+using cudaStream = struct CUstream_st*;
+using cudaMemset_t = cudaError (*)(void* ptr, int value, std::size_t count);
+using cudaStreamCreate_t = cudaError (*)(cudaStream* stream);
+using cudaStreamSynchronize_t = cudaError (*)(cudaStream stream);
+using cudaStreamDestroy_t = cudaError (*)(cudaStream stream);
+using cudaDeviceCanAccessPeer_t = cudaError (*)(int* can, int device, int peer);
+using cudaDeviceGetPCIBusId_t = cudaError (*)(char* bus_id, int length, int device);
+using cudaMallocHost_t = cudaError (*)(void** ptr, std::size_t size);
+using cudaFreeHost_t = cudaError (*)(void* ptr);
 
 // ---- cuDNN ----
 using cudnnStatus = int;
@@ -61,6 +70,8 @@ constexpr int kCudnnTensorOpMath = 1;     // CUDNN_TENSOR_OP_MATH
 constexpr int kCudnnTensorOpMathAllowConversion = 2;
 constexpr int kCudnnFmaMath = 3;      // CUDNN_FMA_MATH (cuDNN 8 and later): no TF32
 constexpr int kCudnnFwdAlgoCount = 8; // CUDNN_CONVOLUTION_FWD_ALGO_COUNT
+constexpr int kCudnnFwdAlgoImplicitGemm = 0;        // CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM
+constexpr int kCudnnFwdAlgoImplicitPrecompGemm = 1; // ..._IMPLICIT_PRECOMP_GEMM
 
 // cudnnConvolutionFwdAlgoPerf_t
 struct cudnnConvolutionFwdAlgoPerf {

@@ -47,6 +47,17 @@ std::vector<std::string> loader_cache_entries(const std::string& prefix);
 // Candidate file names for the CUDA runtime and cuDNN on this OS. `major` < 0 means all known.
 std::vector<std::string> cudart_names(int major);
 std::vector<std::string> cudnn_names(int major);
+// NCCL's: libnccl.so.2 on Linux; none on Windows, where NVIDIA publishes no NCCL.
+std::vector<std::string> nccl_names();
+// True for libnccl.so* (NCCL is also a CUDA module for the report's list).
+bool is_nccl_module_name(const std::string& file_name);
+
+// Sets a variable of this process's environment unless it is set already; true when set here.
+bool set_env_if_unset(const char* name, const std::string& value);
+// Every variable of this process's environment whose name starts with `prefix`, as NAME=VALUE.
+std::vector<std::string> environment_with_prefix(const std::string& prefix);
+// A new empty file in the temporary folder; "" when none can be made.
+std::string make_temporary_file(const std::string& prefix);
 
 // True when a module file name belongs to CUDA or cuDNN (libcudnn*, libcudart*, libcuda.so*,
 // cudnn64_9.dll, nvcuda.dll, ...).

@@ -5,12 +5,15 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+
+extern char** environ;
 
 namespace cvm::probe::os {
 namespace {
@@ -175,7 +178,40 @@ std::vector<std::string> cudnn_names(int major) {
 bool is_cuda_module_name(const std::string& file_name) {
     std::string name = base_name(file_name);
     if (starts_with(name, "libcurl")) return false;
-    return starts_with(name, "libcu") || starts_with(name, "libnv");
+    return starts_with(name, "libcu") || starts_with(name, "libnv") ||
+           starts_with(name, "libnccl.so");
+}
+
+std::vector<std::string> nccl_names() {
+    return {"libnccl.so.2"};
+}
+
+bool is_nccl_module_name(const std::string& file_name) {
+    return starts_with(base_name(file_name), "libnccl.so");
+}
+
+bool set_env_if_unset(const char* name, const std::string& value) {
+    if (std::getenv(name)) return false;
+    return setenv(name, value.c_str(), 0) == 0;
+}
+
+std::vector<std::string> environment_with_prefix(const std::string& prefix) {
+    std::vector<std::string> out;
+    for (char** e = environ; e && *e; ++e)
+        if (starts_with(*e, prefix.c_str())) out.emplace_back(*e);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::string make_temporary_file(const std::string& prefix) {
+    const char* dir = std::getenv("TMPDIR");
+    std::string pattern = std::string(dir && *dir ? dir : "/tmp") + "/" + prefix + "XXXXXX";
+    std::vector<char> name(pattern.begin(), pattern.end());
+    name.push_back('\0');
+    int fd = mkstemp(name.data());
+    if (fd < 0) return {};
+    close(fd);
+    return name.data();
 }
 
 bool is_cudnn_module_name(const std::string& file_name) {

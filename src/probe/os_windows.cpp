@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 namespace cvm::probe::os {
@@ -169,6 +170,38 @@ std::vector<std::string> cudart_names(int major) {
 std::vector<std::string> cudnn_names(int major) {
     if (major > 0) return {"cudnn64_" + std::to_string(major) + ".dll"};
     return {"cudnn64_9.dll", "cudnn64_8.dll", "cudnn64_7.dll"};
+}
+
+std::vector<std::string> nccl_names() {
+    return {};
+}
+
+bool is_nccl_module_name(const std::string& file_name) {
+    return lower_base_name(file_name).rfind("nccl", 0) == 0;
+}
+
+bool set_env_if_unset(const char* name, const std::string& value) {
+    if (GetEnvironmentVariableA(name, nullptr, 0) > 0) return false;
+    return SetEnvironmentVariableA(name, value.c_str()) != 0;
+}
+
+std::vector<std::string> environment_with_prefix(const std::string& prefix) {
+    std::vector<std::string> out;
+    LPCH block = GetEnvironmentStringsA();
+    if (!block) return out;
+    for (const char* e = block; *e; e += std::strlen(e) + 1)
+        if (std::string(e).rfind(prefix, 0) == 0) out.emplace_back(e);
+    FreeEnvironmentStringsA(block);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::string make_temporary_file(const std::string& prefix) {
+    char dir[MAX_PATH + 1];
+    char name[MAX_PATH + 1];
+    if (!GetTempPathA(sizeof dir, dir) || !GetTempFileNameA(dir, prefix.c_str(), 0, name))
+        return {};
+    return name;
 }
 
 bool is_cuda_module_name(const std::string& file_name) {

@@ -6,36 +6,24 @@
 
 #include "api.h"
 #include "names.h"
+#include "nccl_probe.h"
 #include "os.h"
+#include "runtime.h"
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <chrono>
-#include <filesystem>
-#include <optional>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 
 namespace cvm::probe {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-// dlsym returns an object pointer; copying its bytes into the function pointer avoids the
-// conditionally-supported cast.
-template <typename F> bool resolve(os::LibraryHandle library, const char* name, F& function) {
-    static_assert(sizeof(F) == sizeof(void*), "function pointers must be pointer-sized");
-    void* address = os::find_symbol(library, name);
-    function = nullptr;
-    if (address) std::memcpy(&function, &address, sizeof function);
-    return function != nullptr;
-}
 
 struct CudnnApi {
     api::cudnnGetVersion_t GetVersion = nullptr;
@@ -61,86 +49,6 @@ struct CudnnApi {
     api::cudnnGetConvolutionForwardWorkspaceSize_t GetConvolutionForwardWorkspaceSize = nullptr;
     api::cudnnConvolutionForward_t ConvolutionForward = nullptr;
 };
-
-struct CudartApi {
-    api::cudaGetDeviceCount_t GetDeviceCount = nullptr;
-    api::cudaGetDeviceProperties_t GetDeviceProperties = nullptr;
-    api::cudaDeviceGetAttribute_t DeviceGetAttribute = nullptr;
-    api::cudaDriverGetVersion_t DriverGetVersion = nullptr;
-    api::cudaRuntimeGetVersion_t RuntimeGetVersion = nullptr;
-    api::cudaSetDevice_t SetDevice = nullptr;
-    api::cudaMalloc_t Malloc = nullptr;
-    api::cudaFree_t Free = nullptr;
-    api::cudaMemcpy_t Memcpy = nullptr;
-    api::cudaDeviceSynchronize_t DeviceSynchronize = nullptr;
-    api::cudaGetErrorName_t GetErrorName = nullptr;
-    api::cudaGetErrorString_t GetErrorString = nullptr;
-};
-
-std::string join(const std::vector<std::string>& items, const std::string& separator) {
-    std::string out;
-    for (const auto& item : items)
-        out += (out.empty() ? "" : separator) + item;
-    return out;
-}
-
-// Collects the names of symbols a library lacks.
-class SymbolResolver {
-public:
-    explicit SymbolResolver(os::LibraryHandle library) : library_(library) {}
-    template <typename F> void need(F& function, const char* name) {
-        if (!resolve(library_, name, function)) missing_.push_back(name);
-    }
-    template <typename F> void want(F& function, const char* name) {
-        resolve(library_, name, function);
-    }
-    const std::vector<std::string>& missing() const { return missing_; }
-
-private:
-    os::LibraryHandle library_;
-    std::vector<std::string> missing_;
-};
-
-os::LibraryHandle load_first(const std::vector<std::string>& names, const char* any_symbol,
-                             LibraryInfo& info) {
-    for (const auto& name : names) {
-        std::string error;
-        os::LibraryHandle handle = os::open_library(name, error);
-        info.attempts.push_back({name, handle ? std::string() : error});
-        if (handle) {
-            info.name = name;
-            info.path = os::library_path(handle, any_symbol);
-            if (info.path.empty()) info.path = name;
-            return handle;
-        }
-    }
-    return nullptr;
-}
-
-// The most telling loader error: one about a file that exists but failed, before "not found".
-std::string telling_error(const LibraryInfo& info) {
-    for (const auto& a : info.attempts)
-        if (!a.error.empty() && a.error.find("No such file") == std::string::npos &&
-            a.error.find("(error 126)") == std::string::npos)
-            return a.error;
-    return info.attempts.empty() ? std::string() : info.attempts.front().error;
-}
-
-void report_not_found(Report& report, const char* what, const char* cache_prefix,
-                      const LibraryInfo& info) {
-    std::vector<std::string> names;
-    for (const auto& a : info.attempts)
-        names.push_back(a.name);
-    report.add_problem(problem::kLibraryNotFound,
-                       std::string(what) + " could not be loaded (tried " + join(names, ", ") +
-                           "): " + telling_error(info) +
-                           "; the folders searched are listed in the report");
-    if (report.searched_folders.empty()) report.searched_folders = os::library_search_folders();
-    for (const auto& entry : os::loader_cache_entries(cache_prefix))
-        if (std::find(report.cache_entries.begin(), report.cache_entries.end(), entry) ==
-            report.cache_entries.end())
-            report.cache_entries.push_back(entry);
-}
 
 class Prober {
 public:
@@ -201,18 +109,7 @@ std::string Prober::cudnn_status(int status) const {
 }
 
 std::string Prober::cuda_error(int error) const {
-    std::string name;
-    if (cudart_.GetErrorName) {
-        const char* text = cudart_.GetErrorName(error);
-        if (text) name = text;
-    }
-    if (name.empty() || name == "unrecognized error code") name = cuda_error_fallback_name(error);
-    std::string text = name + " (" + std::to_string(error) + ")";
-    if (cudart_.GetErrorString) {
-        const char* description = cudart_.GetErrorString(error);
-        if (description && *description) text += ": " + std::string(description);
-    }
-    return text;
+    return cuda_error_text(cudart_, error);
 }
 
 bool Prober::load_cudnn() {
@@ -241,11 +138,13 @@ bool Prober::load_cudnn() {
     symbols.need(cudnn_.GetConvolution2dForwardOutputDim, "cudnnGetConvolution2dForwardOutputDim");
     symbols.want(cudnn_.GetConvolutionForwardAlgorithmMaxCount,
                  "cudnnGetConvolutionForwardAlgorithmMaxCount");
-    symbols.need(cudnn_.GetConvolutionForwardAlgorithm_v7,
-                 "cudnnGetConvolutionForwardAlgorithm_v7");
-    if (options_.benchmark)
+    // The algorithm search only with --benchmark: by default the checks run a fixed algorithm.
+    if (options_.benchmark) {
+        symbols.need(cudnn_.GetConvolutionForwardAlgorithm_v7,
+                     "cudnnGetConvolutionForwardAlgorithm_v7");
         symbols.need(cudnn_.FindConvolutionForwardAlgorithm,
                      "cudnnFindConvolutionForwardAlgorithm");
+    }
     symbols.need(cudnn_.GetConvolutionForwardWorkspaceSize,
                  "cudnnGetConvolutionForwardWorkspaceSize");
     symbols.need(cudnn_.ConvolutionForward, "cudnnConvolutionForward");
@@ -326,6 +225,14 @@ bool Prober::load_cudart() {
     symbols.need(cudart_.DeviceSynchronize, "cudaDeviceSynchronize");
     symbols.want(cudart_.GetErrorName, "cudaGetErrorName");
     symbols.want(cudart_.GetErrorString, "cudaGetErrorString");
+    symbols.want(cudart_.Memset, "cudaMemset");
+    symbols.want(cudart_.StreamCreate, "cudaStreamCreate");
+    symbols.want(cudart_.StreamSynchronize, "cudaStreamSynchronize");
+    symbols.want(cudart_.StreamDestroy, "cudaStreamDestroy");
+    symbols.want(cudart_.DeviceCanAccessPeer, "cudaDeviceCanAccessPeer");
+    symbols.want(cudart_.DeviceGetPCIBusId, "cudaDeviceGetPCIBusId");
+    symbols.want(cudart_.MallocHost, "cudaMallocHost");
+    symbols.want(cudart_.FreeHost, "cudaFreeHost");
     if (!symbols.missing().empty()) {
         report_.add_problem(problem::kMissingSymbol, report_.cudart.name + " (" +
                                                          report_.cudart.path + ") lacks " +
@@ -688,8 +595,23 @@ std::string describe_mismatch(const ConvShape& shape, const std::string& algorit
     return text;
 }
 
+// The algorithms the checks run without --benchmark, in order: the implicit precomputed GEMM,
+// which cuDNN's heuristics pick first for these shapes on every recent GPU, then the implicit
+// GEMM, which supports every convolution. Asking the heuristics costs about 260 ms a process on
+// an H200 (cuDNN 9 builds its engine lists then), more than the convolutions themselves.
+std::vector<api::cudnnConvolutionFwdAlgoPerf> fixed_algorithms() {
+    std::vector<api::cudnnConvolutionFwdAlgoPerf> out;
+    for (int algo : {api::kCudnnFwdAlgoImplicitPrecompGemm, api::kCudnnFwdAlgoImplicitGemm}) {
+        api::cudnnConvolutionFwdAlgoPerf perf{};
+        perf.algo = algo;
+        out.push_back(perf);
+    }
+    return out;
+}
+
 void Prober::run_checks() {
     auto start = Clock::now();
+    report_.algorithm_choice = options_.benchmark ? "heuristic" : "fixed";
     auto shapes = check_shapes();
     for (std::size_t i = 0; i < shapes.size(); ++i) {
         ConvolutionRun run;
@@ -698,11 +620,12 @@ void Prober::run_checks() {
         std::string kind;
         std::string error = setup.prepare(kind);
         if (error.empty()) {
-            auto candidates = setup.heuristic(error);
+            auto candidates = options_.benchmark ? setup.heuristic(error) : fixed_algorithms();
             if (error.empty() && candidates.empty())
                 error = "cudnnGetConvolutionForwardAlgorithm_v7 offered no algorithm";
             // The heuristic's first usable choice is what a framework without benchmarking runs;
-            // if cuDNN refuses it, the next ones tell whether any forward algorithm works.
+            // if cuDNN refuses it, the next ones tell whether any forward algorithm works. The
+            // fixed list falls back the same way from the implicit precomputed GEMM.
             std::string first_error;
             for (const auto& candidate : candidates) {
                 if (candidate.status != 0) continue;
@@ -968,7 +891,9 @@ void Prober::check_selected(const char* what, const std::vector<std::string>& ex
 
 void Prober::run() {
     auto start = Clock::now();
-    cudnn_usable_ = load_cudnn();
+    if (auto eager = eager_module_loading()) report_.warnings.push_back(*eager);
+    report_.cudnn_skipped = options_.skip_cudnn;
+    if (!options_.skip_cudnn) cudnn_usable_ = load_cudnn();
     cudart_usable_ = load_cudart();
     report_.timings.load_ms = ms_since(start);
     auto init_start = Clock::now();
@@ -980,9 +905,32 @@ void Prober::run() {
     } else {
         report_.timings.init_ms = ms_since(init_start);
     }
+    if (options_.nccl) {
+        auto nccl_start = Clock::now();
+        probe_nccl(options_, cudart_usable_ ? &cudart_ : nullptr, device ? report_.device_count : 0,
+                   report_.runtime_version, report_);
+        report_.timings.nccl_ms = ms_since(nccl_start);
+    }
     inspect_modules();
     report_.timings.total_ms = ms_since(start);
 }
+
+} // namespace
+
+std::optional<std::string> eager_module_loading() {
+    const char* value = std::getenv("CUDA_MODULE_LOADING");
+    if (!value) return std::nullopt;
+    std::string v = value;
+    for (char& ch : v)
+        ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    if (v != "EAGER") return std::nullopt;
+    return "CUDA_MODULE_LOADING=" + std::string(value) +
+           " is set: the CUDA runtime loads every kernel of every library when it starts "
+           "(measured on an H200 with cuDNN 9: 3.5 s and 2.8 GB more for this probe); unset it "
+           "to load kernels when they are first used";
+}
+
+namespace {
 
 bool parse_int(const std::string& text, int low, int high, int& out) {
     if (text.empty() || text.size() > 6) return false;
@@ -999,19 +947,27 @@ bool parse_int(const std::string& text, int low, int high, int& out) {
 } // namespace
 
 std::string usage_text() {
-    return "usage: cvm-probe [--json] [--benchmark] [--cudnn-major N] [--cudart-major N] "
-           "[--device N]\n"
+    return "usage: cvm-probe [--json] [--benchmark] [--nccl [--no-cudnn]] [--cudnn-major N] "
+           "[--cudart-major N] [--device N]\n"
            "Loads cuDNN and the CUDA runtime by their standard names through the normal library\n"
            "search, runs forward convolutions on the GPU and compares them with a CPU reference.\n"
            "  --json           one JSON document on stdout\n"
-           "  --benchmark      time every forward algorithm "
-           "(cudnnFindConvolutionForwardAlgorithm)\n"
+           "  --benchmark      let cuDNN's heuristics choose the checks' algorithm and time\n"
+           "                   every forward algorithm (cudnnFindConvolutionForwardAlgorithm);\n"
+           "                   without it the checks run the implicit precomputed GEMM\n"
            "  --cudnn-major N  load only libcudnn.so.N / cudnn64_N.dll (default: 9, 8, 7)\n"
            "  --cudart-major N load only that CUDA runtime (default: cuDNN's own, then 13..10)\n"
            "  --device N       the CUDA device to use (default 0)\n"
            "  --expect-cudnn-dir DIR, --expect-cudart-dir DIR\n"
            "                   the selected folders: a library of that kind loaded from anywhere\n"
            "                   else is reported (repeatable)\n"
+           "  --nccl           also load NCCL (libnccl.so.2), make one communicator over every\n"
+           "                   visible GPU and all-reduce 8 MiB to 1 GiB, checked exactly\n"
+           "  --no-cudnn       with --nccl: leave cuDNN and its convolutions out\n"
+           "  --nccl-min-bytes N, --nccl-max-bytes N\n"
+           "                   the all-reduce sizes (doubling; default 8388608 to 1073741824)\n"
+           "  --expect-nccl-dir DIR, --expect-nccl-version V\n"
+           "                   the selected NCCL's folder and version, as for cuDNN\n"
            "  --expect-cudnn-version V\n"
            "                   the selected cuDNN's version: a loaded cuDNN reporting another\n"
            "                   one is reported\n"
@@ -1049,6 +1005,35 @@ Arguments parse_arguments(const std::vector<std::string>& args) {
             if (parsed.error.empty() && out.back().empty())
                 parsed.error = std::string(flag) + " needs a folder";
         };
+        auto value_of = [&](const char* flag) -> std::optional<std::string> {
+            std::string prefix = std::string(flag) + "=";
+            if (arg.rfind(prefix, 0) == 0) return arg.substr(prefix.size());
+            if (i + 1 < args.size()) return args[++i];
+            return std::nullopt;
+        };
+        // A byte count from 4 to 16 GiB, as digits.
+        auto bytes = [&](const char* flag, std::size_t& out) {
+            auto v = value_of(flag);
+            unsigned long long n = 0;
+            bool ok = v && !v->empty() && v->size() <= 12 &&
+                      v->find_first_not_of("0123456789") == std::string::npos;
+            if (ok) n = std::stoull(*v);
+            if (!ok || n < 4 || n > (16ULL << 30))
+                parsed.error = std::string(flag) + " needs a number of bytes from 4 to " +
+                               std::to_string(16ULL << 30);
+            else
+                out = static_cast<std::size_t>(n);
+        };
+        auto version = [&](const char* flag, std::string& out) {
+            auto v = value_of(flag);
+            bool ok = v && !v->empty() && v->front() != '.' && v->back() != '.' &&
+                      v->find("..") == std::string::npos && v->size() <= 32 &&
+                      v->find_first_not_of("0123456789.") == std::string::npos;
+            if (!ok)
+                parsed.error = std::string(flag) + " needs a version like 2.28.9";
+            else
+                out = *v;
+        };
         auto is = [&](const char* flag) {
             return arg == flag || arg.rfind(std::string(flag) + "=", 0) == 0;
         };
@@ -1070,6 +1055,18 @@ Arguments parse_arguments(const std::vector<std::string>& args) {
             folder("--expect-cudnn-dir", parsed.options.expect_cudnn_dirs);
         else if (is("--expect-cudart-dir"))
             folder("--expect-cudart-dir", parsed.options.expect_cudart_dirs);
+        else if (arg == "--nccl")
+            parsed.options.nccl = true;
+        else if (arg == "--no-cudnn")
+            parsed.options.skip_cudnn = true;
+        else if (is("--nccl-min-bytes"))
+            bytes("--nccl-min-bytes", parsed.options.nccl_min_bytes);
+        else if (is("--nccl-max-bytes"))
+            bytes("--nccl-max-bytes", parsed.options.nccl_max_bytes);
+        else if (is("--expect-nccl-dir"))
+            folder("--expect-nccl-dir", parsed.options.expect_nccl_dirs);
+        else if (is("--expect-nccl-version"))
+            version("--expect-nccl-version", parsed.options.expect_nccl_version);
         else if (is("--expect-cudnn-version")) {
             std::string& v = parsed.options.expect_cudnn_version;
             if (arg.rfind("--expect-cudnn-version=", 0) == 0)
@@ -1085,6 +1082,10 @@ Arguments parse_arguments(const std::vector<std::string>& args) {
             parsed.error = "unknown argument '" + arg + "'";
         if (!parsed.error.empty()) break;
     }
+    if (parsed.error.empty() && parsed.options.nccl_min_bytes > parsed.options.nccl_max_bytes)
+        parsed.error = "--nccl-min-bytes is larger than --nccl-max-bytes";
+    if (parsed.error.empty() && parsed.options.skip_cudnn && !parsed.options.nccl)
+        parsed.error = "--no-cudnn leaves nothing to probe without --nccl";
     return parsed;
 }
 

@@ -4,6 +4,8 @@
 
 #include "report.h"
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,15 @@ struct Options {
     // The selected build's version ("9.19.0", up to 3 numbers compared): a loaded cuDNN that
     // reports another one is a problem ("not_selected"), even from the selected folder.
     std::string expect_cudnn_version;
+    bool skip_cudnn = false; // --no-cudnn
+    // --nccl: load libnccl.so.2, one communicator over every visible GPU, all-reduces checked
+    // exactly from nccl_min_bytes to nccl_max_bytes (doubling); one GPU: one all-reduce.
+    bool nccl = false;
+    std::size_t nccl_min_bytes = std::size_t(8) << 20;
+    std::size_t nccl_max_bytes = std::size_t(1) << 30;
+    std::vector<std::string> expect_nccl_dirs;
+    std::string
+        expect_nccl_version; // "2.28" or "2.28.9": a loaded NCCL reporting another is not_selected
 };
 
 struct Arguments {
@@ -33,6 +44,10 @@ struct Arguments {
 
 Arguments parse_arguments(const std::vector<std::string>& args);
 std::string usage_text();
+
+// The warning for CUDA_MODULE_LOADING=EAGER in this process's environment; nullopt when unset
+// or another value.
+std::optional<std::string> eager_module_loading();
 
 // Runs the whole probe. Never throws for a library's failure: every failure is a Problem.
 Report run_probe(const Options& options);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <functional>
 
 namespace cvm::probe {
 namespace {
@@ -75,12 +76,174 @@ void optional_text(JsonWriter& json, const char* name, const std::string& value)
         json.value(value);
 }
 
+void write_nccl(JsonWriter& json, const NcclReport& n) {
+    json.begin_object();
+    json.key("library");
+    write_library(json, n.library);
+    json.key("version").begin_object();
+    optional_number(json, "code", n.version_code);
+    optional_text(json, "text", n.version);
+    json.end_object();
+    optional_text(json, "banner", n.banner);
+    optional_text(json, "built_for_cuda", n.built_for_cuda);
+    json.key("ranks").value(n.ranks);
+    json.key("one_gpu").value(n.ranks == 1);
+    optional_text(json, "note", n.ranks == 1 ? one_gpu_note() : "");
+    json.key("devices").begin_array();
+    for (std::size_t r = 0; r < n.bus_ids.size(); ++r) {
+        json.begin_object().key("rank").value(static_cast<int>(r));
+        optional_text(json, "bus_id", n.bus_ids[r]);
+        json.end_object();
+    }
+    json.end_array();
+    json.key("peer_access").begin_array();
+    for (const auto& row : n.peer_access) {
+        json.begin_array();
+        for (int v : row)
+            if (v < 0)
+                json.null();
+            else
+                json.value(v == 1);
+        json.end_array();
+    }
+    json.end_array();
+    json.key("links").begin_array();
+    for (const auto& l : n.links)
+        json.begin_object()
+            .key("from")
+            .value(l.from)
+            .key("to")
+            .value(l.to)
+            .key("transport")
+            .value(l.transport)
+            .key("channels")
+            .value(l.channels)
+            .end_object();
+    json.end_array();
+    json.key("all_reduce").begin_array();
+    for (const auto& z : n.sizes) {
+        json.begin_object();
+        json.key("bytes")
+            .value(static_cast<std::int64_t>(z.bytes))
+            .key("iterations")
+            .value(z.iterations);
+        json.key("time_us").value(z.time_us);
+        json.key("algbw_gbs");
+        if (n.ranks > 1)
+            json.value(z.algbw_gbs);
+        else
+            json.null();
+        json.key("busbw_gbs");
+        if (n.ranks > 1)
+            json.value(z.busbw_gbs);
+        else
+            json.null();
+        json.key("checked").value(static_cast<std::int64_t>(z.checked));
+        json.key("mismatched").value(static_cast<std::int64_t>(z.mismatched));
+        json.key("matched").value(z.matched());
+        optional_text(json, "first_mismatch", z.first_mismatch);
+        json.end_object();
+    }
+    json.end_array();
+    json.key("environment").begin_array();
+    for (const auto& e : n.environment)
+        json.value(e);
+    json.end_array();
+    json.key("init_ms").value(n.init_ms).key("all_reduce_ms").value(n.allreduce_ms);
+    json.end_object();
+}
+
+std::string size_label(std::size_t bytes) {
+    if (bytes >= (std::size_t(1) << 30) && bytes % (std::size_t(1) << 30) == 0)
+        return std::to_string(bytes >> 30) + " GiB";
+    if (bytes >= (std::size_t(1) << 20) && bytes % (std::size_t(1) << 20) == 0)
+        return std::to_string(bytes >> 20) + " MiB";
+    if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
+    return std::to_string(bytes) + " B";
+}
+
+void render_nccl(const NcclReport& n, const std::function<void(const std::string&)>& line) {
+    line("");
+    if (!n.library.loaded()) {
+        line("NCCL    not loaded");
+        return;
+    }
+    std::string head =
+        "NCCL    " + (n.version.empty() ? std::string("version unknown")
+                                        : n.version + " (" + std::to_string(n.version_code) + ")");
+    if (!n.built_for_cuda.empty()) head += ", built for CUDA " + n.built_for_cuda;
+    line(head + "  " + n.library.path);
+    if (n.ranks <= 0) return;
+    std::string devices;
+    for (std::size_t r = 0; r < n.bus_ids.size(); ++r)
+        devices += (devices.empty() ? "" : ", ") + std::to_string(r) +
+                   (n.bus_ids[r].empty() ? "" : " " + n.bus_ids[r]);
+    line("ranks   " + std::to_string(n.ranks) + " (GPU " + devices + "), ncclCommInitAll " +
+         format_double("%.0f ms", n.init_ms));
+    if (n.ranks > 1) {
+        std::string peers;
+        for (std::size_t a = 0; a < n.peer_access.size(); ++a)
+            for (std::size_t b = a + 1; b < n.peer_access[a].size(); ++b) {
+                int v = n.peer_access[a][b];
+                peers += (peers.empty() ? "" : ", ") + std::to_string(a) + "-" + std::to_string(b) +
+                         " " +
+                         (v == 1   ? "yes"
+                          : v == 0 ? "no"
+                                   : "?");
+            }
+        line("peer access " + peers);
+        for (const auto& l : n.links)
+            line("link    " + std::to_string(l.from) + " -> " + std::to_string(l.to) + " via " +
+                 l.transport + " (" + std::to_string(l.channels) + " channel" +
+                 (l.channels == 1 ? "" : "s") + ")");
+    } else {
+        line(one_gpu_note());
+    }
+    if (!n.environment.empty())
+        line("NCCL variables: " + [&] {
+            std::string all;
+            for (const auto& e : n.environment)
+                all += (all.empty() ? "" : " ") + e;
+            return all;
+        }());
+    if (n.sizes.empty()) return;
+    line("all-reduce (float sum, out of place, every rank checked exactly):");
+    line("  size        time      algbw      busbw  check");
+    for (const auto& z : n.sizes) {
+        std::string text = "  " + size_label(z.bytes);
+        text.resize(std::max<std::size_t>(text.size(), 10), ' ');
+        text += format_double("%9.1f us", z.time_us);
+        if (n.ranks > 1)
+            text += format_double(" %6.1f GB/s", z.algbw_gbs) +
+                    format_double(" %6.1f GB/s", z.busbw_gbs);
+        else
+            text += "          -          -";
+        text += z.matched() ? "  exact"
+                            : "  WRONG (" + std::to_string(z.mismatched) + " of " +
+                                  std::to_string(z.checked) + ")";
+        line(text);
+    }
+}
+
 } // namespace
 
+std::string one_gpu_note() {
+    return "one GPU: its one-rank all-reduce moves nothing between GPUs, so no link is measured";
+}
+
 bool Report::ok() const {
-    if (!problems.empty() || convolutions.empty()) return false;
-    for (const auto& c : convolutions)
-        if (!c.ran || !c.comparison.matched) return false;
+    if (!problems.empty()) return false;
+    if (cudnn_skipped && !nccl.asked) return false;
+    if (!cudnn_skipped) {
+        if (convolutions.empty()) return false;
+        for (const auto& c : convolutions)
+            if (!c.ran || !c.comparison.matched) return false;
+    }
+    if (nccl.asked) {
+        if (!nccl.ran()) return false;
+        for (const auto& s : nccl.sizes)
+            if (!s.matched()) return false;
+    }
     return true;
 }
 
@@ -179,6 +342,7 @@ std::string render_json(const Report& r) {
     json.key("definition").value("max |gpu - reference| <= relative * max |reference|");
     optional_text(json, "math", r.math);
     json.end_object();
+    optional_text(json, "algorithm_choice", r.algorithm_choice);
     json.key("convolutions").begin_array();
     for (const auto& c : r.convolutions) {
         json.begin_object();
@@ -230,10 +394,17 @@ std::string render_json(const Report& r) {
     for (const auto& e : r.cache_entries)
         json.value(e);
     json.end_array();
+    json.key("cudnn_skipped").value(r.cudnn_skipped);
+    json.key("nccl");
+    if (r.nccl.asked)
+        write_nccl(json, r.nccl);
+    else
+        json.null();
     json.key("timings_ms").begin_object();
     json.key("load").value(r.timings.load_ms).key("init").value(r.timings.init_ms);
     json.key("convolutions").value(r.timings.convolution_ms);
-    json.key("benchmark").value(r.timings.benchmark_ms).key("total").value(r.timings.total_ms);
+    json.key("benchmark").value(r.timings.benchmark_ms).key("nccl").value(r.timings.nccl_ms);
+    json.key("total").value(r.timings.total_ms);
     json.end_object();
     json.end_object();
     return json.str();
@@ -242,7 +413,9 @@ std::string render_json(const Report& r) {
 std::string render_text(const Report& r) {
     std::string out;
     auto line = [&out](const std::string& text) { out += text + "\n"; };
-    if (r.cudnn.loaded()) {
+    if (r.cudnn_skipped) {
+        line("cuDNN   not probed (--no-cudnn)");
+    } else if (r.cudnn.loaded()) {
         std::string text =
             "cuDNN   " + (r.cudnn_version >= 0 ? cudnn_version_text(r.cudnn_version) + " (" +
                                                      std::to_string(r.cudnn_version) + ")"
@@ -278,7 +451,10 @@ std::string render_text(const Report& r) {
     if (!r.convolutions.empty()) {
         line("");
         line("convolutions (float NCHW, " + (r.math.empty() ? std::string("default") : r.math) +
-             " math; pass when max error <= " + format_double("%g", kRelativeTolerance) +
+             " math, " +
+             (r.algorithm_choice == "heuristic" ? "algorithm from cuDNN's heuristics"
+                                                : "fixed algorithm") +
+             "; pass when max error <= " + format_double("%g", kRelativeTolerance) +
              " x max |reference|):");
         for (const auto& c : r.convolutions) {
             std::string status = !c.ran ? "FAIL " : c.comparison.matched ? "ok   " : "WRONG";
@@ -314,9 +490,10 @@ std::string render_text(const Report& r) {
             line(text);
         }
     }
+    if (r.nccl.asked) render_nccl(r.nccl, line);
     if (!r.cuda_modules.empty()) {
         line("");
-        line("CUDA and cuDNN libraries in the process:");
+        line("CUDA, cuDNN and NCCL libraries in the process:");
         for (const auto& m : r.cuda_modules)
             line("  " + m.real_path + (m.real_path != m.path ? "  (as " + m.path + ")" : ""));
     }
@@ -336,14 +513,21 @@ std::string render_text(const Report& r) {
             line("problem [" + p.kind + "]: " + p.message);
     }
     line("");
-    line(r.ok() ? "result: OK, the convolutions ran on the GPU and matched the CPU reference"
-                : "result: FAILED");
+    std::string passed =
+        r.cudnn_skipped ? "" : "the convolutions ran on the GPU and matched the CPU reference";
+    if (r.nccl.asked)
+        passed +=
+            std::string(passed.empty() ? "" : "; ") + "NCCL's all-reduce" +
+            (r.nccl.ranks > 1 ? " over " + std::to_string(r.nccl.ranks) + " GPUs" : std::string()) +
+            " gave the exact sums";
+    line(r.ok() ? "result: OK, " + passed : "result: FAILED");
     line("time: " + format_double("%.0f ms", r.timings.total_ms) + " (load " +
          format_double("%.0f", r.timings.load_ms) + ", init " +
          format_double("%.0f", r.timings.init_ms) + ", convolutions " +
          format_double("%.0f", r.timings.convolution_ms) +
          (r.benchmarks.empty() ? std::string()
                                : ", benchmark " + format_double("%.0f", r.timings.benchmark_ms)) +
+         (r.nccl.asked ? ", NCCL " + format_double("%.0f", r.timings.nccl_ms) : std::string()) +
          ")");
     return out;
 }

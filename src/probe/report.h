@@ -23,6 +23,7 @@ constexpr const char* kWrongResult = "wrong_result";
 constexpr const char* kMixedCudnnFolders = "mixed_cudnn_folders";
 constexpr const char* kSublibraryMismatch = "sublibrary_mismatch";
 constexpr const char* kNotSelected = "not_selected";
+constexpr const char* kNcclError = "nccl_error";
 constexpr const char* kUsage = "usage";
 } // namespace problem
 
@@ -78,6 +79,7 @@ struct Timings {
     double init_ms = 0;        // driver, device and cudnnCreate
     double convolution_ms = 0; // the checks
     double benchmark_ms = 0;
+    double nccl_ms = 0; // loading NCCL, ncclCommInitAll, the all-reduces and their checks
     double total_ms = 0;
 };
 
@@ -87,6 +89,45 @@ struct DeviceInfo {
     std::string name;
     int cc_major = -1;
     int cc_minor = -1;
+};
+
+// One all-reduce size of the NCCL check.
+struct NcclSize {
+    std::size_t bytes = 0;
+    int iterations = 0;         // timed, after the warm-up
+    double time_us = 0;         // per all-reduce, wall time over every rank's stream
+    double algbw_gbs = 0;       // bytes / time (GB/s, 10^9)
+    double busbw_gbs = 0;       // algbw * 2(n-1)/n, as nccl-tests define it
+    std::size_t checked = 0;    // floats compared, over every rank
+    std::size_t mismatched = 0; // of them, not the exact sum
+    std::string first_mismatch; // "rank 1, element 12: 3 instead of 5"
+    bool matched() const { return checked > 0 && mismatched == 0; }
+};
+
+// A connection NCCL chose between two ranks, from its own log ("Channel 00/0 : 0[0] -> 1[1] via
+// P2P/CUMEM/read").
+struct NcclLink {
+    int from = 0, to = 0;
+    std::string transport; // "P2P/CUMEM/read", "SHM/direct/direct", "NVLS", ...
+    int channels = 0;      // how many channels use it
+};
+
+struct NcclReport {
+    bool asked = false; // --nccl
+    LibraryInfo library;
+    long long version_code = -1;      // ncclGetVersion
+    std::string version;              // decoded: "2.28.9"
+    std::string banner;               // the library file's own text: "NCCL version 2.28.9+cuda13.0"
+    std::string built_for_cuda;       // from the banner: "13.0"
+    int ranks = 0;                    // the communicator's GPUs (every visible one)
+    std::vector<std::string> bus_ids; // per rank
+    std::vector<std::vector<int>> peer_access; // [i][j]: 1 peer access, 0 none, -1 unknown
+    std::vector<NcclLink> links;
+    std::vector<NcclSize> sizes;
+    std::vector<std::string> environment; // NCCL_* variables in force ("NCCL_P2P_DISABLE=1")
+    double init_ms = 0;                   // ncclCommInitAll
+    double allreduce_ms = 0;              // buffers, all-reduces and checks
+    bool ran() const { return !sizes.empty(); }
 };
 
 struct Report {
@@ -103,12 +144,17 @@ struct Report {
     int cc_minor = -1;
     std::vector<DeviceInfo> devices; // every device's name and compute capability
     std::string math; // the math mode the checks asked for
+    // How the checks chose their algorithm: "fixed" (the implicit precomputed GEMM, then the
+    // implicit GEMM) or "heuristic" (cudnnGetConvolutionForwardAlgorithm_v7, with --benchmark).
+    std::string algorithm_choice;
     std::vector<os::LoadedModule> cuda_modules;
     std::vector<std::string> cudnn_folders;
     std::vector<os::SearchFolder> searched_folders; // filled when a library was not found
     std::vector<std::string> cache_entries;
     std::vector<ConvolutionRun> convolutions;
     std::vector<BenchmarkRun> benchmarks;
+    bool cudnn_skipped = false; // --no-cudnn: only NCCL was asked about
+    NcclReport nccl;
     std::vector<Problem> problems;
     std::vector<std::string> warnings;
     Timings timings;
@@ -116,7 +162,8 @@ struct Report {
     void add_problem(const std::string& kind, const std::string& message) {
         problems.push_back({kind, message});
     }
-    // True when every check ran on the GPU, matched, and nothing else went wrong.
+    // True when every check ran on the GPU, matched, and nothing else went wrong: the
+    // convolutions (unless --no-cudnn) and, with --nccl, every all-reduce.
     bool ok() const;
 };
 
@@ -127,6 +174,9 @@ int cudnn_version_major(long long version);
 std::string cuda_version_text(long long version);
 // The major version in a library file name: libcudnn.so.9 -> 9, cudnn64_8.dll -> 8; -1 if none.
 int major_from_library_name(const std::string& name);
+
+// "one GPU: its one-rank all-reduce moves nothing between GPUs, so no link is measured"
+std::string one_gpu_note();
 
 std::string render_json(const Report& report);
 std::string render_text(const Report& report);

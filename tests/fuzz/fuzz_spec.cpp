@@ -25,5 +25,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     cvm::parse_version(text, 1, 4);
     cvm::parse_cudnn_id(text);
+    // An NCCL id prints back to itself.
+    if (auto n = cvm::parse_nccl_id(text)) {
+        auto again = cvm::parse_nccl_id(n->str());
+        if (!again || again->str() != n->str()) __builtin_trap();
+    }
     return 0;
 }

@@ -41,7 +41,7 @@ assert_eq "$(values env --shell f)" $'fish\n:none'
 assert_eq "$(values env --shell=f)" $'--shell=fish\n:none'
 assert_eq "$(values env --shell = f)" $'fish\n:none'   # as bash splits --shell=f
 has cmd env --shell ""; lacks cmd init ""; has pwsh init ""
-assert_eq "$(values list "")" $'cuda\ncudnn\n:none'
+assert_eq "$(values list "")" $'cuda\ncudnn\nnccl\n:none'
 has powershell completions ""
 has use help ""
 has nvcc which ""

@@ -89,7 +89,7 @@ expect_line 2 "cvm: unknown option '-x'; see cvm help" "$CVM" -x
 expect_line 2 "cvm which: missing TOOL; e.g. cvm which nvcc" "$CVM" which
 expect_line 2 "cvm uninstall: missing ID; e.g. cvm uninstall 12.4.1" "$CVM" rm
 expect_line 2 "cvm use: unexpected argument '13'; see cvm help use" "$CVM" use 12 13
-expect_line 2 "cvm list: 'foo' is not a valid KIND (cuda or cudnn); see cvm help list" "$CVM" list foo
+expect_line 2 "cvm list: 'foo' is not a valid KIND (cuda, cudnn or nccl); see cvm help list" "$CVM" list foo
 expect_line 2 "cvm install: --cuda needs a value; see cvm help install" "$CVM" install --cuda
 expect_line 2 "cvm export: missing DIR; e.g. cvm export lmod ~/modulefiles" "$CVM" export lmod
 expect_line 2 "cvm exec: nothing to run; usage: cvm exec [SPEC] -- CMD [ARGS...] or cvm exec [--spec SPEC] CMD [ARGS...]" "$CVM" exec

@@ -103,3 +103,13 @@ probe_jq() {
         probe_fail "$3 (jq: $2)"
     }
 }
+
+# probe_build_nccl DIR [VERSION [CODE [CUDA]]] : a fake libnccl.so.2 (a link to
+# libnccl.so.VERSION, as NVIDIA's packages lay it out) carrying NCCL's banner, in DIR.
+probe_build_nccl() {
+    local dir=$1 version=${2:-2.28.9} code=${3:-22809} cuda=${4:-13.0}
+    mkdir -p "$dir"
+    probe_compile "$dir/libnccl.so.$version" libnccl.so.2 fake_nccl.c \
+        -DFAKE_NCCL_VERSION="\"$version\"" -DFAKE_NCCL_CODE="$code" -DFAKE_NCCL_CUDA="\"$cuda\""
+    ln -sf "libnccl.so.$version" "$dir/libnccl.so.2"
+}

@@ -10,6 +10,13 @@
     make_archives.py hostile OUT KIND      (dotdot absolute symlink-out symlink-chain hardlink-out
                                             device fifo zip-dotdot zip-absolute)
     make_archives.py manifest OUT.json --product cuda|cudnn --base DIR --entry KEY=VERSION=RELPATH[=VARIANT]...
+    make_archives.py nccl OUT.txz --version 2.21.5 --cuda 12.4 [--banner-version V] [--header-version V]
+                                  [--folder NAME] [--revision 1]
+    make_archives.py nccl-wheel OUT.whl --version 2.28.9 --cuda 13.0 --project nvidia-nccl-cu13
+    make_archives.py nccl-lib OUT.so --version 2.21.5 --cuda 12.4 [--code N]
+
+NCCL's library is tests/probe_fakes/fake_nccl.c compiled here ($CC, else cc): a real shared
+object carrying NCCL's banner "NCCL version X.Y.Z+cudaM.m" and ncclGetVersion, as NVIDIA's does.
 
 Library files are copies of a real ELF binary of this machine (/bin/true), so the platform check
 sees a Linux build; Windows DLLs get a PE header.
@@ -76,7 +83,7 @@ class Writer:
                         info.compress_type = zipfile.ZIP_DEFLATED
                         z.writestr(info, data)
             return
-        compression = "xz" if out.endswith(".xz") else "gz" if out.endswith((".tgz", ".gz")) else ""
+        compression = "xz" if out.endswith((".xz", ".txz")) else "gz" if out.endswith((".tgz", ".gz")) else ""
         with tarfile.open(out, "w:" + compression if compression else "w", format=tarfile.PAX_FORMAT) as t:
             for name, kind, data, mode in self.entries:
                 info = tarfile.TarInfo(name)
@@ -118,6 +125,44 @@ def add_cudnn(w, prefix, version, windows, lib_folder, skip):
     w.file(prefix + "LICENSE", b"NVIDIA cuDNN license\n")
 
 
+def nccl_library(version, cuda, code=None):
+    """fake_nccl.c compiled with NCCL's banner for VERSION and CUDA."""
+    import subprocess
+    import tempfile
+    x, y, z = (int(n) for n in version.split("."))
+    if code is None:
+        code = x * 1000 + y * 100 + z if (x <= 2 and y <= 8) else x * 10000 + y * 100 + z
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "probe_fakes", "fake_nccl.c")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "libnccl.so")
+        subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O2", "-w", "-o", out,
+                        "-Wl,-soname,libnccl.so.2", '-DFAKE_NCCL_VERSION="%s"' % version,
+                        "-DFAKE_NCCL_CODE=%d" % code, '-DFAKE_NCCL_CUDA="%s"' % cuda, src], check=True)
+        return open(out, "rb").read()
+
+
+def nccl_header(version):
+    x, y, z = version.split(".")
+    return ("#define NCCL_MAJOR %s\n#define NCCL_MINOR %s\n#define NCCL_PATCH %s\n#define NCCL_SUFFIX \"\"\n"
+            % (x, y, z)).encode()
+
+
+def add_nccl(w, prefix, lib_version, header_version, cuda, wheel=False):
+    lib = nccl_library(lib_version, cuda)
+    w.file(prefix + "include/nccl.h", nccl_header(header_version))
+    w.file(prefix + "include/nccl_net.h", b"/* net plugin API */\n")
+    if wheel:
+        # Wheels hold no links: NVIDIA's has the library itself as lib/libnccl.so.2.
+        w.file(prefix + "lib/libnccl.so.2", lib, 0o755)
+        w.file(prefix + "__init__.py", b"")
+        return
+    w.file(prefix + "lib/libnccl.so." + lib_version, lib, 0o755)
+    w.symlink(prefix + "lib/libnccl.so.2", "libnccl.so." + lib_version)
+    w.symlink(prefix + "lib/libnccl.so", "libnccl.so.2")
+    w.file(prefix + "lib/libnccl_static.a", b"!<arch>\n")
+    w.file(prefix + "lib/pkgconfig/nccl.pc", b"Name: nccl\n")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("what")
@@ -139,6 +184,10 @@ def main():
     p.add_argument("--product")
     p.add_argument("--base")
     p.add_argument("--entry", action="append", default=[])
+    p.add_argument("--cuda", default="12.4")
+    p.add_argument("--banner-version")
+    p.add_argument("--revision", default="1")
+    p.add_argument("--code", type=int)
     a = p.parse_args()
     w = Writer()
     header_version = a.header_version or a.version
@@ -162,6 +211,22 @@ def main():
         w.file(dist + "METADATA", ("Metadata-Version: 2.1\nName: %s\nVersion: %s\n\nbody\n"
                                    % (a.project, a.version)).encode())
         w.file(dist + "WHEEL", b"Wheel-Version: 1.0\nTag: py3-none-manylinux2014_x86_64\n")
+    elif a.what == "nccl":
+        folder = a.folder or "nccl_%s-%s+cuda%s_x86_64" % (a.version, a.revision, a.cuda)
+        add_nccl(w, folder + "/", a.banner_version or a.version, a.header_version or a.version, a.cuda)
+        w.file(folder + "/LICENSE.txt", b"NCCL license\n")
+    elif a.what == "nccl-wheel":
+        add_nccl(w, "nvidia/nccl/", a.banner_version or a.version, a.header_version or a.version, a.cuda, True)
+        w.file("nvidia/__init__.py", b"")
+        dist = a.project.replace("-", "_") + "-" + a.version + ".dist-info/"
+        w.file(dist + "METADATA", ("Metadata-Version: 2.1\nName: %s\nVersion: %s\n\nbody\n"
+                                   % (a.project, a.version)).encode())
+        w.file(dist + "WHEEL", b"Wheel-Version: 1.0\nTag: py3-none-manylinux_2_18_x86_64\n")
+    elif a.what == "nccl-lib":
+        with open(a.out, "wb") as f:
+            f.write(nccl_library(a.banner_version or a.version, a.cuda, a.code))
+        os.chmod(a.out, 0o755)
+        return
     elif a.what == "component":
         top = a.folder + "/"
         for tool in a.tool:

@@ -76,6 +76,36 @@ probe_jq "$T/system.json" '.ok and .problems == []' "cvm probe of a system cuDNN
 probe_jq "$T/system.json" "[.libraries[].real_path] | index(\"$T/machine/usr/lib/x86_64-linux-gnu/libcudnn.so.9.14.0\") != null" \
     "cvm probe of a system cuDNN: the packaged file"
 
+# An NCCL in the selection: probed by default (one communicator over the fake's two GPUs), from
+# the merged view, its version the selection's; a toolkit with NCCL and no cuDNN probes NCCL only.
+# The machine's own libnccl.so.2 (this one's CUDA 13.0 has the wheel's in ld.so.cache) loses to it.
+probe_build_nccl "$T/nccl-lib" 2.28.9 22809 13.0
+mkdir -p "$T/nccl_2.28.9-1+cuda13.0_x86_64/lib" "$T/nccl_2.28.9-1+cuda13.0_x86_64/include"
+cp -P "$T/nccl-lib"/libnccl.so* "$T/nccl_2.28.9-1+cuda13.0_x86_64/lib/"
+printf '#define NCCL_MAJOR 2\n#define NCCL_MINOR 28\n#define NCCL_PATCH 9\n' > "$T/nccl_2.28.9-1+cuda13.0_x86_64/include/nccl.h"
+expect_rc 0 "$CVM" import "$T/nccl_2.28.9-1+cuda13.0_x86_64"
+mkdir -p "$T/nccl-project"
+(
+    cd "$T/nccl-project"
+    expect_rc 0 "$CVM" use 13+9.19+nccl2.28
+    FAKE_CUDART_DEVICES=9.0,9.0 expect_rc 0 "$CVM" probe --json
+    printf '%s\n' "$OUT" >"$T/nccl.json"
+    expect_rc 0 "$CVM" use 13+nccl2.28
+    expect_rc 0 "$CVM" probe --json
+    printf '%s\n' "$OUT" >"$T/nccl-only.json"
+    # Selected without NCCL, --nccl asks for it anyway (whichever the machine gives).
+    expect_rc 0 "$CVM" use 13+9.19
+    LD_LIBRARY_PATH="$T/nccl-lib" expect_rc 0 "$CVM" probe --nccl --json
+    printf '%s\n' "$OUT" >"$T/nccl-asked.json"
+)
+probe_jq "$T/nccl.json" '.ok and .problems == [] and .nccl.ranks == 2 and (.convolutions | length) > 0' \
+    "cvm probe with NCCL selected: not ok"
+probe_jq "$T/nccl.json" ".nccl.library.path == \"$T/nccl_2.28.9-1+cuda13.0_x86_64/lib/libnccl.so.2.28.9\"" \
+    "cvm probe: NCCL from the selection"
+probe_jq "$T/nccl-only.json" '.ok and .cudnn_skipped and .convolutions == [] and .nccl.version.text == "2.28.9"' \
+    "cvm probe with NCCL and no cuDNN selected: NCCL only"
+probe_jq "$T/nccl-asked.json" '.ok and .nccl.version.text == "2.28.9" and (.convolutions | length) > 0' "cvm probe --nccl"
+
 # Without cvm's environment, the same stray folder wins and the mixture shows.
 LD_LIBRARY_PATH="$T/stray:$CUDNN_LIB:$T/cuda-13.0/lib64" probe_run "$T/plain.json" --json
 probe_expect_rc 1 "plain cvm-probe with a stray sub-library" "$T/plain.json"

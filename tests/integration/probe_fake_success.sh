@@ -41,8 +41,38 @@ probe_jq "$TMP/out.json" ".cudnn_folders == [\"$TMP/cudnn9\"]" "cuDNN 9: one fol
 probe_jq "$TMP/out.json" '(.convolutions | length) >= 3 and all(.convolutions[]; .ran and .matched)' \
     "cuDNN 9: convolutions"
 probe_jq "$TMP/out.json" 'any(.convolutions[]; .stride[0] == 2) and
-    any(.convolutions[]; .pad[0] > 0) and all(.convolutions[]; .algorithm == "IMPLICIT_PRECOMP_GEMM")' \
-    "cuDNN 9: shapes and the heuristic's algorithm"
+    any(.convolutions[]; .pad[0] > 0) and all(.convolutions[]; .algorithm == "IMPLICIT_PRECOMP_GEMM") and
+    .algorithm_choice == "fixed"' \
+    "cuDNN 9: shapes and the fixed algorithm"
+
+# Without --benchmark no algorithm search runs (cuDNN's heuristics cost more than the
+# convolutions); with it, the checks run the heuristic's first choice (the fake's is GEMM).
+rm -f "$TMP/trace"
+FAKE_CUDNN_TRACE="$TMP/trace" probe_run "$TMP/fixed.json" --json
+probe_expect_rc 0 "no search" "$TMP/fixed.json"
+[ ! -s "$TMP/trace" ] || { cat "$TMP/trace" >&2; probe_fail "the probe searched for an algorithm without --benchmark"; }
+FAKE_CUDNN_TRACE="$TMP/trace" probe_run "$TMP/search.json" --json --benchmark
+probe_expect_rc 0 "search" "$TMP/search.json"
+grep -qx cudnnGetConvolutionForwardAlgorithm_v7 "$TMP/trace" || probe_fail "--benchmark: no heuristic asked"
+grep -qx cudnnFindConvolutionForwardAlgorithm "$TMP/trace" || probe_fail "--benchmark: no Find"
+probe_jq "$TMP/search.json" 'all(.convolutions[]; .algorithm == "GEMM" and .ran and .matched) and
+    .algorithm_choice == "heuristic"' "--benchmark: the checks run the heuristic's choice"
+# The fixed algorithm refused (a GPU or shape without its kernel): the implicit GEMM instead,
+# still checked against the CPU.
+FAKE_CUDNN_REFUSE_ALGO=1 probe_run "$TMP/fallback.json" --json
+probe_expect_rc 0 "fallback" "$TMP/fallback.json"
+probe_jq "$TMP/fallback.json" 'all(.convolutions[]; .algorithm == "IMPLICIT_GEMM" and .ran and .matched and .checked > 0)' \
+    "fallback: the implicit GEMM when the precomputed one is refused"
+# Both refused: one problem naming the refusal, no crash.
+FAKE_CUDNN_REFUSE_ALGO=1 FAKE_CUDNN_FAIL=cudnnConvolutionForward:3000 probe_run "$TMP/none.json" --json
+probe_expect_rc 1 "no algorithm" "$TMP/none.json"
+probe_jq "$TMP/none.json" '.problems[0].kind == "cudnn_error" and (.problems[0].message | test("CUDNN_STATUS_NOT_SUPPORTED"))' \
+    "no algorithm: the refusal is named"
+# CUDA_MODULE_LOADING=EAGER makes every CUDA program start seconds slower: said, not fatal.
+CUDA_MODULE_LOADING=EAGER probe_run "$TMP/eager.json" --json
+probe_expect_rc 0 "eager" "$TMP/eager.json"
+probe_jq "$TMP/eager.json" '.warnings | any(test("CUDA_MODULE_LOADING=EAGER is set"))' "eager: no warning"
+probe_jq "$TMP/out.json" '.warnings == []' "a warning without CUDA_MODULE_LOADING"
 probe_jq "$TMP/out.json" 'all(.convolutions[]; .math == "FMA") and .problems == []' \
     "cuDNN 9: FMA math, no problems"
 

@@ -8,8 +8,11 @@
  *   FAKE_CUDART_MODE=no_device   a driver but no device (cudaErrorNoDevice, 100)
  *   FAKE_CUDART_MODE=old_driver  the driver supports CUDA 11.0 only (35, driver version 11000)
  *   FAKE_CUDART_DEVICES=9.0,8.6  the devices' compute capabilities (default: one, 9.0); device 0
- *                                computes, the others only answer queries ("Fake GPU N")
+ *                                runs the convolutions, every one holds memory ("Fake GPU N")
+ *   FAKE_CUDART_NO_PEER=1        no device reaches another's memory (cudaDeviceCanAccessPeer 0)
+ *   FAKE_CUDART_MALLOC_LIMIT=N   cudaMalloc of more than N bytes fails (out of memory, 2)
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,7 +63,64 @@ int cudaGetDeviceCount(int* count) {
     return 0;
 }
 
-int cudaSetDevice(int device) { return device == 0 ? 0 : 101; }
+static int current_device = 0;
+
+int cudaSetDevice(int device) {
+    if (device_cc(device) < 0) return 101;
+    current_device = device;
+    return 0;
+}
+
+int cudaGetDevice(int* device) {
+    *device = current_device;
+    return 0;
+}
+
+int cudaDeviceCanAccessPeer(int* can, int device, int peer) {
+    if (device_cc(device) < 0 || device_cc(peer) < 0) return 101;
+    *can = device != peer && !getenv("FAKE_CUDART_NO_PEER");
+    return 0;
+}
+
+int cudaDeviceGetPCIBusId(char* bus_id, int length, int device) {
+    if (device_cc(device) < 0) return 101;
+    snprintf(bus_id, (size_t)length, "0000:%02X:00.0", 0x18 + device);
+    return 0;
+}
+
+typedef struct {
+    int device;
+} Stream;
+
+int cudaStreamCreate(Stream** stream) {
+    *stream = (Stream*)malloc(sizeof(Stream));
+    (*stream)->device = current_device;
+    return 0;
+}
+
+int cudaStreamSynchronize(Stream* stream) {
+    return stream && stream->device == current_device ? 0 : 400;
+}
+
+int cudaStreamDestroy(Stream* stream) {
+    free(stream);
+    return 0;
+}
+
+int cudaMemset(void* pointer, int value, size_t bytes) {
+    memset(pointer, value, bytes);
+    return 0;
+}
+
+int cudaMallocHost(void** pointer, size_t bytes) {
+    *pointer = malloc(bytes ? bytes : 1);
+    return *pointer ? 0 : 2;
+}
+
+int cudaFreeHost(void* pointer) {
+    free(pointer);
+    return 0;
+}
 
 int cudaGetDeviceProperties(void* properties, int device) {
     if (device_cc(device) < 0) return 101;
@@ -82,6 +142,8 @@ int cudaDeviceGetAttribute(int* value, int attribute, int device) {
 }
 
 int cudaMalloc(void** pointer, size_t bytes) {
+    const char* limit = getenv("FAKE_CUDART_MALLOC_LIMIT");
+    if (limit && *limit && bytes > strtoull(limit, NULL, 10)) return 2;
     *pointer = malloc(bytes ? bytes : 1);
     return *pointer ? 0 : 2;
 }
@@ -106,6 +168,8 @@ const char* cudaGetErrorName(int error) {
     case 35: return "cudaErrorInsufficientDriver";
     case 100: return "cudaErrorNoDevice";
     case 101: return "cudaErrorInvalidDevice";
+    case 400:
+        return "cudaErrorInvalidResourceHandle";
     default: return "cudaErrorUnknown";
     }
 }

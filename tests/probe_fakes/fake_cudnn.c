@@ -13,6 +13,11 @@
  *   FAKE_CUDNN_VERSION=N              cudnnGetVersion returns N (a version mismatch)
  *   FAKE_CUDNN_WRONG=1                the convolution gets one output wrong
  *   FAKE_CUDNN_FAIL=function:status   that function returns that status (e.g. cudnnCreate:4000)
+ *   FAKE_CUDNN_REFUSE_ALGO=N          algorithm N is not supported (workspace query and forward
+ *                                     return CUDNN_STATUS_NOT_SUPPORTED), as for a shape or GPU
+ *                                     the real library has no kernel of that algorithm for
+ *   FAKE_CUDNN_TRACE=FILE             the algorithm search appends its function's name to FILE,
+ *                                     so a test sees whether the probe asked for it
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -202,11 +207,25 @@ int cudnnGetConvolutionForwardAlgorithmMaxCount(Handle* handle, int* count) {
 }
 static size_t workspace_for(int algo) { return algo == 0 ? 0 : (size_t)algo * 4096; }
 
+static int refused(int algo) {
+    const char* refuse = getenv("FAKE_CUDNN_REFUSE_ALGO");
+    return refuse && *refuse && atoi(refuse) == algo;
+}
+
+static void trace(const char* function) {
+    const char* file = getenv("FAKE_CUDNN_TRACE");
+    FILE* f = file && *file ? fopen(file, "a") : NULL;
+    if (!f) return;
+    fprintf(f, "%s\n", function);
+    fclose(f);
+}
+
 int cudnnGetConvolutionForwardWorkspaceSize(Handle* handle, const TensorDesc* x,
                                             const FilterDesc* w, const ConvDesc* conv,
                                             const TensorDesc* y, int algo, size_t* bytes) {
     (void)handle, (void)x, (void)w, (void)conv, (void)y;
     if (algo < 0 || algo > 7) return STATUS_BAD_PARAM;
+    if (refused(algo)) return STATUS_NOT_SUPPORTED;
     *bytes = workspace_for(algo);
     return 0;
 }
@@ -245,6 +264,7 @@ int cudnnConvolutionForward(Handle* handle, const void* alpha, const TensorDesc*
     (void)handle;
     FAIL_IF_FORCED("cudnnConvolutionForward");
     if (algo < 0 || algo > 7) return STATUS_BAD_PARAM;
+    if (refused(algo)) return STATUS_NOT_SUPPORTED;
     if (workspace_bytes < workspace_for(algo) || (workspace_for(algo) && !workspace))
         return STATUS_BAD_PARAM;
     if (cd->mode != 1) return STATUS_NOT_SUPPORTED; /* only cross-correlation is faked */
@@ -258,8 +278,9 @@ int cudnnConvolutionForward(Handle* handle, const void* alpha, const TensorDesc*
 }
 #endif
 
-/* The heuristic's order: precomputed implicit GEMM first, as cuDNN commonly answers. */
-static const int heuristic_order[8] = {1, 0, 2, 6, 7, 4, 5, 3};
+/* The heuristic's order. The real library commonly puts the precomputed implicit GEMM first;
+ * this one puts GEMM first, so a test tells the heuristic's choice from the probe's fixed one. */
+static const int heuristic_order[8] = {2, 1, 0, 6, 7, 4, 5, 3};
 
 int cudnnGetConvolutionForwardAlgorithm_v7(Handle* handle, const TensorDesc* x,
                                            const FilterDesc* w, const ConvDesc* conv,
@@ -267,6 +288,7 @@ int cudnnGetConvolutionForwardAlgorithm_v7(Handle* handle, const TensorDesc* x,
                                            AlgoPerf* results) {
     int i;
     (void)handle, (void)x, (void)w, (void)y;
+    trace("cudnnGetConvolutionForwardAlgorithm_v7");
     FAIL_IF_FORCED("cudnnGetConvolutionForwardAlgorithm_v7");
     *returned = requested < 8 ? requested : 8;
     for (i = 0; i < *returned; ++i) {
@@ -288,6 +310,7 @@ int cudnnFindConvolutionForwardAlgorithm(Handle* handle, const TensorDesc* x, co
     double macs = (double)y->n * y->c * y->h * y->w * x->c * w->r * w->s;
     int i, j, count = requested < 8 ? requested : 8;
     (void)handle;
+    trace("cudnnFindConvolutionForwardAlgorithm");
     FAIL_IF_FORCED("cudnnFindConvolutionForwardAlgorithm");
     for (i = 0; i < count; ++i) {
         memset(&results[i], 0, sizeof results[i]);

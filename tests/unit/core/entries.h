@@ -34,4 +34,18 @@ inline Entry cudnn_entry(const std::string& id, const std::filesystem::path& pat
     return e;
 }
 
+inline Entry nccl_entry(const std::string& id, const std::filesystem::path& path) {
+    auto n = parse_nccl_id(id);
+    Entry e;
+    e.kind = Kind::Nccl;
+    e.id = id;
+    e.version = n->version;
+    e.cuda = n->cuda;
+    e.path = path;
+    e.imported = true;
+    e.include_dirs = {"include"};
+    e.lib_dirs = {"lib"};
+    return e;
+}
+
 } // namespace cvm::test

@@ -278,3 +278,46 @@ TEST_CASE("lib64 that links to lib is one library folder") {
     Layout l = layout_of(r, {}, Os::Linux);
     CHECK(l.lib_dirs == std::vector<fs::path>{t.path / "tk" / "lib"});
 }
+
+TEST_CASE("NCCL: NCCL_HOME and NCCL_ROOT, its library in the view's folder or its own") {
+    Resolved r = combo("/opt/cuda-11.2", "/opt/cudnn-8.1");
+    r.cudnn.reset();
+    Entry n;
+    n.kind = Kind::Nccl;
+    n.id = "2.8.4-cuda11.2";
+    n.version = *parse_version("2.8.4");
+    n.cuda = *parse_version("11.2");
+    n.path = "/opt/nccl";
+    n.lib_dirs = {"lib"};
+    n.include_dirs = {"include"};
+    r.nccl = n;
+    Layout l = layout_of(r, "/v", Os::Linux);
+    auto ch =
+        compute_environment(l, std::string("/usr/bin"), std::nullopt, ForeignDirs{}, Os::Linux);
+    CHECK(value_of(ch, "NCCL_HOME") == "/opt/nccl");
+    CHECK(value_of(ch, "NCCL_ROOT") == "/opt/nccl");
+    // What a build's FindNCCL reads: the view's folders, which hold libnccl.so too.
+    CHECK(value_of(ch, "NCCL_INCLUDE_DIR") == "/v/include");
+    CHECK(value_of(ch, "NCCL_LIB_DIR") == "/v/lib64");
+    CHECK(value_of(ch, "CUDA_HOME") == "/v");
+    CHECK(value_of(ch, "LD_LIBRARY_PATH") == "/v/lib64");
+    CHECK(value_of(ch, "LIBRARY_PATH") == "/v/lib64");
+    CHECK(value_of(ch, "CPATH") == "/opt/nccl/include:/v/include"); // its own first
+    CHECK(value_of(ch, "CVM_ACTIVE") == "11.2.2+nccl2.8.4-cuda11.2");
+    CHECK_FALSE(value_of(ch, "CUDNN_PATH"));
+    // Without a view (an NCCL inside the toolkit's own folder), its folder is listed.
+    l = layout_of(r, "", Os::Linux);
+    ch = compute_environment(l, std::string("/usr/bin"), std::nullopt, ForeignDirs{}, Os::Linux);
+    CHECK(value_of(ch, "LD_LIBRARY_PATH") == "/opt/cuda-11.2/lib64:/opt/nccl/lib");
+    CHECK(value_of(ch, "NCCL_INCLUDE_DIR") == "/opt/nccl/include");
+    CHECK(value_of(ch, "NCCL_LIB_DIR") == "/opt/nccl/lib");
+    // Without an NCCL, a user's own NCCL_HOME is not touched.
+    r.nccl.reset();
+    ch = compute_environment(layout_of(r, "", Os::Linux), std::string("/usr/bin"), std::nullopt,
+                             ForeignDirs{}, Os::Linux);
+    for (const auto& c : ch) {
+        CHECK(c.name != "NCCL_HOME");
+        CHECK(c.name != "NCCL_ROOT");
+        CHECK(c.name.rfind("NCCL_", 0) != 0);
+    }
+}

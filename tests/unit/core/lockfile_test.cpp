@@ -243,3 +243,39 @@ TEST_CASE("cvm.lock lives beside the nearest .cudaversion") {
     CHECK(read_lockfile(t.path / "proj" / "cvm.lock").active() == "11.2.2+8.1.0.77-cuda11.2");
     CHECK_THROWS_WITH(read_lockfile(t.path / "missing.lock"), Catch::Contains("cvm lock"));
 }
+
+TEST_CASE("NCCL in cvm.lock: its own table, in active, checked against the toolkit") {
+    Lockfile lock = sample();
+    LockedToolchain n;
+    n.kind = Kind::Nccl;
+    n.id = "2.8.4-cuda11.2";
+    n.platform = "linux-x86_64";
+    n.archives.push_back({"nccl_2.8.4-1+cuda11.2_x86_64.txz",
+                          "https://developer.download.nvidia.com/compute/redist/nccl/v2.8.4/"
+                          "nccl_2.8.4-1+cuda11.2_x86_64.txz",
+                          kSumC, true});
+    lock.nccl = n;
+    CHECK(lock.active() == "11.2.2+8.1.0.77-cuda11.2+nccl2.8.4-cuda11.2");
+    CHECK(lock.toolchains().size() == 3);
+    std::string text = format_lockfile(lock);
+    CHECK(text.find("[nccl]\nid = \"2.8.4-cuda11.2\"") != std::string::npos);
+    CHECK(text.find("[[nccl.archive]]") != std::string::npos);
+    Lockfile back = parse_lockfile(text, "cvm.lock");
+    REQUIRE(back.nccl);
+    CHECK(back.nccl->id == "2.8.4-cuda11.2");
+    CHECK(back.nccl->archives.at(0).first_use);
+    CHECK(back.nccl->reproducible());
+    CHECK(format_lockfile(back) == text);
+    // An NCCL of another CUDA major than the toolkit, or an id that is none, is refused.
+    std::string other = text;
+    other.replace(other.find("id = \"2.8.4-cuda11.2\""), 21, "id = \"2.8.4-cuda12.2\"");
+    CHECK_THROWS_WITH(parse_lockfile(other, "cvm.lock"),
+                      Catch::Contains("is not built for CUDA 11.2.2"));
+    std::string bad = text;
+    bad.replace(bad.find("id = \"2.8.4-cuda11.2\""), 21, "id = \"2.8-cuda11.2\"  ");
+    CHECK_THROWS_WITH(parse_lockfile(bad, "cvm.lock"),
+                      Catch::Contains("NCCL build id like 2.21.5-cuda12.4"));
+    // NCCL's public folder goes through the mirror like cuDNN's.
+    CHECK(mirrored_url(n.archives[0].url, std::string("http://m")) ==
+          "http://m/redist/nccl/v2.8.4/nccl_2.8.4-1+cuda11.2_x86_64.txz");
+}

@@ -214,3 +214,45 @@ TEST_CASE("export ignores an entry whose id is not a safe file name") {
     REQUIRE(r.skipped.size() == 1);
     CHECK(!fs::exists(t.path / "escape.lua"));
 }
+
+TEST_CASE("an NCCL module sets NCCL_HOME and NCCL_ROOT and its library folder, for a toolkit of "
+          "its major") {
+    TempDir t("mod");
+    Store store({t.path / "root"});
+    Entry tk = cvm::test::toolkit_entry("12.4.1", fake_toolkit(t.path / "cuda-12.4.1"));
+    Entry n = cvm::test::nccl_entry("2.21.5-cuda12.4", t.path / "nccl");
+    ModuleFile m = nccl_module(store, n, {tk}, Os::Linux);
+    CHECK(m.name() == "nccl/2.21.5-cuda12.4");
+    REQUIRE(m.branches.size() == 1);
+    std::string lua = render_module(m, ModuleFormat::Lua);
+    CHECK(count(lua, "family(\"nccl\")") == 1);
+    CHECK(count(lua, "pushenv(\"NCCL_HOME\", \"" + (t.path / "nccl").string() + "\")") == 1);
+    CHECK(count(lua, "pushenv(\"NCCL_ROOT\", \"" + (t.path / "nccl").string() + "\")") == 1);
+    CHECK(count(lua, "pushenv(\"NCCL_LIB_DIR\", \"" + (t.path / "nccl" / "lib").string() + "\")") ==
+          1);
+    CHECK(count(lua, "pushenv(\"NCCL_INCLUDE_DIR\", \"" + (t.path / "nccl" / "include").string() +
+                         "\")") == 1);
+    CHECK(count(lua, "prepend_path(\"LD_LIBRARY_PATH\", \"" + (t.path / "nccl" / "lib").string() +
+                         "\")") == 1);
+    CHECK(count(lua, "prepend_path(\"LIBRARY_PATH\", \"" + (t.path / "nccl" / "lib").string() +
+                         "\")") == 1);
+    CHECK(count(lua, "prepend_path(\"CPATH\", \"" + (t.path / "nccl" / "include").string() +
+                         "\")") == 1);
+    CHECK(count(lua, "depends_on(\"cuda/\" .. toolkit)") == 1);
+    CHECK(count(lua, "nccl/2.21.5-cuda12.4 is built for CUDA 12.4") == 1);
+    std::string tcl = render_module(m, ModuleFormat::Tcl);
+    CHECK(count(tcl, "conflict nccl\n") == 1);
+    CHECK(count(tcl, "cvm_pushenv \"NCCL_LIB_DIR\" \"" + (t.path / "nccl" / "lib").string() +
+                         "\"\n") == 1);
+    CHECK(module_file_name(m, ModuleFormat::Lua) == fs::path("nccl/2.21.5-cuda12.4.lua"));
+    // Exported beside the toolkit; one of another major is skipped with the reason.
+    store.add_imported(tk);
+    store.add_imported(n);
+    store.add_imported(cvm::test::nccl_entry("2.28.9-cuda13.0", t.path / "nccl13"));
+    ExportResult r = export_modules(store, t.path / "out", ModuleFormat::Lua, Os::Linux);
+    CHECK(fs::exists(t.path / "out" / "nccl" / "2.21.5-cuda12.4.lua"));
+    CHECK_FALSE(fs::exists(t.path / "out" / "nccl" / "2.28.9-cuda13.0.lua"));
+    REQUIRE(r.skipped.size() == 1);
+    CHECK(r.skipped[0].find("nccl 2.28.9-cuda13.0: no installed toolkit is CUDA 13") !=
+          std::string::npos);
+}

@@ -71,3 +71,44 @@ TEST_CASE("printable escapes control characters and caps length") {
     CHECK(printable("a\nb") == "a\\x0ab");
     CHECK(printable(std::string(200, 'x')).size() < 100);
 }
+
+TEST_CASE("NCCL in specs: CUDA[+CUDNN][+ncclVERSION]") {
+    Spec a = parse_spec("12.4+9.1+nccl2.21");
+    CHECK(a.cuda.str() == "12.4");
+    CHECK(a.cudnn->str() == "9.1");
+    CHECK(a.nccl->str() == "2.21");
+    CHECK_FALSE(a.nccl_cuda);
+    CHECK(a.str() == "12.4+9.1+nccl2.21");
+    Spec b = parse_spec("13.0+nccl2.28");
+    CHECK_FALSE(b.cudnn);
+    CHECK(b.nccl->str() == "2.28");
+    CHECK(b.str() == "13.0+nccl2.28");
+    // The full form of CVM_ACTIVE.
+    Spec full = parse_spec("12.4.1+9.1.0.70-cuda12+nccl2.21.5-cuda12.4");
+    CHECK(full.cudnn_cuda->str() == "12");
+    CHECK(full.nccl->str() == "2.21.5");
+    CHECK(full.nccl_cuda->str() == "12.4");
+    CHECK(full.str() == "12.4.1+9.1.0.70-cuda12+nccl2.21.5-cuda12.4");
+    CHECK(parse_spec("12+nccl2").nccl->str() == "2");
+    for (const char* bad :
+         {"12+nccl", "12+nccl2.21.5.1", "12+ncclx", "12+nccl2+nccl2", "12+nccl2.21+9.1", "12+9+9",
+          "12+nccl2-cuda", "12+nccl2-cuda1.2.3", "12+NCCL2"}) {
+        INFO(bad);
+        CHECK_THROWS_AS(parse_spec(bad), SpecError);
+    }
+    CHECK_THROWS_WITH(parse_spec("12+nccl2.21+9.1"), Catch::Contains("before the NCCL part"));
+    CHECK_THROWS_WITH(parse_spec("12+nccl"), Catch::Contains("nccl2.21"));
+}
+
+TEST_CASE("NCCL ids say the CUDA a build is for; a build serves its CUDA major") {
+    auto id = parse_nccl_id("2.21.5-cuda12.4");
+    REQUIRE(id);
+    CHECK(id->str() == "2.21.5-cuda12.4");
+    CHECK(id->serves(*parse_version("12.2.0")));
+    CHECK(id->serves(*parse_version("12.8.1")));
+    CHECK_FALSE(id->serves(*parse_version("13.0.0")));
+    CHECK(parse_nccl_id("2.28.9-cuda13")->cuda.str() == "13");
+    CHECK_FALSE(parse_nccl_id("2.21-cuda12.4"));
+    CHECK_FALSE(parse_nccl_id("2.21.5"));
+    CHECK_FALSE(parse_nccl_id("2.21.5-cuda"));
+}

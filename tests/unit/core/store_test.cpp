@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <fstream>
@@ -223,4 +224,68 @@ TEST_CASE("an assembled import gets a root of links inside its entry and keeps i
     store.remove(Kind::Cuda, "11.8.89");
     CHECK(fs::exists(usr / "bin" / "nvcc"));
     CHECK(fs::exists(usr / "include" / "cuda_runtime.h"));
+}
+
+TEST_CASE("NCCL: entries round-trip, specs resolve to a build of the toolkit's CUDA major") {
+    TempDir t("store");
+    Store store({t.path / "root"});
+    Entry n = cvm::test::nccl_entry("2.21.5-cuda12.4", t.path / "nccl");
+    Entry back = parse_entry(serialize_entry(n), "/store/nccl/2.21.5-cuda12.4", "entry");
+    CHECK(back.kind == Kind::Nccl);
+    CHECK(back.cuda.str() == "12.4");
+    CHECK(back.nccl_id()->str() == "2.21.5-cuda12.4");
+    CHECK_FALSE(back.cudnn_id());
+    for (auto id : {"12.2.2", "12.4.1", "13.0.1"})
+        store.add_imported(cvm::test::toolkit_entry(id, t.path / id));
+    store.add_imported(cvm::test::cudnn_entry("9.1.0.70-cuda12", t.path / "cudnn"));
+    for (auto id : {"2.21.5-cuda12.4", "2.21.5-cuda12.2", "2.20.3-cuda12.2", "2.28.9-cuda13.0",
+                    "2.28.9-cuda12.9"})
+        store.add_imported(cvm::test::nccl_entry(id, t.path / id));
+
+    // Only the ids a spec names are read, as for cuDNN.
+    Resolved r = resolve(store, parse_spec("12.4+9.1+nccl2.21"));
+    CHECK(r.toolkit.id == "12.4.1");
+    REQUIRE(r.cudnn);
+    REQUIRE(r.nccl);
+    CHECK(r.nccl->id == "2.21.5-cuda12.4");
+    CHECK(r.active() == "12.4.1+9.1.0.70-cuda12+nccl2.21.5-cuda12.4");
+    CHECK(r.entries().size() == 3);
+    CHECK(r.of(Kind::Nccl) == &*r.nccl);
+    // Of one release, the build for the toolkit's own minor, else the newest older one.
+    CHECK(resolve(store, parse_spec("12.2+nccl2.21")).nccl->id == "2.21.5-cuda12.2");
+    CHECK(resolve(store, parse_spec("12.4+nccl2")).nccl->id == "2.21.5-cuda12.4");
+    CHECK(resolve(store, parse_spec("13+nccl2")).nccl->id == "2.28.9-cuda13.0");
+    CHECK(resolve(store, parse_spec("12.4+nccl2.21-cuda12.2")).nccl->id == "2.21.5-cuda12.2");
+    // A build serves its CUDA major only: 2.28.9 for 12 is the 12.9 one.
+    CHECK(resolve(store, parse_spec("12.2+nccl2.28")).nccl->id == "2.28.9-cuda12.9");
+    // The full form names exactly one.
+    CHECK(resolve(store, parse_spec(r.active())).active() == r.active());
+    CHECK_THROWS_WITH(resolve(store, parse_spec("13+nccl2.21")),
+                      Catch::Contains("no installed NCCL 2.21 is built for CUDA 13"));
+    CHECK_THROWS_WITH(resolve(store, parse_spec("12+nccl2.99")),
+                      Catch::Contains("no NCCL 2.99 is installed"));
+    CHECK_THROWS_WITH(resolve(store, parse_spec("12+nccl2.99")),
+                      Catch::Contains("cvm install 12+nccl2.99"));
+    // Without +nccl, no NCCL.
+    CHECK_FALSE(resolve(store, parse_spec("12.4")).nccl);
+    CHECK(kind_of_dir("nccl") == Kind::Nccl);
+    CHECK(std::string(kind_label(Kind::Nccl)) == "NCCL");
+    CHECK(store.list(Kind::Nccl).size() == 5);
+    CHECK(store.brief(Kind::Nccl).items.front().cuda_parts == 2);
+}
+
+TEST_CASE("NCCL: removing an entry drops the merged views that use it, and only those") {
+    TempDir t("store");
+    Store store({t.path / "root"});
+    store.add_imported(cvm::test::nccl_entry("2.21.5-cuda12.4", t.path / "nccl"));
+    for (const char* v :
+         {"12.4.1+nccl2.21.5-cuda12.4", "12.4.1+9.1.0.70-cuda12+nccl2.21.5-cuda12.4",
+          "12.4.1+9.1.0.70-cuda12", "12.4.1+nccl2.20.3-cuda12.2"})
+        fs::create_directories(store.views_dir() / v);
+    store.remove(Kind::Nccl, "2.21.5-cuda12.4");
+    std::vector<std::string> left;
+    for (const auto& d : fs::directory_iterator(store.views_dir()))
+        left.push_back(d.path().filename().string());
+    std::sort(left.begin(), left.end());
+    CHECK(left == std::vector<std::string>{"12.4.1+9.1.0.70-cuda12", "12.4.1+nccl2.20.3-cuda12.2"});
 }

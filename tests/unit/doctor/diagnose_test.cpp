@@ -611,3 +611,18 @@ TEST_CASE("doctor: a cuDNN in System32 beats the selection on Windows", "[doctor
         CHECK(f->fix.find("os.add_dll_directory") != std::string::npos);
     }
 }
+
+TEST_CASE("doctor: CUDA_MODULE_LOADING=EAGER in the report, a note only", "[doctor][diagnose]") {
+    auto cc = c_compiler();
+    if (!cc) {
+        WARN("no C compiler: skipping");
+        return;
+    }
+    LinuxMachine m(*cc);
+    m.activate();
+    m.in.env["CUDA_MODULE_LOADING"] = "EAGER";
+    auto r = diagnose(m.in);
+    INFO(codes(r));
+    REQUIRE(find(r, "cuda-module-loading-eager"));
+    CHECK(r.healthy());
+}

@@ -97,6 +97,40 @@ TEST_CASE("the image's environment is cvm env's, for the image's folders") {
     CHECK(value(rt, "LD_LIBRARY_PATH") == view + "/lib64");
 }
 
+TEST_CASE("an NCCL is a part of its own, and its variables name the image's folders") {
+    test::TempDir tmp("image-nccl");
+    Resolved r = sample(false);
+    r.toolkit.path = tmp.path / "store" / "cuda" / "12.4.1" / "root";
+    r.nccl = test::nccl_entry("2.21.5-cuda12.4", tmp.path / "store" / "nccl" / "2.21.5-cuda12.4");
+    test::write_file(r.toolkit.path / "bin" / "nvcc", "nvcc");
+    test::write_file(r.toolkit.path / "lib64" / "libcudart.so.12", "");
+    test::write_file(r.nccl->path / "lib" / "libnccl.so.2", "");
+    CHECK(needs_view(r));
+    const fs::path view = tmp.path / "store" / "views" / "12.4.1+nccl2.21.5-cuda12.4";
+    auto s = image_selection(r, view, false);
+    REQUIRE(s.parts.size() == 2);
+    CHECK(s.parts[1].layer == "opt/cvm/nccl/2.21.5-cuda12.4");
+    CHECK(layer_trees(s).size() == 3);
+    CHECK(default_tag(s) == "cuda12.4.1-nccl2.21.5-cuda12.4");
+    CHECK(image_labels(s)["cvm.nccl"] == "2.21.5-cuda12.4");
+    auto env = image_env(s, {});
+    const std::string v = "/opt/cvm/views/12.4.1+nccl2.21.5-cuda12.4";
+    CHECK(value(env, "NCCL_HOME") == "/opt/cvm/nccl/2.21.5-cuda12.4");
+    CHECK(value(env, "NCCL_ROOT") == "/opt/cvm/nccl/2.21.5-cuda12.4");
+    CHECK(value(env, "NCCL_INCLUDE_DIR") == v + "/include");
+    CHECK(value(env, "NCCL_LIB_DIR") == v + "/lib64");
+    CHECK(value(env, "LD_LIBRARY_PATH") == v + "/lib64");
+    for (const auto& item : env)
+        CHECK(item.find(tmp.path.native()) == std::string::npos);
+    s.runtime = true;
+    auto rt = image_env(s, {});
+    CHECK(value(rt, "NCCL_INCLUDE_DIR") == "<unset>");
+    CHECK(value(rt, "NCCL_LIB_DIR") == v + "/lib64");
+    // An NCCL inside the toolkit's folder needs no view.
+    r.nccl->path = r.toolkit.path;
+    CHECK_FALSE(needs_view(r));
+}
+
 TEST_CASE("a toolkit's own view (made to hand over this machine's host compiler) stays out") {
     Resolved r = sample(false);
     CHECK_FALSE(needs_view(r));

@@ -115,3 +115,30 @@ TEST_CASE("project names normalise as pip does", "[archive_name]") {
     CHECK(normalize_project_name("NVIDIA-cuDNN.cu12") == "nvidia-cudnn-cu12");
     CHECK(normalize_project_name("a__b") == "a-b");
 }
+
+TEST_CASE("NCCL names", "[archive_name]") {
+    auto a = parse_archive_name("nccl_2.21.5-1+cuda12.4_x86_64.txz");
+    REQUIRE(a);
+    CHECK(a->family == ArchiveFamily::NcclArchive);
+    CHECK(a->product == "nccl");
+    CHECK(a->version == "2.21.5");
+    CHECK(a->cuda_variant == "12.4");
+    CHECK(a->platform == "linux-x86_64");
+    CHECK(a->extension == "txz");
+    CHECK(parse_archive_name("nccl_2.5.6-2+cuda10.2_x86_64.txz")->version == "2.5.6");
+    CHECK(parse_archive_name("nccl_2.28.9-1+cuda13.0_aarch64.txz")->platform == "linux-sbsa");
+    CHECK(parse_archive_folder_name("nccl_2.21.5-1+cuda12.4_x86_64")->family ==
+          ArchiveFamily::NcclArchive);
+    auto w = parse_archive_name("nvidia_nccl_cu12-2.21.5-py3-none-manylinux2014_x86_64.whl");
+    REQUIRE(w);
+    CHECK(w->family == ArchiveFamily::NcclWheel);
+    CHECK(w->cuda_variant == "12");
+    CHECK(w->wheel_project == "nvidia-nccl-cu12");
+    for (const char* bad : {"nccl_2.21-1+cuda12.4_x86_64.txz", "nccl_2.21.5+cuda12.4_x86_64.txz",
+                            "nccl_2.21.5-1+cuda12.4_sparc.txz", "nccl_2.21.5-x+cuda12.4_x86_64.txz",
+                            "nvidia_nccl-2.21.5-py3-none-any.whl"}) {
+        INFO(bad);
+        auto n = parse_archive_name(bad);
+        CHECK((!n || n->product != "nccl"));
+    }
+}

@@ -282,3 +282,88 @@ TEST_CASE("archives holding nothing known are refused", "[recognize]") {
     Outcome named = examine(b, tmp, "cudnn-linux-x86_64-8.9.7.29_cuda12-archive.tar.xz");
     CHECK(contains(named.error, "name says cuDNN"));
 }
+
+namespace {
+
+void add_nccl_tree(ArchiveBuilder& b, const std::string& prefix, const std::string& lib_version,
+                   const std::string& cuda, const std::string& header_version) {
+    b.file(prefix + "lib/libnccl.so." + lib_version,
+           "not ELF; NCCL version " + lib_version + (cuda.empty() ? "" : "+cuda" + cuda) +
+               std::string(1, '\0'),
+           0755);
+    b.symlink(prefix + "lib/libnccl.so.2", "libnccl.so." + lib_version);
+    b.symlink(prefix + "lib/libnccl.so", "libnccl.so.2");
+    auto a = header_version.find('.'), c = header_version.rfind('.');
+    b.file(prefix + "include/nccl.h",
+           "#define NCCL_MAJOR " + header_version.substr(0, a) + "\n#define NCCL_MINOR " +
+               header_version.substr(a + 1, c - a - 1) + "\n#define NCCL_PATCH " +
+               header_version.substr(c + 1) + "\n");
+}
+
+} // namespace
+
+TEST_CASE("NCCL archives: version and CUDA from the library, checked against the name",
+          "[recognize]") {
+    TempDir tmp;
+    ArchiveBuilder b;
+    add_nccl_tree(b, "nccl_2.21.5-1+cuda12.4_x86_64/", "2.21.5", "12.4", "2.21.5");
+    b.file("nccl_2.21.5-1+cuda12.4_x86_64/LICENSE.txt", "license");
+    Outcome o = examine(b, tmp, "nccl_2.21.5-1+cuda12.4_x86_64.txz");
+    INFO(o.error);
+    REQUIRE(o.recognized);
+    const Recognized& r = *o.recognized;
+    CHECK(r.kind == ProductKind::Nccl);
+    CHECK(r.family == ArchiveFamily::NcclArchive);
+    CHECK(r.version == "2.21.5");
+    CHECK(r.cuda_variant == "12.4");
+    CHECK(r.lib_dir == "lib");
+    CHECK(r.content_root == o.extracted / "nccl_2.21.5-1+cuda12.4_x86_64");
+    CHECK(contains(r.evidence, "NCCL version 2.21.5+cuda12.4"));
+
+    // Any other name: the folder still says what it is, and the library decides.
+    Outcome renamed = examine(b, tmp, "nccl.txz");
+    INFO(renamed.error);
+    REQUIRE(renamed.recognized);
+    CHECK(renamed.recognized->version == "2.21.5");
+
+    // A name (or folder) of another release, a header of another one, a name of another CUDA.
+    Outcome wrong_name = examine(b, tmp, "nccl_2.20.3-1+cuda12.4_x86_64.txz");
+    CHECK_FALSE(wrong_name.recognized);
+    CHECK(contains(wrong_name.error, "says version 2.20.3"));
+    ArchiveBuilder h;
+    add_nccl_tree(h, "nccl_2.21.5-1+cuda12.4_x86_64/", "2.21.5", "12.4", "2.19.3");
+    Outcome header = examine(h, tmp, "nccl_2.21.5-1+cuda12.4_x86_64.txz");
+    CHECK(contains(header.error, "include/nccl.h says NCCL 2.19.3"));
+    ArchiveBuilder c;
+    add_nccl_tree(c, "nccl_2.21.5-1+cuda12.2_x86_64/", "2.21.5", "12.4", "2.21.5");
+    Outcome cuda = examine(c, tmp, "nccl_2.21.5-1+cuda12.2_x86_64.txz");
+    CHECK(contains(cuda.error, "says CUDA 12.2"));
+    CHECK(contains(cuda.error, "was built for CUDA 12.4"));
+    // No library at all.
+    ArchiveBuilder empty;
+    empty.file("nccl_2.21.5-1+cuda12.4_x86_64/include/nccl.h", "#define NCCL_MAJOR 2\n");
+    Outcome none = examine(empty, tmp, "nccl_2.21.5-1+cuda12.4_x86_64.txz");
+    CHECK(contains(none.error, "no lib/libnccl.so.2"));
+    // A library without NCCL's text.
+    ArchiveBuilder mute;
+    mute.file("nccl_2.21.5-1+cuda12.4_x86_64/lib/libnccl.so.2", "nothing", 0755);
+    Outcome silent = examine(mute, tmp, "nccl_2.21.5-1+cuda12.4_x86_64.txz");
+    CHECK(contains(silent.error, "does not say which NCCL it is"));
+}
+
+TEST_CASE("NCCL wheels: nvidia/nccl is the root, the CUDA minor is the library's", "[recognize]") {
+    TempDir tmp;
+    ArchiveBuilder b;
+    add_nccl_tree(b, "nvidia/nccl/", "2.28.9", "13.0", "2.28.9");
+    b.file("nvidia_nccl_cu13-2.28.9.dist-info/METADATA",
+           "Metadata-Version: 2.1\nName: nvidia-nccl-cu13\nVersion: 2.28.9\n");
+    Outcome o = examine(b, tmp, "nvidia_nccl_cu13-2.28.9-py3-none-manylinux_2_18_x86_64.whl");
+    INFO(o.error);
+    REQUIRE(o.recognized);
+    CHECK(o.recognized->kind == ProductKind::Nccl);
+    CHECK(o.recognized->family == ArchiveFamily::NcclWheel);
+    CHECK(o.recognized->cuda_variant == "13.0");
+    CHECK(o.recognized->content_root == o.extracted / "nvidia" / "nccl");
+    Outcome cu12 = examine(b, tmp, "nvidia_nccl_cu12-2.28.9-py3-none-manylinux_2_18_x86_64.whl");
+    CHECK_FALSE(cu12.recognized);
+}
