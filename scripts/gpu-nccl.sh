@@ -129,7 +129,7 @@ FIGURES+=("cvm probe median ${probe_median} s, PyTorch check median ${torch_medi
 "$PYTHON" -c "import sys; sys.exit(0 if $ratio >= 8 else 1)" && ok "the PyTorch check is ${ratio}x the probe (>= 8x)" ||
     bad "the PyTorch check is only ${ratio}x the probe (< 8x)"
 CUDA_MODULE_LOADING=EAGER cvm probe --json >"$OUT_DIR/probe-eager.json" 2>/dev/null
-json "$OUT_DIR/probe-eager.json" 'any("CUDA_MODULE_LOADING=EAGER" in w for w in d["warnings"])' | grep -q True &&
+json "$OUT_DIR/probe-eager.json" 'any("CUDA_MODULE_LOADING=EAGER" in w for w in d["warnings"])' | grep -qx true &&
     ok "CUDA_MODULE_LOADING=EAGER is said by the probe" || bad "the probe says nothing of CUDA_MODULE_LOADING=EAGER"
 
 # ---- 2. the two NCCLs ----
@@ -139,7 +139,7 @@ cvm doctor >"$OUT_DIR/doctor.txt" 2>&1
 json "$OUT_DIR/doctor.json" '[(l["scenario"], l["path"], l["version"], l["mechanism"], l["shadowed"]) for l in d["libraries"] if l["family"] == "nccl"]'
 json "$OUT_DIR/doctor.json" '"\n".join("%s %s: %s" % (f["severity"], f["code"], f["message"]) for f in d["findings"] if "nccl" in f["code"] or f["code"] == "shm-too-small")'
 for code in nccl-two-versions framework-own-nccl; do
-    if json "$OUT_DIR/doctor.json" "any(f['code'] == '$code' for f in d['findings'])" | grep -q True; then
+    if json "$OUT_DIR/doctor.json" "any(f['code'] == '$code' for f in d['findings'])" | grep -qx true; then
         ok "cvm doctor: $code"
     else
         bad "cvm doctor has no $code (apt's and the wheel's NCCL differ: $(ls "$SYSTEM_LIB"/libnccl.so.2.* 2>/dev/null | head -1) vs $WHEEL_NCCL)"

@@ -452,6 +452,7 @@ ExportResult export_modules(const Store& store, const fs::path& dir, ModuleForma
     }
     for (const char* sub : {"cuda", "cudnn"})
         prepare_module_folder(dir / sub);
+    if (!store.list(Kind::Nccl).empty()) prepare_module_folder(dir / "nccl"); // only once there is one
     std::set<fs::path> keep;
     auto emit = [&](const ModuleFile& m) {
         fs::path target = dir / module_file_name(m, format);

@@ -271,6 +271,8 @@ EntryCheck verify_imported(const Entry& e, const fs::path& dpkg_info) {
     std::map<fs::path, OwnerRecord> records;
     read_wheel_records(files, records);
     read_assembled_wheel_records(e.path, files, records); // /usr/local/cuda-13.0 made of wheels
+    // An assembled root of links into such a folder (the NCCL inside it): its RECORDs too.
+    if (!e.origin.empty()) read_assembled_wheel_records(e.origin, files, records);
     if (!dpkg_info.empty() && fs::is_directory(dpkg_info, ec)) read_dpkg_records(files, dpkg_info, records);
     std::vector<std::pair<fs::path, const OwnerRecord*>> todo(records.size());
     std::transform(records.begin(), records.end(), todo.begin(),

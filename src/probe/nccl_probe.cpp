@@ -60,11 +60,6 @@ std::string size_text(std::size_t bytes) {
     return buffer;
 }
 
-std::string folder_of(const std::string& file) {
-    auto slash = file.find_last_of("/\\");
-    return slash == std::string::npos ? std::string(".") : file.substr(0, slash);
-}
-
 // One communicator over `ranks` GPUs with its streams and buffers; frees them all.
 class AllReduceRun {
 public:
@@ -529,17 +524,8 @@ void probe_nccl(const Options& o, const CudartApi* cudart, int device_count, int
                                                         ": it is not a complete NCCL");
         return;
     }
-    if (!o.expect_nccl_dirs.empty()) {
-        bool inside = false;
-        for (const auto& dir : o.expect_nccl_dirs)
-            inside = inside || os::same_folder(folder_of(n.library.path), dir);
-        if (!inside)
-            report.add_problem(problem::kNotSelected,
-                               n.library.path + " was loaded, but the selected NCCL is in " +
-                                   join(o.expect_nccl_dirs, ", ") +
-                                   ": a folder earlier on the search path wins (`cvm doctor` "
-                                   "names it)");
-    }
+    // Where it was loaded from is checked with cuDNN's and the runtime's (probe.cpp's
+    // inspect_modules): a merged view's link counts as the selected folder.
     if (!o.expect_nccl_version.empty() && !n.version.empty() &&
         n.version != o.expect_nccl_version && n.version.rfind(o.expect_nccl_version + ".", 0) != 0)
         report.add_problem(problem::kNotSelected,

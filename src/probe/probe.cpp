@@ -727,6 +727,8 @@ void Prober::inspect_modules() {
     }
     check_selected("cuDNN", options_.expect_cudnn_dirs, os::is_cudnn_module_name);
     check_selected("the CUDA runtime", options_.expect_cudart_dirs, os::is_cudart_module_name);
+    if (options_.nccl)
+        check_selected("NCCL", options_.expect_nccl_dirs, os::is_nccl_module_name);
     std::vector<std::string> described;
     for (const auto& [folder, files] : cudnn_folders) {
         report_.cudnn_folders.push_back(folder);
