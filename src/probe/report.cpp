@@ -352,6 +352,7 @@ std::string render_json(const Report& r) {
         optional_text(json, "math", c.math);
         json.key("workspace_bytes").value(static_cast<std::int64_t>(c.workspace_bytes));
         json.key("time_ms").value(c.time_ms);
+        json.key("wall_ms").value(c.wall_ms);
         write_comparison(json, c.comparison);
         optional_text(json, "error", c.error);
         json.end_object();

@@ -51,6 +51,7 @@ struct ConvolutionRun {
     std::string math;
     std::size_t workspace_bytes = 0;
     double time_ms = 0;
+    double wall_ms = 0; // the whole shape: descriptors, buffers, cuDNN's first-call work, the run, the check
     Comparison comparison;
     std::string error; // why it did not run
 };
