@@ -2,7 +2,6 @@
 #include "probe.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <string>
 #include <vector>
@@ -33,8 +32,7 @@ int main(int argc, char** argv) {
             parsed.options.json ? cvm::probe::render_json(report) : cvm::probe::render_text(report);
         std::fputs(out.c_str(), stdout);
         std::fflush(stdout);
-        std::fflush(stderr);
-        std::_Exit(report.ok() ? 0 : 1); // no teardown of the libraries it loaded (run_probe)
+        return report.ok() ? 0 : 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "cvm-probe: internal error: %s\n", e.what());
         return 1;

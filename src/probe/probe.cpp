@@ -1095,11 +1095,8 @@ Arguments parse_arguments(const std::vector<std::string>& args) {
 
 Report run_probe(const Options& options) {
     Report report;
-    // The handles, buffers and libraries are left to the end of the process (main.cpp leaves with
-    // _Exit once the report is out): unloading cuDNN and cuBLASLt and destroying the CUDA
-    // context proves nothing and cost a tenth of the probe's wall time on an H200.
-    auto* prober = new Prober(options, report);
-    prober->run();
+    Prober prober(options, report);
+    prober.run();
     return report;
 }
 
