@@ -46,11 +46,13 @@ FAKE_CUDNN_WRONG=1 wrun "$CVM_EXE" probe --json
 assert_eq "$RC" 1 "cvm probe with a cuDNN that computes wrong"
 assert_eq "$(j .ok)" "false"
 
-# LoadLibrary searches the current folder before PATH: an older cudnn64_8.dll in the project folder
-# is what a program started there loads, and the probe reports that one.
+# cvm runs nothing from a project folder (the contract: every program cvm runs for itself starts in
+# the system folder): LoadLibrary would search the current folder before PATH, so an older
+# cudnn64_8.dll a cloned project holds would run inside the probe. The probe loads the selection's.
 build_cudnn_dll "$PROJ" cudnn64_8.dll 8.0.5.39
-FAKE_CUDNN_VERSION=8005 wrun "$CVM_EXE" probe --json
-assert_ieq "$(j .cudnn.path)" "$(winpath "$PROJ")\\cudnn64_8.dll" "the DLL in the current folder wins"
-assert_eq "$(j .cudnn_version.text)" "8.0.5"
+wrun "$CVM_EXE" probe --json
+[[ $RC == 0 ]] || fail "cvm probe beside a project's cudnn64_8.dll failed ($RC): $OUT $ERR"
+assert_ieq "$(j .cudnn.path)" "$NEW_DLL_WIN" "the probe does not load the project folder's DLL"
+assert_eq "$(j .cudnn_version.text)" "8.1.0"
 
 echo "PASS: windows probe"
