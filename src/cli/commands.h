@@ -41,8 +41,8 @@ void register_update_forward(CLI::App& app); // install_forward.cpp: runs cvm-in
 
 void register_latest(CLI::App& app);    // latest.cpp
 
-// Installs what `spec` names that is missing, in this process (install.cpp, linked where
-// CVM_HAVE_INSTALL is defined); returns the entries as `cvm install --json` lists them.
+// Installs what `spec` names that is missing, in this process (install.cpp, in the programs that
+// install: install_backend.h); returns the entries as `cvm install --json` lists them.
 nlohmann::json install_missing(const cvm::Spec& spec);
 
 struct ReleaseFilter;

@@ -5,7 +5,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "cli/errors.h"
-#include "cli/lock.h"
+#include "cli/lock_install.h"
 #include "cli/release_registry.h"
 #include "core/shims.h"
 #include "install/error.h"

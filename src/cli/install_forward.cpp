@@ -5,6 +5,7 @@
 #include "cli/cli_model.h"
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/install_backend.h"
 #include "core/shims.h"
 #include "platform/platform.h"
 
@@ -47,6 +48,11 @@ void register_update_forward(CLI::App& app) {
     forward_to_companion(app, "update",
                          "Look on NVIDIA's site (or CVM_MIRROR) for releases newer than cvm's "
                          "registry and keep them in $CVM_ROOT/cache (the registry overlay)");
+}
+
+InstallBackend& install_backend() {
+    static InstallBackend backend;
+    return backend;
 }
 
 void forward_to_install_program(const std::vector<std::string>& args) {

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/install_backend.h"
 #include "cli/release_registry.h"
 #include "cli/use_for.h"
 #include "compat/auto_host_compiler.h"
@@ -171,22 +172,16 @@ void unset_selection(const Store& store, bool global, bool json) {
 // `cvm use --install`: installs what `s` names that is missing, before anything is written.
 // Where the install code lives in cvm-install, the whole command moves there.
 nlohmann::json install_first(const Spec& s, const std::string& typed, bool global, bool force, bool json) {
-#if defined(CVM_HAVE_INSTALL)
-    (void)typed, (void)global, (void)force, (void)json;
-    return install_missing(s);
-#elif defined(CVM_INSTALL_FORWARD)
-    (void)s;
+    if (install_backend().install_missing) return install_backend().install_missing(s);
+    if (!install_backend().forward)
+        throw Failure("use: this cvm was built without downloads; run `cvm install FILE` for an archive, then "
+                      "`cvm use SPEC`");
     std::vector<std::string> args{"use", "--install"};
     if (global) args.emplace_back("--global");
     if (force) args.emplace_back("--force");
     if (json) args.emplace_back("--json");
     args.push_back(typed);
     forward_to_install_program(args);
-#else
-    (void)s, (void)typed, (void)global, (void)force, (void)json;
-    throw Failure("use: this cvm was built without downloads; run `cvm install FILE` for an archive, then "
-                  "`cvm use SPEC`");
-#endif
 }
 
 } // namespace

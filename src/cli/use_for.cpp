@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/install_backend.h"
 #include "compat/auto_host_compiler.h"
 #include "compat/solver.h"
 #include "core/projects.h"
@@ -88,20 +89,14 @@ nlohmann::json wants_json(const std::vector<compat::FrameworkWant>& wants) {
 
 // `--install`: installs what the pick names that is missing, before anything is written.
 nlohmann::json install_pick(const UseForRequest& r, const Spec& spec) {
-#if defined(CVM_HAVE_INSTALL)
-    (void)r;
-    return install_missing(spec);
-#elif defined(CVM_INSTALL_FORWARD)
-    (void)spec;
+    if (install_backend().install_missing) return install_backend().install_missing(spec);
+    if (!install_backend().forward)
+        throw Failure("use --for: this cvm was built without downloads; install " + spec.str() +
+                      " yourself (cvm install FILE), then run `cvm use --for` again");
     std::vector<std::string> args{"use", "--for", r.target, "--install"};
     if (r.global) args.emplace_back("--global");
     if (r.json) args.emplace_back("--json");
     forward_to_install_program(args);
-#else
-    (void)r, (void)spec;
-    throw Failure("use --for: this cvm was built without downloads; install " + spec.str() +
-                  " yourself (cvm install FILE), then run `cvm use --for` again");
-#endif
 }
 
 } // namespace

@@ -3,8 +3,6 @@
 #include <vector>
 
 #include "core/store.h"
-
-#ifdef CVM_HAVE_INSTALL
 #include "install/installer.h"
 #include "registry/registry.h"
 
@@ -29,4 +27,3 @@ std::vector<install::InstallResult> install_locked(install::Installer& installer
                                                    bool allow_lock_urls);
 
 } // namespace cvm::cli
-#endif
