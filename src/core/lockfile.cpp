@@ -113,10 +113,7 @@ public:
         LockedToolchain tc;
         tc.kind = kind;
         tc.id = string_of(t, "id", true, where);
-        bool valid = kind == Kind::Cuda    ? parse_toolkit_id(tc.id).has_value()
-                     : kind == Kind::Cudnn ? parse_cudnn_id(tc.id).has_value()
-                                           : parse_nccl_id(tc.id).has_value();
-        if (!valid)
+        if (!parse_entry_id(kind, tc.id))
             fail(*t.get("id"), where + " id '" + printable(tc.id) + "' is not a " +
                                    (kind == Kind::Cuda    ? "toolkit id like 11.2.2"
                                     : kind == Kind::Cudnn ? "cuDNN build id like 8.1.0.77-cuda11.2"

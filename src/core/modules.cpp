@@ -472,9 +472,7 @@ ExportResult export_modules(const Store& store, const fs::path& dir, ModuleForma
             const std::string what = std::string(kind_dir(kind)) + " ";
             auto cudnn = e.cudnn_id();
             auto nccl = e.nccl_id();
-            bool valid = kind == Kind::Cudnn ? parse_cudnn_id(e.id).has_value()
-                                             : parse_nccl_id(e.id).has_value();
-            if (!valid || e.entry_dir.filename().u8string() != e.id) {
+            if (!parse_entry_id(kind, e.id) || e.entry_dir.filename().u8string() != e.id) {
                 result.skipped.push_back(what + printable(e.id) + ": not a " + kind_label(kind) +
                                          " build id (entry " + e.entry_dir.u8string() + ")");
                 continue;

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "core/shims.h"
+#include "core/view.h"
 #include "image/image_config.h"
 #include "install/error.h"
 #include "platform/platform.h"
@@ -35,12 +36,6 @@ constexpr const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/
 
 } // namespace
 
-bool needs_view(const Resolved& r) {
-    for (const Entry* e : r.entries())
-        if (e != &r.toolkit && e->path != r.toolkit.path) return true;
-    return false;
-}
-
 ImageSelection image_selection(const Resolved& r, const fs::path& view, bool runtime) {
     ImageSelection s;
     s.host = r;
@@ -61,7 +56,7 @@ ImageSelection image_selection(const Resolved& r, const fs::path& view, bool run
         if (part.layer.empty()) part.layer = prefix_rel() + "/" + kind_dir(e.kind) + "/" + e.id;
         s.parts.push_back(std::move(part));
     });
-    if (!view.empty() && needs_view(r)) {
+    if (!view.empty() && needs_merged_view(r)) {
         s.view = view;
         s.view_layer = prefix_rel() + "/views/" + view.filename().u8string();
     }
