@@ -243,10 +243,7 @@ bool LockedToolchain::reproducible() const {
 }
 
 std::string Lockfile::active() const {
-    std::string out = cuda.id;
-    if (cudnn) out += "+" + cudnn->id;
-    if (nccl) out += "+nccl" + nccl->id;
-    return out;
+    return combination_name(cuda.id, cudnn ? &cudnn->id : nullptr, nccl ? &nccl->id : nullptr);
 }
 
 std::vector<const LockedToolchain*> Lockfile::toolchains() const {
