@@ -318,7 +318,9 @@ Lockfile read_lockfile(const fs::path& file) {
     // FIFO.
     platform::FileRead read = platform::read_whole_file(file.u8string(), 1u << 20);
     if (read.too_large)
-        throw LockfileError(file.u8string() + " is larger than 1 MiB; it is not a cvm.lock");
+        throw LockfileError(file.u8string() +
+                            " is larger than 1 MiB, not a cvm.lock; remove it and run `cvm lock` "
+                            "in the project");
     if (read.error)
         throw LockfileError("cannot read " + file.u8string() + ": " +
                             platform::error_text(read.error) +
