@@ -240,10 +240,7 @@ bool LockedToolchain::reproducible() const {
 }
 
 std::string Lockfile::active() const {
-    std::string out = cuda.id;
-    if (cudnn) out += "+" + cudnn->id;
-    if (nccl) out += "+nccl" + nccl->id;
-    return out;
+    return combination_name(cuda.id, cudnn ? &cudnn->id : nullptr, nccl ? &nccl->id : nullptr);
 }
 
 std::vector<const LockedToolchain*> Lockfile::toolchains() const {
@@ -318,7 +315,9 @@ Lockfile read_lockfile(const fs::path& file) {
     // FIFO.
     platform::FileRead read = platform::read_whole_file(file.u8string(), 1u << 20);
     if (read.too_large)
-        throw LockfileError(file.u8string() + " is larger than 1 MiB; it is not a cvm.lock");
+        throw LockfileError(file.u8string() +
+                            " is larger than 1 MiB, not a cvm.lock; remove it and run `cvm lock` "
+                            "in the project");
     if (read.error)
         throw LockfileError("cannot read " + file.u8string() + ": " +
                             platform::error_text(read.error) +

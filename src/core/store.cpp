@@ -684,11 +684,16 @@ void Store::drop_views_of(Kind kind, const std::string& id) const {
     }
 }
 
-std::string Resolved::active() const {
-    std::string out = toolkit.id;
-    if (cudnn) out += "+" + cudnn->id;
-    if (nccl) out += "+nccl" + nccl->id;
+std::string combination_name(const std::string& cuda, const std::string* cudnn,
+                             const std::string* nccl) {
+    std::string out = cuda;
+    if (cudnn) out += "+" + *cudnn;
+    if (nccl) out += "+nccl" + *nccl;
     return out;
+}
+
+std::string Resolved::active() const {
+    return combination_name(toolkit.id, cudnn ? &cudnn->id : nullptr, nccl ? &nccl->id : nullptr);
 }
 
 std::vector<const Entry*> Resolved::entries() const {

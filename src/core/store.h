@@ -181,6 +181,11 @@ extern const char* const kEntryIdForms; // "a toolkit id (12.4.1), cuDNN id (...
 // toolkit there would split PATH in two. `what` names it ("CVM_ROOT", "the folder").
 void refuse_list_separator(const std::string& what, const fs::path& folder);
 
+// The name of a combination (Resolved::active, cvm.lock's `active`, a view's folder):
+// TOOLKIT[+CUDNN][+ncclNCCL], "11.2.2+8.1.0.77-cuda11.2", "12.4.1+nccl2.21.5-cuda12.4".
+std::string combination_name(const std::string& cuda, const std::string* cudnn,
+                             const std::string* nccl);
+
 // The combination a spec resolves to in a store.
 struct Resolved {
     Entry toolkit;

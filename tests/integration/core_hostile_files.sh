@@ -76,6 +76,11 @@ expect_rc 2 "$CVM" install --locked
 assert_not_contains "$ERR" "hunter2" "a linked cvm.lock's text was quoted"
 assert_contains "$ERR" "is a link to a file that is not a cvm.lock"
 rm "$T/p/cvm.lock"
+# ... or larger than any cvm.lock: refused, not read in part, with what to do.
+head -c 1100000 /dev/zero | tr '\0' '#' > "$T/p/cvm.lock"
+expect_rc 2 "$CVM" install --locked
+assert_contains "$ERR" "cvm.lock is larger than 1 MiB, not a cvm.lock; remove it and run \`cvm lock\` in the project"
+rm "$T/p/cvm.lock"
 
 # A file:// mirror holding FIFOs where a manifest should be: curl would wait in open() forever,
 # whatever the stall timeout says.
