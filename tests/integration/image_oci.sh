@@ -156,7 +156,7 @@ expect_rc 0 "$CVM" import "$nusr"
 expect_rc 0 "$CVM" export --oci "$I/nccl" 13+nccl2.28 --tag nccl
 expect_rc 0 skopeo inspect "oci:$I/nccl:nccl"
 assert_eq "$(jq -r '.Labels["cvm.nccl"]' <<<"$OUT")" "2.28.3-cuda13.0"
-assert_eq "$(jq -r '.Labels["cvm.nccl.source"]' <<<"$OUT")" "imported from $nusr"
+assert_eq "$(jq -r '.Labels["cvm.nccl.source"]' <<<"$OUT")" "imported from $(realpath "$nusr")"
 expect_rc 0 skopeo inspect --config "oci:$I/nccl:nccl"
 NENV=$(jq -r '.config.Env[]' <<<"$OUT")
 NVIEW=/opt/cvm/views/13.0.2+nccl2.28.3-cuda13.0
