@@ -133,7 +133,7 @@ void register_export(CLI::App& app) {
         "lmod (Lua modulefiles) or tcl (Tcl modulefiles); with --oci, the SPEC to export (default: "
         "the selection here)");
     cmd->add_option("dir", a->dir,
-                    "the folder to write cuda/ and cudnn/ into (for `module use DIR`)");
+                    "the folder to write cuda/, cudnn/ and nccl/ into (for `module use DIR`)");
     auto* oci =
         cmd->add_option(
                "--oci", a->oci,

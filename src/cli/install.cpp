@@ -66,17 +66,11 @@ void install_hint(const std::vector<install::InstallResult>& results, bool locke
 // sum recorded then), else from NVIDIA's manifests; the old entry stays until the new one is whole.
 install::InstallResult reinstall(install::Installer& installer, const Store& store,
                                  const std::string& id) {
-    Kind kind = Kind::Cuda;
-    // An NCCL id (2.21.5-cuda12.4) reads as a cuDNN id too: the store says which it is.
-    if (parse_nccl_id(id) && store.find(Kind::Nccl, id))
-        kind = Kind::Nccl;
-    else if (parse_cudnn_id(id))
-        kind = Kind::Cudnn;
-    else if (!parse_toolkit_id(id))
-        throw UsageError("install --reinstall: '" + printable(id) +
-                         "' is not a toolkit id (12.4.1), cuDNN id (9.1.0.70-cuda12) or NCCL id "
-                         "(2.21.5-cuda12.4); "
-                         "see `cvm list`");
+    auto found = kind_of_id(store, id);
+    if (!found)
+        throw UsageError("install --reinstall: '" + printable(id) + "' is not " + kEntryIdForms +
+                         "; see `cvm list`");
+    Kind kind = *found;
     auto e = store.find(kind, id);
     if (!e)
         throw UsageError("install --reinstall: " + std::string(kind_dir(kind)) + " " + id +

@@ -21,25 +21,16 @@ struct LatestArgs {
 std::optional<std::pair<std::string, Version>> newest_installed(const Store& store, Kind kind,
                                                                 const std::optional<Version>& prefix) {
     std::optional<std::pair<std::string, Version>> best;
-    std::optional<CudnnId> best_cudnn;
+    std::optional<EntryIdParts> best_parts;
     for (const auto& [id, layer] : store.ids(kind)) {
         (void)layer;
-        if (kind == Kind::Cuda) {
-            auto v = parse_toolkit_id(id);
-            if (!v || (prefix && !v->has_prefix(*prefix))) continue;
-            if (!best || best->second < *v) best = std::pair{id, *v};
-        } else if (kind == Kind::Nccl) {
-            auto n = parse_nccl_id(id);
-            if (!n || (prefix && !n->version.has_prefix(*prefix))) continue;
-            if (!best || best->second < n->version) best = std::pair{id, n->version};
-        } else {
-            auto c = parse_cudnn_id(id);
-            if (!c || (prefix && !c->version.has_prefix(*prefix))) continue;
-            if (!best_cudnn || best_cudnn->version < c->version ||
-                (best_cudnn->version == c->version && best_cudnn->cuda < c->cuda)) {
-                best_cudnn = c;
-                best = std::pair{id, c->version};
-            }
+        auto p = parse_entry_id(kind, id);
+        if (!p || (prefix && !p->version.has_prefix(*prefix))) continue;
+        // Builds of one release: the one for the newest CUDA.
+        if (!best_parts || best_parts->version < p->version ||
+            (best_parts->version == p->version && best_parts->cuda < p->cuda)) {
+            best_parts = p;
+            best = std::pair{id, p->version};
         }
     }
     return best;

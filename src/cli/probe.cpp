@@ -1,14 +1,13 @@
 // `cvm probe [SPEC] [--json] [--benchmark] [--nccl]`: starts the helper cvm-probe (src/probe) in
 // exactly the environment the selection gives a program, so it loads what the user's program loads,
-// and relays its report and exit code. The helper is told which folders the selection put cuDNN and
-// the CUDA runtime in, so a library loaded from anywhere else is reported too.
+// and relays its report and exit code. The helper is told which folders the selection put cuDNN,
+// NCCL and the CUDA runtime in, so a library loaded from anywhere else is reported too.
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "core/environment.h"
 #include "core/shims.h"
-#include "core/view.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {
@@ -72,52 +71,35 @@ void register_probe(CLI::App& app) {
         // `system`: the machine's own libraries, with no expectations about where they live.
         if (!(sel.origin != Selection::Origin::None && sel.spec.system)) {
             Resolved r = resolve_selection(store, sel);
-            apply_changes(env, selection_changes(store, r));
-            args.push_back("--cudart-major");
-            args.push_back(std::to_string(r.toolkit.version.major()));
-            for (const auto& dir : library_dirs(r.toolkit)) {
-                args.push_back("--expect-cudart-dir");
-                args.push_back(dir);
-            }
-            // The merged view's library folder holds links to both (see layout_of); on Windows
-            // its bin holds the DLLs (hard links, which report the view's path when loaded).
-            std::vector<std::string> view_dirs;
-            const platform::Os os = platform::host_os();
-            const Layout view = layout_of(r, view_path(store, r), os);
-            for (const auto& d : os == platform::Os::Windows ? view.bin_dirs : view.lib_dirs)
-                view_dirs.push_back(d.u8string());
-            for (const auto& dir : view_dirs) {
-                args.push_back("--expect-cudart-dir");
-                args.push_back(dir);
-            }
+            Layout layout;
+            apply_changes(env, selection_changes(store, r, &layout));
+            // A library is expected from the folders the selection puts first (the merged view's
+            // links; on Windows its bin, whose hard links report the view's path when loaded) or
+            // from its own entry's folders.
+            const auto& shared = platform::host_os() == platform::Os::Windows ? layout.bin_dirs
+                                                                             : layout.lib_dirs;
+            auto expect = [&](const char* flag, const Entry& e) {
+                std::vector<std::string> dirs;
+                for (const auto& d : shared)
+                    dirs.push_back(d.u8string());
+                for (auto& d : library_dirs(e))
+                    dirs.push_back(std::move(d));
+                for (auto& d : dirs)
+                    args.insert(args.end(), {flag, std::move(d)});
+            };
+            args.insert(args.end(), {"--cudart-major", std::to_string(r.toolkit.version.major())});
+            expect("--expect-cudart-dir", r.toolkit);
             if (r.nccl) {
                 // Selected, NCCL is probed; without a cuDNN of the selection, only NCCL is.
                 probe_nccl = true;
                 if (!r.cudnn) args.push_back("--no-cudnn");
-                for (const auto& dir : view_dirs) {
-                    args.push_back("--expect-nccl-dir");
-                    args.push_back(dir);
-                }
-                for (const auto& dir : library_dirs(*r.nccl)) {
-                    args.push_back("--expect-nccl-dir");
-                    args.push_back(dir);
-                }
-                args.push_back("--expect-nccl-version");
-                args.push_back(r.nccl->version.str());
+                expect("--expect-nccl-dir", *r.nccl);
+                args.insert(args.end(), {"--expect-nccl-version", r.nccl->version.str()});
             }
             if (r.cudnn) {
-                for (const auto& dir : view_dirs) {
-                    args.push_back("--expect-cudnn-dir");
-                    args.push_back(dir);
-                }
-                args.push_back("--cudnn-major");
-                args.push_back(std::to_string(r.cudnn->version.major()));
-                args.push_back("--expect-cudnn-version");
-                args.push_back(r.cudnn->version.str());
-                for (const auto& dir : library_dirs(*r.cudnn)) {
-                    args.push_back("--expect-cudnn-dir");
-                    args.push_back(dir);
-                }
+                args.insert(args.end(), {"--cudnn-major", std::to_string(r.cudnn->version.major()),
+                                         "--expect-cudnn-version", r.cudnn->version.str()});
+                expect("--expect-cudnn-dir", *r.cudnn);
             }
         }
         if (probe_nccl) args.push_back("--nccl");

@@ -120,17 +120,11 @@ void register_verify(CLI::App& app) {
         std::vector<Entry> entries;
         std::vector<DamagedEntry> damaged_entries;
         if (!id->empty()) {
-            Kind kind;
-            if (parse_toolkit_id(*id)) kind = Kind::Cuda;
-            // An NCCL id (2.21.5-cuda12.4) reads as a cuDNN id too: the store says which it is.
-            else if (parse_nccl_id(*id) && store.find(Kind::Nccl, *id))
-                kind = Kind::Nccl;
-            else if (parse_cudnn_id(*id)) kind = Kind::Cudnn;
-            else
-                throw UsageError(
-                    "verify: '" + printable(*id) +
-                    "' is not a toolkit id (12.4.1), cuDNN id (9.1.0.70-cuda12) or NCCL id "
-                    "(2.21.5-cuda12.4); see `cvm list`");
+            auto found = kind_of_id(store, *id);
+            if (!found)
+                throw UsageError("verify: '" + printable(*id) + "' is not " + kEntryIdForms +
+                                 "; see `cvm list`");
+            Kind kind = *found;
             auto e = entry_or_damage(store, kind, *id, damaged_entries);
             if (!e && damaged_entries.empty())
                 throw Failure(std::string(kind_dir(kind)) + " " + *id +

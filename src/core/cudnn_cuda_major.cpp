@@ -7,6 +7,7 @@
 #include <set>
 #include <system_error>
 
+#include "core/ascii.h"
 #include "doctor/byte_source.h"
 #include "doctor/elf_reader.h"
 #include "doctor/pe_reader.h"
@@ -14,13 +15,6 @@
 namespace cvm {
 
 namespace {
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
 
 bool name_char(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
@@ -35,7 +29,7 @@ constexpr std::uint64_t max_section = std::uint64_t(256) << 20;
 // The names in `text` (raw bytes of a data section, or their UTF-16 code units narrowed) that
 // stand for a CUDA library: a name starts at a non-name character and ends at one.
 void names_in(std::string_view text, std::vector<std::string>& out) {
-    const std::string low = lower(text);
+    const std::string low = ascii_lower(text);
     for (const char* anchor : {"cublas", "nvrtc", "cudart"}) {
         for (size_t at = low.find(anchor); at != std::string::npos; at = low.find(anchor, at + 1)) {
             size_t start = at >= 3 && low.compare(at - 3, 3, "lib") == 0 ? at - 3 : at;
@@ -108,7 +102,7 @@ std::optional<unsigned> cuda_major_of_library_name(std::string_view name) {
         R"(^lib(cublaslt|cublas|nvrtc|cudart)\.so\.([0-9]{1,3})(\.[0-9]+)*$)");
     static const std::regex dll(
         R"(^(cublaslt64|cublas64|cudart64|nvrtc64)_([0-9]{2,3})(_0)?\.dll$)");
-    const std::string low = lower(name);
+    const std::string low = ascii_lower(name);
     std::smatch m;
     unsigned major = 0;
     if (std::regex_match(low, m, so)) {
@@ -175,7 +169,7 @@ std::vector<fs::path> cudnn_library_files(const fs::path& dir, unsigned major) {
     std::error_code ec;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string n = it->path().filename().u8string();
-        const std::string low = lower(n);
+        const std::string low = ascii_lower(n);
         bool wanted = false;
         if (low.rfind("libcudnn", 0) == 0) {
             size_t so = low.find(".so.");

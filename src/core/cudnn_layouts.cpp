@@ -26,14 +26,6 @@ Entry imported_cudnn(const Version& version, const Version& cuda, const fs::path
     return e;
 }
 
-std::vector<fs::path> children(const fs::path& dir) {
-    std::vector<fs::path> out;
-    std::error_code ec;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) out.push_back(it->path());
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
 Version first3(const Version& v) {
     Version out = v;
     if (out.parts.size() > 3) out.parts.resize(3);
@@ -71,7 +63,7 @@ struct LibScan {
 LibScan scan_libs(const fs::path& dir, std::optional<unsigned> major) {
     LibScan scan;
     std::vector<std::pair<std::string, Version>> subs;
-    for (const auto& p : children(dir)) {
+    for (const auto& p : sorted_children(dir)) {
         std::string n = p.filename().u8string();
         auto lib = cudnn_lib_name(n);
         if (!lib || (major && lib->version.major() != *major)) continue;
@@ -98,7 +90,7 @@ std::string mismatch_warning(const fs::path& dir, const Version& main, const std
 }
 
 bool has_main_library(const fs::path& dir) {
-    for (const auto& p : children(dir)) {
+    for (const auto& p : sorted_children(dir)) {
         std::string n = p.filename().u8string();
         if (n.rfind("libcudnn.so.", 0) == 0) return true;
     }
@@ -108,11 +100,8 @@ bool has_main_library(const fs::path& dir) {
 // The folders NVIDIA's packages put libraries in: lib/<multiarch> (apt), lib64 (RPM).
 std::vector<fs::path> system_lib_dirs(const fs::path& dir) {
     std::vector<fs::path> out;
-    for (const auto& p : children(dir / "lib")) {
-        std::string n = p.filename().u8string();
-        if (n.size() > 10 && n.compare(n.size() - 10, 10, "-linux-gnu") == 0 && has_main_library(p))
-            out.push_back(p);
-    }
+    for (const auto& p : multiarch_dirs(dir / "lib"))
+        if (has_main_library(p)) out.push_back(p);
     if (dir.filename() == "usr" && has_main_library(dir / "lib64")) out.push_back(dir / "lib64");
     return out;
 }
@@ -182,7 +171,7 @@ std::optional<CudnnImport> system_import(const fs::path& dir, platform::Os os,
     // root shows them under their usual names. Unversioned ones (RPM) are linked as they are.
     std::vector<fs::path> header_dirs = {dir / "include" / lib_dir.filename(), dir / "include"};
     for (const auto& hdir : header_dirs) {
-        for (const auto& p : children(hdir)) {
+        for (const auto& p : sorted_children(hdir)) {
             std::string n = p.filename().u8string();
             if (n.rfind("cudnn", 0) != 0 || n.size() <= vsuffix.size() ||
                 n.compare(n.size() - vsuffix.size(), vsuffix.size(), vsuffix) != 0)
@@ -245,7 +234,7 @@ std::optional<CudnnImport> system_import(const fs::path& dir, platform::Os os,
 // conda's cudnn package: conda-meta/cudnn-9.14.0.64-<build>.json, whose dependencies name the
 // CUDA ("cuda-version >=12,<13.0a0", older "cudatoolkit >=11.2,<12").
 std::optional<CudnnNameInfo> conda_cudnn(const fs::path& env) {
-    for (const auto& p : children(env / "conda-meta")) {
+    for (const auto& p : sorted_children(env / "conda-meta")) {
         std::string n = p.filename().u8string();
         if (n.rfind("cudnn-", 0) != 0) continue;
         size_t dash = n.find('-', 6);

@@ -19,6 +19,23 @@ bool is_file(const fs::path& p) {
     return fs::exists(p, ec) && !fs::is_directory(p, ec);
 }
 
+std::vector<fs::path> sorted_children(const fs::path& dir) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        out.push_back(it->path());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::vector<fs::path> multiarch_dirs(const fs::path& lib) {
+    std::vector<fs::path> out;
+    for (const auto& p : sorted_children(lib)) {
+        std::string n = p.filename().u8string();
+        if (n.size() > 10 && n.compare(n.size() - 10, 10, "-linux-gnu") == 0) out.push_back(p);
+    }
+    return out;
+}
 
 std::optional<Version> component_version_from_version_json(std::string_view json,
                                                            const std::string& component) {

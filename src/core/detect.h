@@ -18,6 +18,11 @@ namespace fs = std::filesystem;
 // A folder, and something that exists and is not a folder (links followed; errors are "no").
 bool is_dir(const fs::path& p);
 bool is_file(const fs::path& p);
+// What `dir` holds, sorted (so imports are the same on every file system); empty when it cannot
+// be read.
+std::vector<fs::path> sorted_children(const fs::path& dir);
+// The Debian multiarch folders of a lib folder: lib/x86_64-linux-gnu, lib/aarch64-linux-gnu.
+std::vector<fs::path> multiarch_dirs(const fs::path& lib);
 
 // --- readers of single facts (text in, value out; each tested on its own) ---
 

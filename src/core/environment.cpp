@@ -94,8 +94,8 @@ Layout layout_of(const Resolved& r, const fs::path& view, platform::Os os) {
         // probes a dozen hardware-capability subfolders of every folder listed there, before
         // every program a shim runs. Its include folder holds all the headers, cuDNN's winning.
         bool libs = false;
-        for (const Entry* e : r.entries())
-            libs = libs || (e != &tk && !e->lib_dirs.empty());
+        for (const Entry* e : r.libraries())
+            libs = libs || !e->lib_dirs.empty();
         if (!tk_libs.empty())
             for (const auto& d : tk_libs)
                 add_unique(l.lib_dirs, join_rel(view, d));
@@ -105,10 +105,9 @@ Layout layout_of(const Resolved& r, const fs::path& view, platform::Os os) {
         // include folder itself (CMake's CUDA::cudart, as -isystem) makes gcc drop that folder
         // from CPATH, and a toolkit include folder later on CPATH (an Lmod cuda module's) would
         // then come first.
-        for (const Entry* e : r.entries())
-            if (e != &tk)
-                for (const auto& d : e->include_dirs)
-                    add_unique(l.include_dirs, join_rel(e->path, d));
+        for (const Entry* e : r.libraries())
+            for (const auto& d : e->include_dirs)
+                add_unique(l.include_dirs, join_rel(e->path, d));
         add_unique(l.include_dirs, view / "include");
         return l;
     }
@@ -117,8 +116,7 @@ Layout layout_of(const Resolved& r, const fs::path& view, platform::Os os) {
     if (tk.include_dirs.empty()) add_unique(l.include_dirs, top / "include");
     for (const auto& d : tk.include_dirs)
         add_unique(l.include_dirs, join_rel(top, d));
-    for (const Entry* e : r.entries()) {
-        if (e == &tk) continue;
+    for (const Entry* e : r.libraries()) {
         for (const auto& d : e->lib_dirs)
             add_unique(l.lib_dirs, join_rel(e->path, d));
         for (const auto& d : e->include_dirs)

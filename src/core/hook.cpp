@@ -1,5 +1,7 @@
 #include "core/hook.h"
 
+#include "core/ascii.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -22,13 +24,6 @@ std::string escape(std::string_view v) {
         }
     }
     return out;
-}
-
-int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
 }
 
 std::optional<std::string> unescape(std::string_view v) {

@@ -113,10 +113,7 @@ public:
         LockedToolchain tc;
         tc.kind = kind;
         tc.id = string_of(t, "id", true, where);
-        bool valid = kind == Kind::Cuda    ? parse_toolkit_id(tc.id).has_value()
-                     : kind == Kind::Cudnn ? parse_cudnn_id(tc.id).has_value()
-                                           : parse_nccl_id(tc.id).has_value();
-        if (!valid)
+        if (!parse_entry_id(kind, tc.id))
             fail(*t.get("id"), where + " id '" + printable(tc.id) + "' is not a " +
                                    (kind == Kind::Cuda    ? "toolkit id like 11.2.2"
                                     : kind == Kind::Cudnn ? "cuDNN build id like 8.1.0.77-cuda11.2"
@@ -243,10 +240,7 @@ bool LockedToolchain::reproducible() const {
 }
 
 std::string Lockfile::active() const {
-    std::string out = cuda.id;
-    if (cudnn) out += "+" + cudnn->id;
-    if (nccl) out += "+nccl" + nccl->id;
-    return out;
+    return combination_name(cuda.id, cudnn ? &cudnn->id : nullptr, nccl ? &nccl->id : nullptr);
 }
 
 std::vector<const LockedToolchain*> Lockfile::toolchains() const {
@@ -321,7 +315,9 @@ Lockfile read_lockfile(const fs::path& file) {
     // FIFO.
     platform::FileRead read = platform::read_whole_file(file.u8string(), 1u << 20);
     if (read.too_large)
-        throw LockfileError(file.u8string() + " is larger than 1 MiB; it is not a cvm.lock");
+        throw LockfileError(file.u8string() +
+                            " is larger than 1 MiB, not a cvm.lock; remove it and run `cvm lock` "
+                            "in the project");
     if (read.error)
         throw LockfileError("cannot read " + file.u8string() + ": " +
                             platform::error_text(read.error) +

@@ -169,13 +169,18 @@ void render_actions_tcl(std::ostream& out, const ModuleActions& a, const std::st
             out << indent << "prepend-path " << tcl_string(name) << " " << tcl_string(*it) << "\n";
 }
 
-std::string wrong_toolkit_message(const ModuleFile& m) {
+// The cuda modules a cudnn or nccl module has a branch for: "cuda/12.4.1, cuda/12.6.3".
+std::string toolkit_modules(const ModuleFile& m) {
     std::string list;
     for (const auto& b : m.branches)
         list += (list.empty() ? "" : ", ") + ("cuda/" + b.toolkit_id);
+    return list;
+}
+
+std::string wrong_toolkit_message(const ModuleFile& m) {
     return m.name() + " is built for CUDA " + m.built_for +
            ", but another cuda module is loaded; run `module load cuda/" +
-           m.branches.front().toolkit_id + "` first (compatible: " + list + ")";
+           m.branches.front().toolkit_id + "` first (compatible: " + toolkit_modules(m) + ")";
 }
 
 std::string render_lua(const ModuleFile& m) {
@@ -279,8 +284,8 @@ bool written_by_cvm(const fs::path& file) {
     return text->substr(0, second).find(kModuleMarker) != std::string::npos;
 }
 
-// DIR/cuda and DIR/cudnn: folders of the export's own, made when missing. A link there (to a
-// folder elsewhere) is refused: modules would be written, and old ones removed, through it.
+// DIR/cuda, DIR/cudnn and DIR/nccl: folders of the export's own, made when missing. A link there
+// (to a folder elsewhere) is refused: modules would be written, and old ones removed, through it.
 void prepare_module_folder(const fs::path& folder) {
     std::error_code ec;
     auto st = fs::symlink_status(folder, ec);
@@ -351,7 +356,6 @@ ModuleFile cudnn_module(const Store& store, const Entry& cudnn, const std::vecto
     m.id = cudnn.id;
     m.version = cudnn.version.str();
     m.built_for = cudnn.cuda.str();
-    std::string needs;
     for (const auto& tk : toolkits) {
         Resolved r;
         r.toolkit = tk;
@@ -359,8 +363,8 @@ ModuleFile cudnn_module(const Store& store, const Entry& cudnn, const std::vecto
         ModuleActions a = actions_of(store, r, view_for(r), os);
         a.toolkit_id = tk.id;
         m.branches.push_back(std::move(a));
-        needs += (needs.empty() ? "" : ", ") + ("cuda/" + tk.id);
     }
+    const std::string needs = toolkit_modules(m);
     m.whatis = {"Name: cuDNN", "Version: " + m.version, "Category: library",
                 "Description: NVIDIA cuDNN " + m.version + " built for CUDA " + m.built_for + ", " +
                     describe_layer(store, cudnn) + "; needs one of " + needs,
@@ -405,13 +409,12 @@ ModuleFile nccl_module(const Store& store, const Entry& nccl, const std::vector<
         }
         if (!includes.empty()) own.prepend.emplace_back("CPATH", includes);
     }
-    std::string needs;
     for (const auto& tk : toolkits) {
         ModuleActions a = own;
         a.toolkit_id = tk.id;
         m.branches.push_back(std::move(a));
-        needs += (needs.empty() ? "" : ", ") + ("cuda/" + tk.id);
     }
+    const std::string needs = toolkit_modules(m);
     m.whatis = {"Name: NCCL", "Version: " + m.version, "Category: library",
                 "Description: NVIDIA NCCL " + m.version + " built for CUDA " + m.built_for + ", " +
                     describe_layer(store, nccl) + "; needs one of " + needs,
@@ -472,9 +475,7 @@ ExportResult export_modules(const Store& store, const fs::path& dir, ModuleForma
             const std::string what = std::string(kind_dir(kind)) + " ";
             auto cudnn = e.cudnn_id();
             auto nccl = e.nccl_id();
-            bool valid = kind == Kind::Cudnn ? parse_cudnn_id(e.id).has_value()
-                                             : parse_nccl_id(e.id).has_value();
-            if (!valid || e.entry_dir.filename().u8string() != e.id) {
+            if (!parse_entry_id(kind, e.id) || e.entry_dir.filename().u8string() != e.id) {
                 result.skipped.push_back(what + printable(e.id) + ": not a " + kind_label(kind) +
                                          " build id (entry " + e.entry_dir.u8string() + ")");
                 continue;

@@ -11,15 +11,6 @@ namespace cvm {
 
 namespace {
 
-std::vector<fs::path> children(const fs::path& dir) {
-    std::vector<fs::path> out;
-    std::error_code ec;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-        out.push_back(it->path());
-    std::sort(out.begin(), out.end());
-    return out;
-}
-
 bool is_nccl_library(const std::string& name) {
     return name.rfind("libnccl", 0) == 0;
 }
@@ -70,15 +61,6 @@ std::optional<Found> look(const fs::path& root, const std::vector<fs::path>& lib
     return std::nullopt;
 }
 
-std::vector<fs::path> multiarch_dirs(const fs::path& lib) {
-    std::vector<fs::path> out;
-    for (const auto& p : children(lib)) {
-        std::string n = p.filename().u8string();
-        if (n.size() > 10 && n.compare(n.size() - 10, 10, "-linux-gnu") == 0) out.push_back(p);
-    }
-    return out;
-}
-
 // The NCCL of `dir` itself: lib/ or lib64/ (a root of its own, a conda environment, a toolkit),
 // or lib/<multiarch>/ with include/ or include/<multiarch>/ (NVIDIA's apt packages).
 std::optional<Found> find_here(const fs::path& dir) {
@@ -91,7 +73,7 @@ std::optional<Found> find_here(const fs::path& dir) {
 // A folder holding nothing but NCCL's files (and the folders of pkg-config's file): it can be the
 // entry's root as it is.
 bool only_nccl(const fs::path& dir, bool (*mine)(const std::string&)) {
-    for (const auto& p : children(dir)) {
+    for (const auto& p : sorted_children(dir)) {
         std::string n = p.filename().u8string();
         if (mine(n) || n == "pkgconfig") continue;
         return false;
@@ -114,7 +96,7 @@ std::optional<DpkgNccl> dpkg_record(const fs::path& usr, const Version& version)
 std::optional<NcclNameInfo> wheel_record(const fs::path& nccl_dir) {
     if (nccl_dir.filename() != "nccl" || nccl_dir.parent_path().filename() != "nvidia")
         return std::nullopt;
-    for (const auto& p : children(nccl_dir.parent_path().parent_path())) {
+    for (const auto& p : sorted_children(nccl_dir.parent_path().parent_path())) {
         std::string n = p.filename().u8string();
         if (n.rfind("nvidia_nccl_cu", 0) == 0 && n.size() > 10 &&
             n.compare(n.size() - 10, 10, ".dist-info") == 0)
@@ -125,7 +107,7 @@ std::optional<NcclNameInfo> wheel_record(const fs::path& nccl_dir) {
 
 // conda's nccl package: conda-meta/nccl-2.21.5.1-<build>.json, whose dependencies name the CUDA.
 std::optional<Version> conda_cuda(const fs::path& env) {
-    for (const auto& p : children(env / "conda-meta")) {
+    for (const auto& p : sorted_children(env / "conda-meta")) {
         std::string n = p.filename().u8string();
         if (n.rfind("nccl-", 0) != 0) continue;
         if (auto text = platform::read_file(p, std::size_t(4) << 20))
@@ -238,7 +220,7 @@ fs::path nccl_library_in(const fs::path& lib_dir) {
     if (!ec && is_file(file)) return file;
     // No libnccl.so.2 link: the newest libnccl.so.2.X.Y.
     fs::path best;
-    for (const auto& p : children(lib_dir)) {
+    for (const auto& p : sorted_children(lib_dir)) {
         std::string n = p.filename().u8string();
         if (n.rfind("libnccl.so.2.", 0) == 0 && is_file(p) &&
             (best.empty() || best.filename().u8string() < n))
@@ -305,7 +287,7 @@ std::optional<NcclImport> nccl_import_of(const fs::path& dir, platform::Os os,
     if (auto f = find_here(dir)) return import_found(*f, os, cuda_override);
     // The folder an archive was extracted into: one nccl_<version>-1+cuda<M.m>_<arch> inside.
     std::optional<Found> only;
-    for (const auto& p : children(dir)) {
+    for (const auto& p : sorted_children(dir)) {
         if (!nccl_info_from_name(p.filename().u8string()) || !is_dir(p)) continue;
         auto f = find_here(p);
         if (!f) continue;

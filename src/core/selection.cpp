@@ -124,17 +124,17 @@ static std::optional<std::string> version_file_text(const std::string& file,
                                                     platform::FileMeta* meta,
                                                     const char* use = "cvm use SPEC` there") {
     // Read whole or not at all: a part could end inside a long comment and miss the spec.
-    auto read = platform::read_file_checked(file, kVersionFileLimit + 1);
+    auto read = platform::read_whole_file(file, kVersionFileLimit);
     if (read.absent()) return std::nullopt;
     if (read.error)
         throw SelectionError("cannot read " + file + ": " + platform::error_text(read.error) +
                              "; fix or delete it, or run `" + use);
+    if (read.too_large)
+        throw SelectionError(file + " is larger than " + std::to_string(kVersionFileLimit >> 10) +
+                             " KiB, not a version file; remove it, then run `" + use);
     if (!read.text)
         throw SelectionError(file + " is " + platform::file_type_text(fs::u8path(file)) +
                              ", not a version file; remove it, then run `" + use);
-    if (read.text->size() > kVersionFileLimit)
-        throw SelectionError(file + " is larger than " + std::to_string(kVersionFileLimit >> 10) +
-                             " KiB, not a version file; remove it, then run `" + use);
     *meta = read.meta;
     return std::move(read.text);
 }

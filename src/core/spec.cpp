@@ -138,16 +138,19 @@ Spec parse_spec(std::string_view text) {
         spec.system = true;
         return spec;
     }
-    auto fail = [&](const std::string& why) -> SpecError {
+    // `unquoted_why` stands in for `why` in the reason, which is shown where the text may not be
+    // (a version file that is a link): it must not quote any of the text.
+    auto fail = [&](const std::string& why, const std::string& unquoted_why = "") -> SpecError {
         const std::string expected =
             "); expected CUDA[+CUDNN][+ncclVERSION] such as 11.2, 12.4.1+9, 11.2+8.1.0.77 or "
             "12.4+9.1+nccl2.21, or 'system'";
         return SpecError("'" + printable(text) + "' is not a version spec (" + why + expected,
-                         "not a version spec (" + why + expected);
+                         "not a version spec (" + (unquoted_why.empty() ? why : unquoted_why) +
+                             expected);
     };
     if (text.empty()) throw fail("it is empty");
     if (std::string bad = describe_bad_character(text); !bad.empty())
-        throw fail("it contains " + bad);
+        throw fail("it contains " + bad, "it contains a character a spec cannot hold");
     size_t plus = text.find('+');
     std::string_view cuda_part = text.substr(0, plus);
     auto cuda = parse_version(cuda_part, 1, 3);

@@ -40,6 +40,17 @@ const std::vector<Kind>& all_kinds() {
     return kinds;
 }
 
+std::optional<EntryIdParts> parse_entry_id(Kind kind, std::string_view id) {
+    if (kind == Kind::Cuda) {
+        if (auto v = parse_toolkit_id(id)) return EntryIdParts{*v, Version{}};
+    } else if (kind == Kind::Cudnn) {
+        if (auto c = parse_cudnn_id(id)) return EntryIdParts{c->version, c->cuda};
+    } else if (auto n = parse_nccl_id(id)) {
+        return EntryIdParts{n->version, n->cuda};
+    }
+    return std::nullopt;
+}
+
 std::optional<CudnnId> Entry::cudnn_id() const {
     if (kind != Kind::Cudnn) return std::nullopt;
     return CudnnId{version, cuda};
@@ -673,17 +684,38 @@ void Store::drop_views_of(Kind kind, const std::string& id) const {
     }
 }
 
-std::string Resolved::active() const {
-    std::string out = toolkit.id;
-    if (cudnn) out += "+" + cudnn->id;
-    if (nccl) out += "+nccl" + nccl->id;
+std::string combination_name(const std::string& cuda, const std::string* cudnn,
+                             const std::string* nccl) {
+    std::string out = cuda;
+    if (cudnn) out += "+" + *cudnn;
+    if (nccl) out += "+nccl" + *nccl;
     return out;
+}
+
+std::string Resolved::active() const {
+    return combination_name(toolkit.id, cudnn ? &cudnn->id : nullptr, nccl ? &nccl->id : nullptr);
 }
 
 std::vector<const Entry*> Resolved::entries() const {
     std::vector<const Entry*> out{&toolkit};
     if (cudnn) out.push_back(&*cudnn);
     if (nccl) out.push_back(&*nccl);
+    return out;
+}
+
+const char* const kEntryIdForms =
+    "a toolkit id (12.4.1), cuDNN id (9.1.0.70-cuda12) or NCCL id (2.21.5-cuda12.4)";
+
+std::optional<Kind> kind_of_id(const Store& store, const std::string& id) {
+    if (parse_toolkit_id(id)) return Kind::Cuda;
+    if (parse_nccl_id(id) && store.find(Kind::Nccl, id)) return Kind::Nccl;
+    if (parse_cudnn_id(id)) return Kind::Cudnn;
+    return std::nullopt;
+}
+
+std::vector<const Entry*> Resolved::libraries() const {
+    auto out = entries();
+    out.erase(out.begin()); // the toolkit
     return out;
 }
 

@@ -34,6 +34,14 @@ std::optional<Kind> kind_of_dir(std::string_view word);
 // row, not one more branch.
 const std::vector<Kind>& all_kinds();
 
+// What an entry id of `kind` says: the release, and for cuDNN and NCCL the CUDA it was built for
+// (12.4.1; 9.1.0.70-cuda12; 2.21.5-cuda12.4). None when `id` is not an id of that kind.
+struct EntryIdParts {
+    Version version;
+    Version cuda; // empty for a toolkit
+};
+std::optional<EntryIdParts> parse_entry_id(Kind kind, std::string_view id);
+
 struct ArchiveRecord {
     std::string name;   // component or file name
     std::string url;    // where it came from ("" when unknown)
@@ -163,9 +171,20 @@ private:
     std::vector<fs::path> layers_;
 };
 
+// The kind of entry `id` names: a toolkit id (12.4.1); an NCCL id where `store` holds an NCCL of
+// that id (2.21.5-cuda12.4 reads as a cuDNN id too); else a cuDNN id (9.1.0.70-cuda12). None
+// for anything else: the message then names kEntryIdForms.
+std::optional<Kind> kind_of_id(const Store& store, const std::string& id);
+extern const char* const kEntryIdForms; // "a toolkit id (12.4.1), cuDNN id (...) or NCCL id (...)"
+
 // Throws ConfigError when `folder` holds the PATH list separator (':'; ';' on Windows): a
 // toolkit there would split PATH in two. `what` names it ("CVM_ROOT", "the folder").
 void refuse_list_separator(const std::string& what, const fs::path& folder);
+
+// The name of a combination (Resolved::active, cvm.lock's `active`, a view's folder):
+// TOOLKIT[+CUDNN][+ncclNCCL], "11.2.2+8.1.0.77-cuda11.2", "12.4.1+nccl2.21.5-cuda12.4".
+std::string combination_name(const std::string& cuda, const std::string* cudnn,
+                             const std::string* nccl);
 
 // The combination a spec resolves to in a store.
 struct Resolved {
@@ -175,6 +194,8 @@ struct Resolved {
     std::string active() const; // "11.2.2+8.1.0.77-cuda11.2", "12.4.1+nccl2.21.5-cuda12.4"
     // Every entry of the combination, in all_kinds() order.
     std::vector<const Entry*> entries() const;
+    // The entries beside the toolkit (cuDNN, then NCCL): what a merged view adds to it.
+    std::vector<const Entry*> libraries() const;
     // The entry of `kind`, or null.
     const Entry* of(Kind kind) const;
 };

@@ -2,30 +2,18 @@
 
 #include <cctype>
 
+#include "core/ascii.h"
+
 namespace cvm {
 
 namespace {
-
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (auto& c : out)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 std::string percent_decoded(std::string_view s) {
     std::string out;
     for (std::size_t i = 0; i < s.size(); ++i) {
         int hi = 0, lo = 0;
-        if (s[i] == '%' && i + 2 < s.size() && (hi = hex_value(s[i + 1])) >= 0 &&
-            (lo = hex_value(s[i + 2])) >= 0) {
+        if (s[i] == '%' && i + 2 < s.size() && (hi = hex_digit(s[i + 1])) >= 0 &&
+            (lo = hex_digit(s[i + 2])) >= 0) {
             out.push_back(static_cast<char>(hi * 16 + lo));
             i += 2;
         } else {
@@ -96,8 +84,8 @@ std::string without_url_credentials(std::string_view url) {
 std::string url_origin(std::string_view url) {
     Parts p = parts_of(url);
     if (!p.ok || p.hostport.empty()) return {};
-    std::string scheme = lower(p.scheme);
-    std::string hostport = lower(p.hostport);
+    std::string scheme = ascii_lower(p.scheme);
+    std::string hostport = ascii_lower(p.hostport);
     // A port is after the last ':' unless that is inside an IPv6 literal's brackets.
     std::size_t colon = hostport.rfind(':');
     bool has_port = colon != std::string::npos && hostport.find(']', colon) == std::string::npos;

@@ -17,24 +17,24 @@ namespace {
 constexpr const char* kViewMark = ".cvm-view";
 constexpr const char* kViewFormat = "2\n";
 
-bool needs_merge(const Resolved& r) {
-    // A cuDNN or NCCL inside the toolkit's own folder needs no merging. Entries hold canonical
-    // paths (import resolves links, installs live in the store), so comparing the names is
-    // enough; this runs in the shim before every tool.
-    for (const Entry* e : r.entries())
-        if (e != &r.toolkit && e->path != r.toolkit.path) return true;
-    return false;
-}
-
 std::string view_name(const Resolved& r) {
-    return needs_merge(r) ? r.active() : r.toolkit.id;
+    return needs_merged_view(r) ? r.active() : r.toolkit.id;
 }
 
 } // namespace
 
+bool needs_merged_view(const Resolved& r) {
+    // A cuDNN or NCCL inside the toolkit's own folder needs no merging. Entries hold canonical
+    // paths (import resolves links, installs live in the store), so comparing the names is
+    // enough; this runs in the shim before every tool.
+    for (const Entry* e : r.libraries())
+        if (e->path != r.toolkit.path) return true;
+    return false;
+}
+
 fs::path view_path(const Store& store, const Resolved& r) {
     fs::path view = store.views_dir() / fs::u8path(view_name(r));
-    if (needs_merge(r)) return view;
+    if (needs_merged_view(r)) return view;
     // A toolkit's own view exists only while its nvcc needs a host compiler it cannot read from
     // NVCC_CCBIN (refresh_toolkit_views): one stat.
     std::error_code ec;
@@ -185,7 +185,7 @@ void fill_view(const Store& store, const Resolved& r, const fs::path& folder, pl
         for (fs::directory_iterator t(tk.path / "targets", ec), end; !ec && t != end;
              t.increment(ec))
             overlay["targets/" + t->path().filename().u8string()];
-    if (needs_merge(r)) {
+    if (needs_merged_view(r)) {
         // Toolkit folders that receive cuDNN's and NCCL's libraries: the toolkit's own lib folders,
         // or the conventional one when it has none recorded.
         std::vector<std::string> tk_libs = tk.lib_dirs;
@@ -203,8 +203,7 @@ void fill_view(const Store& store, const Resolved& r, const fs::path& folder, pl
         std::string include =
             os == platform::Os::Linux ? inner_real_path(tk.path, "include") : "include";
         // cuDNN's folders, then NCCL's: an earlier overlay wins a name both have.
-        for (const Entry* e : r.entries()) {
-            if (e == &tk) continue;
+        for (const Entry* e : r.libraries()) {
             for (const auto& inc : e->include_dirs)
                 add(include, e->path / fs::u8path(inc));
             for (const auto& lib : e->lib_dirs)

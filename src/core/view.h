@@ -25,6 +25,10 @@ namespace fs = std::filesystem;
 // ones inside the toolkit's own folder, and no view of the toolkit's own).
 fs::path view_path(const Store& store, const Resolved& r);
 
+// Whether `r` has a cuDNN or NCCL outside the toolkit's own folder, so that a merged view shows
+// them together (the shim asks, before every tool).
+bool needs_merged_view(const Resolved& r);
+
 // Fills `folder` (created, or empty) with the view of `r` as ensure_view makes it (its mark
 // included), for `cvm verify` to compare the store's view with.
 void fill_view(const Store& store, const Resolved& r, const fs::path& folder,

@@ -39,7 +39,7 @@ ExportResult export_oci(const Store& store, const Resolved& selection, const Exp
             "a Windows store holds Windows toolkits, and container images hold Linux ones; run "
             "`cvm export --oci` on Linux");
     fs::path view =
-        needs_view(selection) ? ensure_view(store, selection, platform::Os::Linux) : fs::path();
+        needs_merged_view(selection) ? ensure_view(store, selection, platform::Os::Linux) : fs::path();
     ImageSelection s = image_selection(selection, view, o.runtime);
     result.architecture = image_architecture(s);
     std::time_t epoch = source_date_epoch();

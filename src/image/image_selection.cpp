@@ -1,8 +1,7 @@
 #include "image/image_selection.h"
 
-#include <functional>
-
 #include "core/shims.h"
+#include "core/view.h"
 #include "image/image_config.h"
 #include "install/error.h"
 #include "platform/platform.h"
@@ -14,13 +13,6 @@ const char* const kLicenceNote =
     "SLA), which limit redistribution: keep this image in a private registry";
 
 namespace {
-
-// Every entry of a selection, toolkit first: the one list the image is made from.
-void for_each_entry(Resolved& r, const std::function<void(Entry&)>& f) {
-    f(r.toolkit);
-    if (r.cudnn) f(*r.cudnn);
-    if (r.nccl) f(*r.nccl);
-}
 
 bool within(const fs::path& p, const fs::path& root) {
     const auto &a = p.native(), &b = root.native();
@@ -35,20 +27,15 @@ constexpr const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/
 
 } // namespace
 
-bool needs_view(const Resolved& r) {
-    for (const Entry* e : r.entries())
-        if (e != &r.toolkit && e->path != r.toolkit.path) return true;
-    return false;
-}
-
 ImageSelection image_selection(const Resolved& r, const fs::path& view, bool runtime) {
     ImageSelection s;
     s.host = r;
     s.runtime = runtime;
-    for_each_entry(s.host, [&](Entry& e) {
+    // Every entry of the selection, toolkit first: the one list the image is made from.
+    for (const Entry* e : r.entries()) {
         ImagePart part;
-        part.entry = e;
-        fs::path host = e.path.lexically_normal();
+        part.entry = *e;
+        fs::path host = e->path.lexically_normal();
         for (const auto& earlier : s.parts) {
             fs::path root = earlier.entry.path.lexically_normal();
             if (!within(host, root)) continue;
@@ -58,10 +45,10 @@ ImageSelection image_selection(const Resolved& r, const fs::path& view, bool run
             part.walked = false;
             break;
         }
-        if (part.layer.empty()) part.layer = prefix_rel() + "/" + kind_dir(e.kind) + "/" + e.id;
+        if (part.layer.empty()) part.layer = prefix_rel() + "/" + kind_dir(e->kind) + "/" + e->id;
         s.parts.push_back(std::move(part));
-    });
-    if (!view.empty() && needs_view(r)) {
+    }
+    if (!view.empty() && needs_merged_view(r)) {
         s.view = view;
         s.view_layer = prefix_rel() + "/views/" + view.filename().u8string();
     }

@@ -34,13 +34,9 @@ struct ImageSelection {
     bool runtime = false;
 };
 
-// Whether the image needs `r`'s merged view: cuDNN lives in a folder of its own. (A toolkit's
-// own view, which exists only to hand this machine's host compiler to an old nvcc, has no place
-// in an image.)
-bool needs_view(const Resolved& r);
-
 // The parts of `r` in the image, and where its view goes (`view`: ensure_view's answer, or empty
-// where needs_view() says no).
+// where needs_merged_view() (core/view.h) says no: a toolkit's own view, which exists only to
+// hand this machine's host compiler to an old nvcc, has no place in an image).
 ImageSelection image_selection(const Resolved& r, const fs::path& view, bool runtime);
 
 // The folders the layer is walked from, and how (--runtime; a view's nvcc that is cvm's shim

@@ -35,9 +35,14 @@ std::optional<std::string> read_small(const fs::path& file, std::uint64_t limit)
     return text.str();
 }
 
+// What to do about a layout whose JSON is damaged: the same for --base and for the layout
+// exported into.
+const char* const kRecopy = "copy the image into the layout again, or name another folder";
+
 nlohmann::json parse_object(const std::string& text, const std::string& what) {
     nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object()) fail_input(what + " is not a JSON object");
+    if (doc.is_discarded() || !doc.is_object())
+        fail_input(what + " is not a JSON object; " + kRecopy);
     return doc;
 }
 
@@ -46,13 +51,13 @@ Descriptor descriptor_of(const nlohmann::json& j, const std::string& where) {
     if (!j.is_object() || !j.contains("mediaType") || !j["mediaType"].is_string() ||
         !j.contains("digest") || !j["digest"].is_string() || !j.contains("size") ||
         !j["size"].is_number_unsigned())
-        fail_input(where + " has a descriptor without mediaType, digest or size");
+        fail_input(where + " has a descriptor without mediaType, digest or size; " + kRecopy);
     d.media_type = j["mediaType"].get<std::string>();
     d.digest = j["digest"].get<std::string>();
     d.size = j["size"].get<std::uint64_t>();
     if (!is_sha256_digest(d.digest))
         fail_input(where + " names the digest '" + d.digest.substr(0, 80) +
-                   "', which is not sha256:<64 hex digits>");
+                   "', which is not sha256:<64 hex digits>; " + kRecopy);
     return d;
 }
 
@@ -162,11 +167,12 @@ FolderState folder_state(const fs::path& dir, std::string& why) {
 
 nlohmann::json read_index(const fs::path& layout) {
     auto text = read_small(layout / "index.json", kJsonLimit);
-    if (!text) fail_input(shown(layout / "index.json") + " cannot be read (or is over 16 MB)");
+    if (!text)
+        fail_input(shown(layout / "index.json") + " cannot be read (or is over 16 MB); " + kRecopy);
     auto doc = parse_object(*text, shown(layout / "index.json"));
     if (!doc.contains("manifests")) doc["manifests"] = nlohmann::json::array();
     if (!doc["manifests"].is_array())
-        fail_input(shown(layout / "index.json") + " has no manifests list");
+        fail_input(shown(layout / "index.json") + " has no manifests list; " + kRecopy);
     return doc;
 }
 

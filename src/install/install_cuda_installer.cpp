@@ -48,10 +48,7 @@ InstallResult Installer::install_toolkit_installer(const ToolkitChoice& choice,
     if (md5.empty())
         fail_operation(sums_url + " lists no MD5 for " + name + "; check CVM_MIRROR", "checksum");
 
-    const fs::path record_file = first_use_file(store_);
-    std::optional<std::string> pinned;
-    if (auto it = options_.pinned_sha256.find(name); it != options_.pinned_sha256.end()) pinned = it->second;
-    HeldSum want = held_sum_for(name, choice.installer_sha256, 0, choice.installer_source, record_file, pinned);
+    HeldSum want = held_sum(name, choice.installer_sha256, 0, choice.installer_source);
     if (options_.progress)
         options_.progress->message("CUDA " + id + " has no manifest: installing from NVIDIA's installer " + name);
     fs::path file = fetch_held(name, url, want, store_.cache_dir() / "downloads", options_.download);

@@ -3,6 +3,7 @@
 // holds, an install of something else than was asked for is undone, and an archive no public
 // source gives a sum for has its sum recorded as trusted on first use.
 #include "install/error.h"
+#include "install/first_use.h"
 #include "install/held_download.h"
 #include "install/installer.h"
 #include "install/progress.h"
@@ -10,6 +11,14 @@
 namespace cvm::install {
 
 namespace fs = std::filesystem;
+
+HeldSum Installer::held_sum(const std::string& name, const std::string& sha256, std::uint64_t size,
+                            const std::string& source) const {
+    std::optional<std::string> pinned;
+    if (auto it = options_.pinned_sha256.find(name); it != options_.pinned_sha256.end())
+        pinned = it->second;
+    return held_sum_for(name, sha256, size, source, first_use_file(store_), pinned);
+}
 
 InstallResult Installer::install_held(const std::function<InstallResult()>& install, Kind kind,
                                       const std::string& id, const std::string& name, const std::string& url,

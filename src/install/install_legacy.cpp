@@ -4,7 +4,6 @@
 // downloaded (first_use.h), else to the one a project's cvm.lock pins; with none of them, the
 // first download is trusted and its sum recorded.
 #include "install/error.h"
-#include "install/first_use.h"
 #include "install/held_download.h"
 #include "install/installer.h"
 #include "install/legacy_cudnn.h"
@@ -30,14 +29,11 @@ InstallResult Installer::install_legacy_cudnn(const registry::CudnnRelease& rel,
     }
 
     // The sum it is held to, decided before anything is downloaded.
-    const fs::path record_file = first_use_file(store_);
-    std::optional<std::string> pinned;
-    if (auto it = options_.pinned_sha256.find(name); it != options_.pinned_sha256.end()) pinned = it->second;
     auto known = load_known_archive_sums();
     auto k = known.find(name);
-    HeldSum want = k != known.end() ? held_sum_for(name, k->second.sha256, k->second.size, k->second.source,
-                                                   record_file, pinned)
-                                    : held_sum_for(name, "", 0, "", record_file, pinned);
+    HeldSum want = k != known.end()
+                       ? held_sum(name, k->second.sha256, k->second.size, k->second.source)
+                       : held_sum(name, "", 0, "");
     const std::string url = options_.mirror + "/" + archive.path;
     fs::path file = fetch_held(name, url, want, store_.cache_dir() / "downloads", options_.download);
 

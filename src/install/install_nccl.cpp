@@ -5,7 +5,6 @@
 // first download is trusted and its sum recorded (held_download.h), exactly as for legacy cuDNN
 // archives.
 #include "install/error.h"
-#include "install/first_use.h"
 #include "install/held_download.h"
 #include "install/installer.h"
 #include "install/progress.h"
@@ -115,11 +114,7 @@ InstallResult Installer::install_nccl_plan(const NcclPlan& plan) {
         return {Kind::Nccl, id, existing->path, true, {}};
     }
     // The sum it is held to, decided before anything is downloaded.
-    const fs::path record_file = first_use_file(store_);
-    std::optional<std::string> pinned;
-    if (auto it = options_.pinned_sha256.find(name); it != options_.pinned_sha256.end())
-        pinned = it->second;
-    HeldSum want = held_sum_for(name, plan.sha256, 0, plan.sha256_source, record_file, pinned);
+    HeldSum want = held_sum(name, plan.sha256, 0, plan.sha256_source);
     const std::string url = options_.mirror + "/redist/nccl/" + plan.folder + "/" + name;
     fs::path file =
         fetch_held(name, url, want, store_.cache_dir() / "downloads", options_.download);

@@ -136,6 +136,11 @@ private:
     // A toolkit before the manifests, from NVIDIA's local installer on the mirror (its version lock
     // held by the caller): checked against NVIDIA's md5sum.txt and the held sum, then installed.
     InstallResult install_toolkit_installer(const ToolkitChoice& choice, const std::vector<std::string>& components);
+    // The sum the download `name` is held to (held_download.h): the one a public source gives
+    // (`sha256`, `size` when known, from `source`; empty when none), else the one recorded on first
+    // use, else the one a project's cvm.lock pins.
+    HeldSum held_sum(const std::string& name, const std::string& sha256, std::uint64_t size,
+                     const std::string& source) const;
     // Runs `install` (of the held download `file`, see held_download.h) under the version lock of
     // `kind` `id` the caller holds; undoes it when it installed something else, and records the
     // sum of an archive trusted on first use.

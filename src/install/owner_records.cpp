@@ -54,6 +54,18 @@ std::vector<std::string> lines_of(const std::string& text) {
     return out;
 }
 
+// Calls `each(name, record, lines)` for every <dir>/<name>.dist-info/RECORD that can be read.
+template <class Each> void for_each_wheel_record(const fs::path& dir, Each each) {
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string name = it->path().filename().u8string();
+        if (name.size() < 10 || name.compare(name.size() - 10, 10, ".dist-info") != 0) continue;
+        fs::path record = it->path() / "RECORD";
+        if (auto text = platform::read_file(record, kRecordLimit))
+            each(name, record, parse_wheel_record(*text));
+    }
+}
+
 } // namespace
 
 std::vector<WheelRecordLine> parse_wheel_record(const std::string& text) {
@@ -78,21 +90,15 @@ void read_wheel_records(const std::map<fs::path, std::string>& files,
                 break;
             }
         }
-    for (const auto& site : site_dirs) {
-        std::error_code ec;
-        for (fs::directory_iterator it(site, ec), end; !ec && it != end; it.increment(ec)) {
-            std::string name = it->path().filename().u8string();
-            if (name.size() < 10 || name.compare(name.size() - 10, 10, ".dist-info") != 0) continue;
-            fs::path record = it->path() / "RECORD";
-            auto text = platform::read_file(record, kRecordLimit);
-            if (!text) continue;
-            for (const auto& line : parse_wheel_record(*text)) {
+    for (const auto& site : site_dirs)
+        for_each_wheel_record(site, [&](const std::string& name, const fs::path& record,
+                                        const std::vector<WheelRecordLine>& lines) {
+            for (const auto& line : lines) {
                 fs::path abs = (site / fs::u8path(line.path)).lexically_normal();
                 if (!files.count(abs)) continue;
                 out[abs] = {OwnerRecord::Kind::Wheel, line.digest, line.size, name, record.u8string()};
             }
-        }
-    }
+        });
 }
 
 void read_assembled_wheel_records(const fs::path& root,
@@ -101,14 +107,9 @@ void read_assembled_wheel_records(const fs::path& root,
     std::error_code ec;
     fs::path top = fs::canonical(root, ec);
     if (ec) return;
-    for (fs::directory_iterator it(top / "dist-info", ec), end; !ec && it != end;
-         it.increment(ec)) {
-        std::string name = it->path().filename().u8string();
-        if (name.size() < 10 || name.compare(name.size() - 10, 10, ".dist-info") != 0) continue;
-        fs::path record = it->path() / "RECORD";
-        auto text = platform::read_file(record, kRecordLimit);
-        if (!text) continue;
-        for (const auto& line : parse_wheel_record(*text)) {
+    for_each_wheel_record(top / "dist-info", [&](const std::string& name, const fs::path& record,
+                                                 const std::vector<WheelRecordLine>& lines) {
+        for (const auto& line : lines) {
             // nvidia/cu13/lib/libcublas.so.13 -> <root>/lib/libcublas.so.13; the dist-info's own
             // files -> <root>/dist-info/<name>.dist-info/...
             std::string rel = line.path;
@@ -124,7 +125,7 @@ void read_assembled_wheel_records(const fs::path& root,
             if (e2 || !files.count(abs) || out.count(abs)) continue;
             out[abs] = {OwnerRecord::Kind::Wheel, line.digest, line.size, name, record.u8string()};
         }
-    }
+    });
 }
 
 // dpkg's md5sums lists for the files among `files` that no wheel record covers.

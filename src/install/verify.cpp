@@ -66,22 +66,16 @@ TreeItem::Type tree_type(InstalledFile::Type t) {
 void check_record_files(const Entry& e, std::vector<VerifyProblem>& problems) {
     for (const char* name : {".", "entry", installed_files_name()}) {
         fs::path p = std::string(name) == "." ? e.entry_dir : e.entry_dir / name;
-        bool ok = false;
-        TreeItem item;
-        {
-            std::vector<VerifyProblem> ignored;
-            Tree t = read_tree(p, ignored); // one item: the top
-            ok = t.count(".") != 0;
-            if (ok) item = t["."];
-        }
-        if (!ok) continue; // a missing record is said below
+        // The item itself: its folder's tree (root/, the whole install) is read once, below.
+        auto item = read_item(p);
+        if (!item) continue; // a missing record is said below
         const bool folder = std::string(name) == ".";
         std::string what;
-        if (item.type != (folder ? TreeItem::Type::Directory : TreeItem::Type::File))
-            what = std::string("is ") + type_words(item.type) + ", not " +
+        if (item->type != (folder ? TreeItem::Type::Directory : TreeItem::Type::File))
+            what = std::string("is ") + type_words(item->type) + ", not " +
                    (folder ? "a folder" : "a file") + " of cvm's own";
         else
-            what = item_doubt(p, item);
+            what = item_doubt(p, *item);
         if (!what.empty())
             problems.push_back(
                 {p.u8string(), what + (folder ? "" : " (cvm's record of the install)")});

@@ -14,26 +14,6 @@ namespace {
 constexpr std::size_t kMaxItems = 4u << 20; // far beyond any toolkit (a CUDA 12 one: ~10 000)
 constexpr int kMaxDepth = 64;
 
-TreeItem item_at(const fs::path& p, bool& ok) {
-    TreeItem item;
-    bool link = false;
-    auto meta = platform::link_meta(p, link);
-    ok = meta.has_value();
-    if (!ok) return item;
-    item.meta = *meta;
-    std::error_code ec;
-    if (link) {
-        item.type = TreeItem::Type::Symlink;
-        item.target = fs::read_symlink(p, ec).generic_u8string();
-    } else if (meta->type == platform::FileMeta::Type::Directory) {
-        item.type = TreeItem::Type::Directory;
-    } else if (meta->type == platform::FileMeta::Type::Regular) {
-        item.type = TreeItem::Type::File;
-        item.size = fs::file_size(p, ec);
-    }
-    return item;
-}
-
 void walk(const fs::path& dir, const std::string& rel, int depth, Tree& tree,
           std::vector<VerifyProblem>& problems) {
     if (depth > kMaxDepth) {
@@ -54,14 +34,13 @@ void walk(const fs::path& dir, const std::string& rel, int depth, Tree& tree,
         }
         const std::string name = it->path().filename().u8string();
         const std::string child = rel == "." ? name : rel + "/" + name;
-        bool ok = false;
-        TreeItem item = item_at(it->path(), ok);
-        if (!ok) {
+        auto item = read_item(it->path());
+        if (!item) {
             problems.push_back({child, "cannot be read"});
             continue;
         }
-        bool folder = item.type == TreeItem::Type::Directory;
-        tree.emplace(child, std::move(item));
+        bool folder = item->type == TreeItem::Type::Directory;
+        tree.emplace(child, std::move(*item));
         if (folder) walk(it->path(), child, depth + 1, tree, problems);
     }
     if (ec) problems.push_back({rel, "cannot be read: " + platform::error_text(ec.value())});
@@ -69,16 +48,34 @@ void walk(const fs::path& dir, const std::string& rel, int depth, Tree& tree,
 
 } // namespace
 
+std::optional<TreeItem> read_item(const fs::path& p) {
+    bool link = false;
+    auto meta = platform::link_meta(p, link);
+    if (!meta) return std::nullopt;
+    TreeItem item;
+    item.meta = *meta;
+    std::error_code ec;
+    if (link) {
+        item.type = TreeItem::Type::Symlink;
+        item.target = fs::read_symlink(p, ec).generic_u8string();
+    } else if (meta->type == platform::FileMeta::Type::Directory) {
+        item.type = TreeItem::Type::Directory;
+    } else if (meta->type == platform::FileMeta::Type::Regular) {
+        item.type = TreeItem::Type::File;
+        item.size = fs::file_size(p, ec);
+    }
+    return item;
+}
+
 Tree read_tree(const fs::path& root, std::vector<VerifyProblem>& problems) {
     Tree tree;
-    bool ok = false;
-    TreeItem top = item_at(root, ok);
-    if (!ok) {
+    auto top = read_item(root);
+    if (!top) {
         problems.push_back({".", "missing"});
         return tree;
     }
-    bool folder = top.type == TreeItem::Type::Directory;
-    tree.emplace(".", std::move(top));
+    bool folder = top->type == TreeItem::Type::Directory;
+    tree.emplace(".", std::move(*top));
     if (folder) walk(root, ".", 0, tree, problems);
     return tree;
 }

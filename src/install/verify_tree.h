@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct TreeItem {
 };
 // "." for the folder itself, then '/'-separated paths relative to it.
 using Tree = std::map<std::string, TreeItem>;
+
+// One item as lstat sees it; nullopt when it cannot be (missing, or its folder unreadable).
+std::optional<TreeItem> read_item(const std::filesystem::path& path);
 
 // Reads the whole tree below `root`. A folder that cannot be read is a problem ("cannot be read:
 // Permission denied"), as is a tree too deep or too large to be an install.

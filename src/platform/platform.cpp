@@ -1279,6 +1279,7 @@ void write_file_atomically(const fs::path& file, std::string_view text) {
     };
 #ifdef _WIN32
     std::FILE* f = _wfopen(tmp.wstring().c_str(), L"wb");
+    if (!f) failed(errno ? errno : EIO);
 #else
     // A new file of cvm's own: never through a link or a FIFO someone put at the temporary name
     // (one left by an earlier run is removed: unlink takes the link, not what it points to).
@@ -1295,7 +1296,6 @@ void write_file_atomically(const fs::path& file, std::string_view text) {
         failed(err ? err : EIO);
     }
 #endif
-    if (!f) failed(errno ? errno : EIO);
     errno = 0;
     bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
     ok = std::fflush(f) == 0 && ok;

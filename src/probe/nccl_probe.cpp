@@ -47,19 +47,6 @@ float expected_value(std::size_t i, int ranks) {
     return sum;
 }
 
-std::string size_text(std::size_t bytes) {
-    char buffer[32];
-    if (bytes >= (std::size_t(1) << 30) && bytes % (std::size_t(1) << 30) == 0)
-        std::snprintf(buffer, sizeof buffer, "%zu GiB", bytes >> 30);
-    else if (bytes >= (std::size_t(1) << 20) && bytes % (std::size_t(1) << 20) == 0)
-        std::snprintf(buffer, sizeof buffer, "%zu MiB", bytes >> 20);
-    else if (bytes >= 1024 && bytes % 1024 == 0)
-        std::snprintf(buffer, sizeof buffer, "%zu KiB", bytes >> 10);
-    else
-        std::snprintf(buffer, sizeof buffer, "%zu B", bytes);
-    return buffer;
-}
-
 // One communicator over `ranks` GPUs with its streams and buffers; frees them all.
 class AllReduceRun {
 public:
@@ -177,7 +164,7 @@ bool AllReduceRun::setup(std::size_t max_bytes) {
             return report_.add_problem(
                        problem::kCudaError,
                        "NCCL check: " +
-                           cuda_failed("cudaMalloc (2 x " + size_text(max_bytes) + ")", r, e) +
+                           cuda_failed("cudaMalloc (2 x " + size_label(max_bytes) + ")", r, e) +
                            "; free the GPU's memory (`nvidia-smi` lists who holds it)"),
                    false;
         // Rank r's values, a block at a time (every block is the same: its length is whole
@@ -214,7 +201,7 @@ bool AllReduceRun::all_reduce(std::size_t count, int times) {
                 nccl_.GroupEnd();
                 report_.add_problem(
                     problem::kNcclError,
-                    "NCCL check: all-reduce of " + size_text(count * sizeof(float)) + " on rank " +
+                    "NCCL check: all-reduce of " + size_label(count * sizeof(float)) + " on rank " +
                         std::to_string(r) + ": " + nccl_failed("ncclAllReduce", result));
                 return false;
             }
@@ -223,7 +210,7 @@ bool AllReduceRun::all_reduce(std::size_t count, int times) {
         if (result)
             return report_.add_problem(problem::kNcclError,
                                        "NCCL check: all-reduce of " +
-                                           size_text(count * sizeof(float)) + ": " +
+                                           size_label(count * sizeof(float)) + ": " +
                                            nccl_failed("ncclGroupEnd", result)),
                    false;
     }
@@ -233,7 +220,7 @@ bool AllReduceRun::all_reduce(std::size_t count, int times) {
         if (e)
             return report_.add_problem(problem::kCudaError,
                                        "NCCL check: all-reduce of " +
-                                           size_text(count * sizeof(float)) + ": " +
+                                           size_label(count * sizeof(float)) + ": " +
                                            cuda_failed("cudaStreamSynchronize", r, e) +
                                            " (a peer-to-peer path that hangs or faults shows here; "
                                            "try NCCL_P2P_DISABLE=1 to tell)"),
@@ -331,7 +318,7 @@ void AllReduceRun::run(int ranks) {
         check(count, s);
         if (s.mismatched)
             report_.add_problem(problem::kWrongResult,
-                                "NCCL all-reduce of " + size_text(s.bytes) + " over " +
+                                "NCCL all-reduce of " + size_label(s.bytes) + " over " +
                                     std::to_string(ranks) + " GPU" + (ranks == 1 ? "" : "s") +
                                     " is wrong: " + std::to_string(s.mismatched) + " of " +
                                     std::to_string(s.checked) +

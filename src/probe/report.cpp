@@ -16,6 +16,11 @@ std::string format_double(const char* format, double value) {
     return buffer;
 }
 
+// "9.0"; "" when unknown (major -1).
+std::string cc_text(int major, int minor) {
+    return major >= 0 ? std::to_string(major) + "." + std::to_string(minor) : "";
+}
+
 std::string bytes_text(std::size_t bytes) {
     if (bytes < 1024) return std::to_string(bytes) + " B";
     if (bytes < 1024 * 1024) return format_double("%.1f KiB", static_cast<double>(bytes) / 1024);
@@ -153,15 +158,6 @@ void write_nccl(JsonWriter& json, const NcclReport& n) {
     json.end_object();
 }
 
-std::string size_label(std::size_t bytes) {
-    if (bytes >= (std::size_t(1) << 30) && bytes % (std::size_t(1) << 30) == 0)
-        return std::to_string(bytes >> 30) + " GiB";
-    if (bytes >= (std::size_t(1) << 20) && bytes % (std::size_t(1) << 20) == 0)
-        return std::to_string(bytes >> 20) + " MiB";
-    if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
-    return std::to_string(bytes) + " B";
-}
-
 void render_nccl(const NcclReport& n, const std::function<void(const std::string&)>& line) {
     line("");
     if (!n.library.loaded()) {
@@ -226,6 +222,15 @@ void render_nccl(const NcclReport& n, const std::function<void(const std::string
 }
 
 } // namespace
+
+std::string size_label(std::size_t bytes) {
+    if (bytes >= (std::size_t(1) << 30) && bytes % (std::size_t(1) << 30) == 0)
+        return std::to_string(bytes >> 30) + " GiB";
+    if (bytes >= (std::size_t(1) << 20) && bytes % (std::size_t(1) << 20) == 0)
+        return std::to_string(bytes >> 20) + " MiB";
+    if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
+    return std::to_string(bytes) + " B";
+}
 
 std::string one_gpu_note() {
     return "one GPU: its one-rank all-reduce moves nothing between GPUs, so no link is measured";
@@ -311,16 +316,13 @@ std::string render_json(const Report& r) {
     optional_number(json, "count", r.device_count);
     json.key("index").value(r.device_index);
     optional_text(json, "name", r.device_name);
-    optional_text(json, "compute_capability",
-                  r.cc_major >= 0 ? std::to_string(r.cc_major) + "." + std::to_string(r.cc_minor)
-                                  : "");
+    optional_text(json, "compute_capability", cc_text(r.cc_major, r.cc_minor));
     json.end_object();
     json.key("devices").begin_array();
     for (const auto& d : r.devices) {
         json.begin_object().key("index").value(d.index);
         optional_text(json, "name", d.name);
-        optional_text(json, "compute_capability",
-                      d.cc_major >= 0 ? std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) : "");
+        optional_text(json, "compute_capability", cc_text(d.cc_major, d.cc_minor));
         json.end_object();
     }
     json.end_array();
@@ -439,14 +441,14 @@ std::string render_text(const Report& r) {
         line("driver  none (cudaDriverGetVersion reports 0)");
     if (!r.device_name.empty() || r.cc_major >= 0)
         line("device  " + std::to_string(r.device_index) + ": " + r.device_name +
-             ", compute capability " + std::to_string(r.cc_major) + "." +
-             std::to_string(r.cc_minor) + " (" + std::to_string(r.device_count) + " device" +
-             (r.device_count == 1 ? "" : "s") + ")");
+             ", compute capability " + (r.cc_major >= 0 ? cc_text(r.cc_major, r.cc_minor) : "?") +
+             " (" + std::to_string(r.device_count) + " device" + (r.device_count == 1 ? "" : "s") +
+             ")");
     if (r.devices.size() > 1) {
         std::string all;
         for (const auto& d : r.devices)
             all += (all.empty() ? "" : ", ") + std::to_string(d.index) + ": " + d.name + " (" +
-                   (d.cc_major >= 0 ? std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) : "?") + ")";
+                   (d.cc_major >= 0 ? cc_text(d.cc_major, d.cc_minor) : "?") + ")";
         line("devices " + all);
     }
     if (!r.convolutions.empty()) {

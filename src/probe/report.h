@@ -173,6 +173,8 @@ std::string cudnn_version_text(long long version);
 int cudnn_version_major(long long version);
 // 13000 -> "13.0", 12020 -> "12.2", 11080 -> "11.8".
 std::string cuda_version_text(long long version);
+// A buffer size in its largest whole unit: "64 MiB", "1 GiB", "4100 B".
+std::string size_label(std::size_t bytes);
 // The major version in a library file name: libcudnn.so.9 -> 9, cudnn64_8.dll -> 8; -1 if none.
 int major_from_library_name(const std::string& name);
 

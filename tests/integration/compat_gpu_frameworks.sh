@@ -30,13 +30,10 @@ OUT=$("$CVM" doctor --json) || true
 assert_not_contains "$(finding_codes)" "arch"
 
 # A venv-like folder around the real interpreter, holding a torch package.
-SITE_NAME=$("$PY" -c 'import sys; print("python%d.%d" % sys.version_info[:2])')
 V="$T/venv"
-SITE="$V/lib/$SITE_NAME/site-packages"
-mkdir -p "$V/bin" "$SITE/torch/cuda"
-printf 'home = %s\ninclude-system-site-packages = false\nversion = %s\n' "$(dirname "$PY")" \
-    "$("$PY" -c 'import platform; print(platform.python_version())')" > "$V/pyvenv.cfg"
-ln -s "$PY" "$V/bin/python3"
+make_venv "$V"
+SITE=$VENV_SITE
+mkdir -p "$SITE/torch/cuda"
 printf "__version__ = '2.1.2+cu121'\ndebug = False\ncuda = '12.1'\ngit_version = 'a8e7c98cb95ff97bb30a728c6b2a1ce6bff946eb'\nhip = None\n" \
     > "$SITE/torch/version.py"
 printf 'from . import version, cuda, _C\n__version__ = version.__version__\n' > "$SITE/torch/__init__.py"

@@ -31,12 +31,8 @@ fake_driver() { # fake_driver VERSION GPU CC
 # A virtual environment as `python -m venv` makes it: bin/python and pyvenv.cfg; the machine's
 # Python then puts lib/pythonX.Y/site-packages on sys.path.
 venv=$T/venv
-mkdir -p "$venv/bin"
-ln -s "$PY" "$venv/bin/python"
-printf 'home = %s\ninclude-system-site-packages = false\nversion = %s\n' "$(dirname "$PY")" \
-    "$("$PY" -c 'import sys; print("%d.%d.%d" % sys.version_info[:3])')" > "$venv/pyvenv.cfg"
-site=$venv/lib/$("$PY" -c 'import sys; print("python%d.%d" % sys.version_info[:2])')/site-packages
-mkdir -p "$site"
+make_venv "$venv" python
+site=$VENV_SITE
 "$venv/bin/python" -c 'import sys; sys.exit(0 if sys.argv[1] in sys.path else 1)' "$site" \
     || skip "$PY does not read pyvenv.cfg as a virtual environment"
 export VIRTUAL_ENV=$venv

@@ -21,6 +21,13 @@ assert_contains "$ERR" "$T/p/.cudaversion:1: " "the line names the file"
 assert_contains "$ERR" "link" "the line says why its text is not shown"
 expect_rc 2 "$CVM" current --json
 assert_not_contains "$OUT$ERR" "hunter2" "the link's target was quoted in --json"
+# ... not even one character of it: a target holding only '=' is not named as the bad character.
+printf '=\n' > "$T/one-char"
+mkdir -p "$T/q" && ln -s "$T/one-char" "$T/q/.cudaversion"
+cd "$T/q"
+expect_rc 2 "$CVM" current
+assert_not_contains "$ERR" "'='" "a character of the link's target was quoted"
+cd "$T/p"
 expect_rc 2 "$CVM" use
 assert_not_contains "$ERR" "hunter2"
 expect_rc 2 "$CVM" env --shell bash
@@ -68,6 +75,11 @@ ln -s "$T/git-credentials" "$T/p/cvm.lock"
 expect_rc 2 "$CVM" install --locked
 assert_not_contains "$ERR" "hunter2" "a linked cvm.lock's text was quoted"
 assert_contains "$ERR" "is a link to a file that is not a cvm.lock"
+rm "$T/p/cvm.lock"
+# ... or larger than any cvm.lock: refused, not read in part, with what to do.
+head -c 1100000 /dev/zero | tr '\0' '#' > "$T/p/cvm.lock"
+expect_rc 2 "$CVM" install --locked
+assert_contains "$ERR" "cvm.lock is larger than 1 MiB, not a cvm.lock; remove it and run \`cvm lock\` in the project"
 rm "$T/p/cvm.lock"
 
 # A file:// mirror holding FIFOs where a manifest should be: curl would wait in open() forever,

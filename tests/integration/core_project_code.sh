@@ -45,13 +45,10 @@ assert_not_contains "$OUT" "\"$R\"" "the project folder (CUDA_PATH=.) was import
 
 # torch.cuda.get_arch_list() of the active Python, with a GPU there: torch is imported from the
 # environment's site-packages, never from the project's torch/.
-SITE_NAME=$("$PY" -c 'import sys; print("python%d.%d" % sys.version_info[:2])')
 V="$T/venv"
-SITE="$V/lib/$SITE_NAME/site-packages"
-mkdir -p "$V/bin" "$SITE/torch/cuda"
-printf 'home = %s\ninclude-system-site-packages = false\nversion = %s\n' "$(dirname "$PY")" \
-    "$("$PY" -c 'import platform; print(platform.python_version())')" > "$V/pyvenv.cfg"
-ln -s "$PY" "$V/bin/python3"
+make_venv "$V"
+SITE=$VENV_SITE
+mkdir -p "$SITE/torch/cuda"
 printf "__version__ = '2.1.2+cu121'\ncuda = '12.1'\n" > "$SITE/torch/version.py"
 printf 'from . import version, cuda\n__version__ = version.__version__\n' > "$SITE/torch/__init__.py"
 printf 'def get_arch_list():\n    return ["sm_50"]\n' > "$SITE/torch/cuda/__init__.py"

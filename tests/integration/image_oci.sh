@@ -141,6 +141,46 @@ cmp "$A/cudnn/9.14.0.64-cuda13/lib/libcudnn.so.9.14.0" "$TEST_TMP/machine/usr/li
 [[ -z $(find "$TEST_TMP/bundle-apt/rootfs" -type l -lname '/*' | head -1) ]] ||
     fail "absolute links in the image: $(find "$TEST_TMP/bundle-apt/rootfs" -type l -lname '/*')"
 
+# NCCL from NVIDIA's apt packages (libnccl2, libnccl-dev: an entry of links into the shared
+# /usr/lib/x86_64-linux-gnu) on the same toolkit: the image holds NCCL's files themselves, its
+# variables name the image's folders, and a program built against them with the C compiler links
+# -lnccl at NCCL_LIB_DIR and runs with the image's LD_LIBRARY_PATH.
+nusr="$TEST_TMP/machine-nccl/usr"
+mkdir -p "$nusr/lib/x86_64-linux-gnu" "$nusr/include" "$TEST_TMP/machine-nccl/var/lib/dpkg"
+$MK nccl-lib "$nusr/lib/x86_64-linux-gnu/libnccl.so.2.28.3" --version 2.28.3 --cuda 13.0
+ln -s libnccl.so.2.28.3 "$nusr/lib/x86_64-linux-gnu/libnccl.so.2"
+ln -s libnccl.so.2 "$nusr/lib/x86_64-linux-gnu/libnccl.so"
+printf '#define NCCL_MAJOR 2\n#define NCCL_MINOR 28\n#define NCCL_PATCH 3\nint ncclGetVersion(int* version);\n' > "$nusr/include/nccl.h"
+printf 'Package: libnccl2\nStatus: install ok installed\nVersion: 2.28.3-1+cuda13.0\n\n' > "$TEST_TMP/machine-nccl/var/lib/dpkg/status"
+expect_rc 0 "$CVM" import "$nusr"
+expect_rc 0 "$CVM" export --oci "$I/nccl" 13+nccl2.28 --tag nccl
+expect_rc 0 skopeo inspect "oci:$I/nccl:nccl"
+assert_eq "$(jq -r '.Labels["cvm.nccl"]' <<<"$OUT")" "2.28.3-cuda13.0"
+assert_eq "$(jq -r '.Labels["cvm.nccl.source"]' <<<"$OUT")" "imported from $(realpath "$nusr")"
+expect_rc 0 skopeo inspect --config "oci:$I/nccl:nccl"
+NENV=$(jq -r '.config.Env[]' <<<"$OUT")
+NVIEW=/opt/cvm/views/13.0.2+nccl2.28.3-cuda13.0
+assert_contains "$NENV" "NCCL_HOME=/opt/cvm/nccl/2.28.3-cuda13.0"
+assert_contains "$NENV" "NCCL_ROOT=/opt/cvm/nccl/2.28.3-cuda13.0"
+assert_contains "$NENV" "NCCL_INCLUDE_DIR=$NVIEW/include"
+assert_contains "$NENV" "NCCL_LIB_DIR=$NVIEW/lib64"
+assert_contains "$NENV" "LD_LIBRARY_PATH=$NVIEW/lib64"
+assert_not_contains "$NENV" "$TEST_TMP" "a folder of this machine in the image's environment"
+umoci_unpack "$I/nccl:nccl" "$TEST_TMP/bundle-nccl"
+NR="$TEST_TMP/bundle-nccl/rootfs"
+lib="$NR/opt/cvm/nccl/2.28.3-cuda13.0/lib/libnccl.so.2.28.3"
+[[ -f $lib && ! -L $lib ]] || fail "the assembled NCCL's library is not a file in the image: $(ls -la "$(dirname "$lib")" 2>&1)"
+cmp "$lib" "$nusr/lib/x86_64-linux-gnu/libnccl.so.2.28.3" || fail "libnccl differs from the package's"
+[[ -z $(find "$NR" -type l -lname '/*' | head -1) ]] || fail "absolute links in the image: $(find "$NR" -type l -lname '/*')"
+[[ -z $(find "$NR" -xtype l | head -1) ]] || fail "links to nothing in the image: $(find "$NR" -xtype l)"
+if command -v cc > /dev/null; then
+    printf '#include <nccl.h>\n#include <stdio.h>\nint main(void) { int v = 0; ncclGetVersion(&v); printf("nccl %%d\\n", v); return v == 0; }\n' > "$TEST_TMP/nccl_version.c"
+    cc -o "$TEST_TMP/nccl_version" "$TEST_TMP/nccl_version.c" -I"$NR$NVIEW/include" -L"$NR$NVIEW/lib64" -lnccl ||
+        fail "cc cannot build against the image's NCCL_INCLUDE_DIR and NCCL_LIB_DIR"
+    expect_rc 0 env LD_LIBRARY_PATH="$NR$NVIEW/lib64" "$TEST_TMP/nccl_version"
+    assert_eq "$OUT" "nccl 22803" "ncclGetVersion of the image's library"
+fi
+
 # --runtime: no compiler, headers or static libraries; the libraries stay; says how much less.
 expect_rc 0 "$CVM" export --oci "$I/one" --runtime --json
 RT=$(jq -r .tag <<<"$OUT")

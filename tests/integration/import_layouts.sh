@@ -134,8 +134,13 @@ message(STATUS "found CUDA ${CUDAToolkit_VERSION} in ${CUDAToolkit_BIN_DIR}, cud
 EOF
     expect_rc 0 "$CVM" exec -- sh -c 'cmake -S cm -B cm/build -DCUDAToolkit_ROOT="$CUDA_HOME" 2>&1'
     assert_contains "$OUT" "found CUDA 11.8"
-    assert_contains "$OUT" "in $CVM_ROOT/cuda/11.8.0/root/bin, cudart $CVM_ROOT/cuda/11.8.0/root/lib64/libcudart.so"
+    # g++ 12 is too new for nvcc 11.8: cvm hands over the compiler it keeps through a toolkit view
+    # whose nvcc is the shim (issue 21), so CUDA_HOME, and what CMake finds, is that view.
+    assert_contains "$OUT" "in $CVM_ROOT/views/11.8.0/bin, cudart $CVM_ROOT/views/11.8.0/lib64/libcudart.so"
 fi
+# A Makefile's $CUDA_HOME/bin/nvcc, without -ccbin, compiles with the compiler cvm keeps.
+expect_rc 0 "$CVM" exec -- sh -c '"$CUDA_HOME/bin/nvcc" -o t2 t.cu 2>&1'
+[[ -x t2 ]] || fail "\$CUDA_HOME/bin/nvcc 11.8 made no program under cvm exec: $OUT"
 real13=/usr/local/cuda-13.0
 [[ -x $real13/bin/nvcc ]] || skip "$real13 is absent (CUDA 11.8 half passed)"
 expect_rc 0 "$CVM" import "$real13"

@@ -60,6 +60,19 @@ windows_missing() {
 assert_eq() { [[ "$1" == "$2" ]] || fail "${3:-values differ}: expected [$2], got [$1]"; }
 assert_contains() { [[ "$1" == *"$2"* ]] || fail "${3:-missing text}: [$2] not in [$1]"; }
 assert_not_contains() { [[ "$1" != *"$2"* ]] || fail "${3:-unexpected text}: [$2] in [$1]"; }
+# make_venv DIR [NAME]: a virtual environment as `python -m venv` makes it around $PY (set by
+# the test): DIR/bin/NAME (python3 unless given) and DIR/pyvenv.cfg. Sets VENV_SITE to its
+# lib/pythonX.Y/site-packages (made), which that python puts on sys.path.
+make_venv() {
+    local dir=$1 name=${2:-python3}
+    mkdir -p "$dir/bin"
+    ln -s "$PY" "$dir/bin/$name"
+    printf 'home = %s\ninclude-system-site-packages = false\nversion = %s\n' "$(dirname "$PY")" \
+        "$("$PY" -c 'import platform; print(platform.python_version())')" > "$dir/pyvenv.cfg"
+    VENV_SITE=$dir/lib/$("$PY" -c 'import sys; print("python%d.%d" % sys.version_info[:2])')/site-packages
+    mkdir -p "$VENV_SITE"
+}
+
 # expect_rc CODE CMD...: runs CMD, captures stdout in $OUT and stderr in $ERR.
 expect_rc() {
     local want=$1; shift

@@ -20,13 +20,14 @@ inline Entry toolkit_entry(const std::string& id, const std::filesystem::path& p
     return e;
 }
 
-inline Entry cudnn_entry(const std::string& id, const std::filesystem::path& path) {
-    auto c = parse_cudnn_id(id);
+// A library build (cuDNN, NCCL) as import writes it: its own include/ and lib/.
+inline Entry library_entry(Kind kind, const std::string& id, const Version& version,
+                           const Version& cuda, const std::filesystem::path& path) {
     Entry e;
-    e.kind = Kind::Cudnn;
+    e.kind = kind;
     e.id = id;
-    e.version = c->version;
-    e.cuda = c->cuda;
+    e.version = version;
+    e.cuda = cuda;
     e.path = path;
     e.imported = true;
     e.include_dirs = {"include"};
@@ -34,18 +35,14 @@ inline Entry cudnn_entry(const std::string& id, const std::filesystem::path& pat
     return e;
 }
 
+inline Entry cudnn_entry(const std::string& id, const std::filesystem::path& path) {
+    auto c = parse_cudnn_id(id);
+    return library_entry(Kind::Cudnn, id, c->version, c->cuda, path);
+}
+
 inline Entry nccl_entry(const std::string& id, const std::filesystem::path& path) {
     auto n = parse_nccl_id(id);
-    Entry e;
-    e.kind = Kind::Nccl;
-    e.id = id;
-    e.version = n->version;
-    e.cuda = n->cuda;
-    e.path = path;
-    e.imported = true;
-    e.include_dirs = {"include"};
-    e.lib_dirs = {"lib"};
-    return e;
+    return library_entry(Kind::Nccl, id, n->version, n->cuda, path);
 }
 
 } // namespace cvm::test

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/entries.h"
+#include "core/view.h"
 #include "image/image_config.h"
 #include "image/image_selection.h"
 #include "install/error.h"
@@ -105,7 +106,7 @@ TEST_CASE("an NCCL is a part of its own, and its variables name the image's fold
     test::write_file(r.toolkit.path / "bin" / "nvcc", "nvcc");
     test::write_file(r.toolkit.path / "lib64" / "libcudart.so.12", "");
     test::write_file(r.nccl->path / "lib" / "libnccl.so.2", "");
-    CHECK(needs_view(r));
+    CHECK(needs_merged_view(r));
     const fs::path view = tmp.path / "store" / "views" / "12.4.1+nccl2.21.5-cuda12.4";
     auto s = image_selection(r, view, false);
     REQUIRE(s.parts.size() == 2);
@@ -128,19 +129,19 @@ TEST_CASE("an NCCL is a part of its own, and its variables name the image's fold
     CHECK(value(rt, "NCCL_LIB_DIR") == v + "/lib64");
     // An NCCL inside the toolkit's folder needs no view.
     r.nccl->path = r.toolkit.path;
-    CHECK_FALSE(needs_view(r));
+    CHECK_FALSE(needs_merged_view(r));
 }
 
 TEST_CASE("a toolkit's own view (made to hand over this machine's host compiler) stays out") {
     Resolved r = sample(false);
-    CHECK_FALSE(needs_view(r));
+    CHECK_FALSE(needs_merged_view(r));
     auto s = image_selection(r, "/store/views/12.4.1", false);
     CHECK(s.view.empty());
     CHECK(layer_trees(s).size() == 1);
     r = sample();
-    CHECK(needs_view(r));
+    CHECK(needs_merged_view(r));
     r.cudnn->path = r.toolkit.path;
-    CHECK_FALSE(needs_view(r));
+    CHECK_FALSE(needs_merged_view(r));
 }
 
 TEST_CASE("the plan options: a view's nvcc that is cvm's shim is redirected to the toolkit's") {
