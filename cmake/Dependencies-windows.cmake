@@ -65,11 +65,11 @@ foreach(_cvm_target CLI11::CLI11 tomlplusplus::tomlplusplus nlohmann_json::nlohm
   endif()
 endforeach()
 unset(_cvm_target)
-# toml++ compiled into each user (Debian's Linux package is a shared library instead).
+# toml++ compiled once, into cvm's own static library (src/toml/toml.cpp), as on Linux.
 set_property(TARGET tomlplusplus::tomlplusplus APPEND PROPERTY
-  INTERFACE_COMPILE_DEFINITIONS TOML_HEADER_ONLY=1)
-add_library(cvm_toml INTERFACE)
-target_link_libraries(cvm_toml INTERFACE tomlplusplus::tomlplusplus)
+  INTERFACE_COMPILE_DEFINITIONS TOML_HEADER_ONLY=0)
+add_library(cvm_toml STATIC ${PROJECT_SOURCE_DIR}/src/toml/toml.cpp)
+target_link_libraries(cvm_toml PUBLIC tomlplusplus::tomlplusplus)
 
 # LibArchive::LibArchive (with LibLZMA::LibLZMA, ZLIB::ZLIB) from the prefix.
 find_package(CvmWindowsDeps REQUIRED CONFIG

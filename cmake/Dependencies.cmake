@@ -5,12 +5,13 @@ if(WIN32 AND NOT MSVC) # mingw-w64 cross build (scripts/build-windows.sh)
 endif()
 find_package(CLI11 REQUIRED)
 find_package(tomlplusplus REQUIRED)
-# cvm_toml: toml++ compiled into the code that uses it (its header-only mode). Debian's package
-# is a shared library, which the static shim cannot link, and one library fewer to load at start.
+# cvm_toml: toml++ compiled once, into a static library of cvm's own (src/toml/toml.cpp). Debian's
+# package is a shared library, which the static shim cannot link, and one library fewer to load
+# at start.
 get_target_property(_cvm_toml_include tomlplusplus::tomlplusplus INTERFACE_INCLUDE_DIRECTORIES)
-add_library(cvm_toml INTERFACE)
-target_include_directories(cvm_toml SYSTEM INTERFACE ${_cvm_toml_include})
-target_compile_definitions(cvm_toml INTERFACE TOML_HEADER_ONLY=1)
+add_library(cvm_toml STATIC ${PROJECT_SOURCE_DIR}/src/toml/toml.cpp)
+target_include_directories(cvm_toml SYSTEM PUBLIC ${_cvm_toml_include})
+target_compile_definitions(cvm_toml PUBLIC TOML_HEADER_ONLY=0)
 unset(_cvm_toml_include)
 find_package(nlohmann_json 3 REQUIRED)
 find_package(LibArchive REQUIRED)

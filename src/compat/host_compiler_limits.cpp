@@ -1,9 +1,9 @@
 #include "compat/host_compiler_limits.h"
 
 #include <algorithm>
-#include <regex>
 #include <toml++/toml.h>
 
+#include "core/pattern.h"
 #include "core/toml_input.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
@@ -154,24 +154,23 @@ std::optional<HostCompilerLimits> limits_from_host_config(std::string_view heade
     l.cuda = cuda;
     l.source = "host_config.h";
     bool any = false;
-    std::smatch m;
-    static const std::regex gnu(R"(#if\s+__GNUC__\s*>\s*(\d+)\s*\n)");
-    if (std::regex_search(text, m, gnu)) {
-        l.gcc_max = static_cast<unsigned>(std::stoul(m[1]));
+    static const Pattern gnu(R"(#if\s+__GNUC__\s*>\s*(\d+)\s*\n)");
+    if (auto m = gnu.search(text)) {
+        l.gcc_max = static_cast<unsigned>(std::stoul((*m)[1]));
         any = true;
     }
     // The plain clang check is the one guarded by `defined(__clang__) && !defined(__ibmxl_vrm__)`;
     // Grace and HOS clang checks come with their own guards.
-    static const std::regex clang_guard(R"(#if defined\(__clang__\) && !defined\(__ibmxl_vrm__\)[^\n]*\n\s*#if \(__clang_major__ >= (\d+)\) \|\| \(__clang_major__ < (\d+)\) \|\| \(\(__clang_major__ == (\d+)\) &&\s*\(__clang_minor__ < (\d+)\)\))");
-    if (std::regex_search(text, m, clang_guard)) {
-        l.clang_max = static_cast<unsigned>(std::stoul(m[1])) - 1;
-        l.clang_min = Version{{static_cast<unsigned>(std::stoul(m[3])), static_cast<unsigned>(std::stoul(m[4]))}};
+    static const Pattern clang_guard(R"(#if defined\(__clang__\) && !defined\(__ibmxl_vrm__\)[^\n]*\n\s*#if \(__clang_major__ >= (\d+)\) \|\| \(__clang_major__ < (\d+)\) \|\| \(\(__clang_major__ == (\d+)\) &&\s*\(__clang_minor__ < (\d+)\)\))");
+    if (auto m = clang_guard.search(text)) {
+        l.clang_max = static_cast<unsigned>(std::stoul((*m)[1])) - 1;
+        l.clang_min = Version{{static_cast<unsigned>(std::stoul((*m)[3])), static_cast<unsigned>(std::stoul((*m)[4]))}};
         any = true;
     }
-    static const std::regex msc(R"(#if\s+_MSC_VER\s*<\s*(\d+)\s*\|\|\s*_MSC_VER\s*>=\s*(\d+)\s*\n)");
-    if (std::regex_search(text, m, msc)) {
-        l.msc_min = static_cast<unsigned>(std::stoul(m[1]));
-        l.msc_max = static_cast<unsigned>(std::stoul(m[2])) - 1;
+    static const Pattern msc(R"(#if\s+_MSC_VER\s*<\s*(\d+)\s*\|\|\s*_MSC_VER\s*>=\s*(\d+)\s*\n)");
+    if (auto m = msc.search(text)) {
+        l.msc_min = static_cast<unsigned>(std::stoul((*m)[1]));
+        l.msc_max = static_cast<unsigned>(std::stoul((*m)[2])) - 1;
         any = true;
     }
     if (!any) return std::nullopt;

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <regex>
 #include <set>
 #include <system_error>
 
 #include "core/ascii.h"
+#include "core/pattern.h"
 #include "doctor/byte_source.h"
 #include "doctor/elf_reader.h"
 #include "doctor/pe_reader.h"
@@ -98,19 +98,18 @@ void names_of_pe(const doctor::ByteSource& src, std::vector<std::string>& out) {
 } // namespace
 
 std::optional<unsigned> cuda_major_of_library_name(std::string_view name) {
-    static const std::regex so(
+    static const Pattern so(
         R"(^lib(cublaslt|cublas|nvrtc|cudart)\.so\.([0-9]{1,3})(\.[0-9]+)*$)");
-    static const std::regex dll(
+    static const Pattern dll(
         R"(^(cublaslt64|cublas64|cudart64|nvrtc64)_([0-9]{2,3})(_0)?\.dll$)");
     const std::string low = ascii_lower(name);
-    std::smatch m;
     unsigned major = 0;
-    if (std::regex_match(low, m, so)) {
-        major = static_cast<unsigned>(std::stoul(m[2].str()));
-    } else if (std::regex_match(low, m, dll)) {
+    if (auto m = so.match(low)) {
+        major = static_cast<unsigned>(std::stoul((*m)[2]));
+    } else if ((m = dll.match(low))) {
         // cublas64_100.dll, cudart64_110.dll, nvrtc64_120_0.dll: major and minor; cublas64_11.dll:
         // the major; CUDA 9's cudart64_90.dll .. cudart64_92.dll: 9 and the minor.
-        const std::string digits = m[2].str();
+        const std::string digits = (*m)[2];
         const unsigned n = static_cast<unsigned>(std::stoul(digits));
         major = digits.size() == 3 ? n / 10 : digits[0] == '9' ? 9 : n;
     } else {

@@ -1,11 +1,11 @@
 #include "core/cudnn_layouts.h"
 
 #include <algorithm>
-#include <regex>
 #include <system_error>
 
 #include "core/cudnn_cuda_major.h"
 #include "core/detect.h"
+#include "core/pattern.h"
 
 namespace cvm {
 
@@ -154,10 +154,9 @@ std::optional<CudnnImport> system_import(const fs::path& dir, platform::Os os,
     std::optional<unsigned> major;
     std::error_code ec;
     fs::path chosen = fs::canonical(dir / "include" / "cudnn.h", ec);
-    std::smatch m;
     std::string chosen_name = ec ? "" : chosen.filename().u8string();
-    static const std::regex versioned_main(R"(^cudnn_v([0-9]+)\.h$)");
-    if (std::regex_match(chosen_name, m, versioned_main)) major = static_cast<unsigned>(std::stoul(m[1].str()));
+    static const Pattern versioned_main(R"(^cudnn_v([0-9]+)\.h$)");
+    if (auto m = versioned_main.match(chosen_name)) major = static_cast<unsigned>(std::stoul((*m)[1]));
     LibScan scan = scan_libs(lib_dir, major);
     if (!scan.main && major) scan = scan_libs(lib_dir, std::nullopt);
     if (!scan.main)
@@ -179,11 +178,11 @@ std::optional<CudnnImport> system_import(const fs::path& dir, platform::Os os,
             plan_link(out.plan, "include/" + n.substr(0, n.size() - vsuffix.size()) + ".h", p);
         }
     }
-    static const std::regex any_versioned(R"(_v[0-9]+\.h$)");
+    static const Pattern any_versioned(R"(_v[0-9]+\.h$)");
     for (const auto& hdir : header_dirs)
         plan_files(out.plan, "include", hdir, [](const std::string& n) {
             return n.rfind("cudnn", 0) == 0 && n.size() > 2 && n.compare(n.size() - 2, 2, ".h") == 0 &&
-                   !std::regex_search(n, any_versioned);
+                   !any_versioned.search(n);
         });
     // Libraries: only cuDNN's of the chosen major, so the shared folder's others stay out.
     const std::string so_major = ".so." + std::to_string(M);
@@ -322,17 +321,17 @@ bool holds_cudnn(const fs::path& dir, platform::Os os) { return detect_folder(di
 } // namespace
 
 std::vector<DpkgCudnn> cudnn_packages_from_dpkg_status(std::string_view text) {
-    static const std::regex pkg_re(R"(^libcudnn([0-9]+)(-cuda-([0-9]+))?$)");
-    static const std::regex ver_re(R"(^([0-9]+\.[0-9]+\.[0-9]+\.[0-9]+)-[^+]*(\+cuda([0-9]+(\.[0-9]+)?))?)");
+    static const Pattern pkg_re(R"(^libcudnn([0-9]+)(-cuda-([0-9]+))?$)");
+    static const Pattern ver_re(R"(^([0-9]+\.[0-9]+\.[0-9]+\.[0-9]+)-[^+]*(\+cuda([0-9]+(\.[0-9]+)?))?)");
     std::vector<DpkgCudnn> out;
     for (const auto& p : installed_dpkg_packages(text)) {
-        std::smatch pm, vm;
-        if (!std::regex_match(p.name, pm, pkg_re) || !std::regex_search(p.version, vm, ver_re))
-            continue;
+        auto pm = pkg_re.match(p.name);
+        auto vm = pm ? ver_re.search(p.version) : std::nullopt;
+        if (!vm) continue;
         DpkgCudnn d;
         d.package = p.name;
-        d.version = *parse_version(vm[1].str(), 4, 4);
-        std::string cuda = pm[3].matched ? pm[3].str() : vm[3].matched ? vm[3].str() : "";
+        d.version = *parse_version((*vm)[1], 4, 4);
+        std::string cuda = pm->matched(3) ? (*pm)[3] : vm->matched(3) ? (*vm)[3] : "";
         if (auto c = parse_version(cuda, 1, 2)) d.cuda = variant_for(d.version, *c);
         out.push_back(std::move(d));
     }

@@ -1,8 +1,8 @@
 #include "core/detect.h"
+#include "core/pattern.h"
 #include "core/redist_platform.h"
 
 #include <algorithm>
-#include <regex>
 #include <system_error>
 
 #include <nlohmann/json.hpp>
@@ -56,20 +56,20 @@ std::optional<Version> toolkit_version_from_version_json(std::string_view json) 
 }
 
 std::optional<Version> toolkit_version_from_version_txt(std::string_view text) {
-    static const std::regex re(R"(CUDA Version\s+([0-9]+\.[0-9]+(\.[0-9]+)?))");
-    std::match_results<std::string_view::const_iterator> m;
-    if (!std::regex_search(text.begin(), text.end(), m, re)) return std::nullopt;
-    auto v = parse_version(m[1].str(), 2, 3);
+    static const Pattern re(R"(CUDA Version\s+([0-9]+\.[0-9]+(\.[0-9]+)?))");
+    auto m = re.search(text);
+    if (!m) return std::nullopt;
+    auto v = parse_version((*m)[1], 2, 3);
     if (v)
         while (v->parts.size() < 3) v->parts.push_back(0);
     return v;
 }
 
 static std::optional<long> define_value(std::string_view text, const std::string& name) {
-    std::regex re("#\\s*define\\s+" + name + "\\s+\\(?\\s*([0-9]+)");
-    std::match_results<std::string_view::const_iterator> m;
-    if (!std::regex_search(text.begin(), text.end(), m, re)) return std::nullopt;
-    std::string digits = m[1].str();
+    const Pattern re("#\\s*define\\s+" + name + "\\s+\\(?\\s*([0-9]+)");
+    auto m = re.search(text);
+    if (!m) return std::nullopt;
+    const std::string& digits = (*m)[1];
     if (digits.size() > 9) return std::nullopt;
     return std::stol(digits);
 }
@@ -81,10 +81,10 @@ std::optional<Version> toolkit_version_from_cuda_h(std::string_view text) {
 }
 
 std::optional<Version> nvcc_version_from_output(std::string_view text) {
-    static const std::regex re(R"(release\s+[0-9]+\.[0-9]+,\s*V([0-9]+\.[0-9]+\.[0-9]+))");
-    std::match_results<std::string_view::const_iterator> m;
-    if (!std::regex_search(text.begin(), text.end(), m, re)) return std::nullopt;
-    return parse_version(m[1].str(), 3, 3);
+    static const Pattern re(R"(release\s+[0-9]+\.[0-9]+,\s*V([0-9]+\.[0-9]+\.[0-9]+))");
+    auto m = re.search(text);
+    if (!m) return std::nullopt;
+    return parse_version((*m)[1], 3, 3);
 }
 
 std::optional<Version> cudnn_version_from_header(std::string_view text) {
@@ -97,33 +97,32 @@ std::optional<Version> cudnn_version_from_header(std::string_view text) {
 }
 
 std::optional<CudnnNameInfo> cudnn_info_from_name(std::string_view name) {
-    std::string s(name);
+    const std::string_view s = name;
     // Wheel or dist-info: nvidia_cudnn_cu12-9.1.0.70[-py3-none-...][.dist-info]
-    static const std::regex wheel(R"(^nvidia[_-]cudnn[_-]cu([0-9]+)-([0-9]+(\.[0-9]+){2,3}))");
+    static const Pattern wheel(R"(^nvidia[_-]cudnn[_-]cu([0-9]+)-([0-9]+(\.[0-9]+){2,3}))");
     // Redist: cudnn-linux-x86_64-8.9.7.29_cuda12-archive
-    static const std::regex redist(
+    static const Pattern redist(
         R"(^cudnn-(linux|windows)-([a-z0-9_]+)-([0-9]+(\.[0-9]+){2,3})_cuda([0-9]+(\.[0-9]+)?)-archive)");
     // Legacy: cudnn-11.2-windows-x64-v8.1.0.77, cudnn-10.2-windows10-x64-v7.6.5.32
-    static const std::regex legacy(
+    static const Pattern legacy(
         R"(^cudnn-([0-9]+\.[0-9]+)-(linux|windows[0-9]*)-(x64|ppc64le|aarch64sbsa)-v([0-9]+(\.[0-9]+){2,3}))");
-    std::smatch m;
     CudnnNameInfo info;
-    if (std::regex_search(s, m, wheel)) {
-        info.version = *parse_version(m[2].str(), 3, 4);
-        info.cuda = parse_version(m[1].str(), 1, 1);
+    if (auto m = wheel.search(s)) {
+        info.version = *parse_version((*m)[2], 3, 4);
+        info.cuda = parse_version((*m)[1], 1, 1);
         return info;
     }
-    if (std::regex_search(s, m, redist)) {
-        info.version = *parse_version(m[3].str(), 3, 4);
-        info.cuda = parse_version(m[5].str(), 1, 2); // 8.3/8.4 builds name a minor: _cuda11.5
-        info.platform = m[1].str() + "-" + m[2].str();
+    if (auto m = redist.search(s)) {
+        info.version = *parse_version((*m)[3], 3, 4);
+        info.cuda = parse_version((*m)[5], 1, 2); // 8.3/8.4 builds name a minor: _cuda11.5
+        info.platform = (*m)[1] + "-" + (*m)[2];
         return info;
     }
-    if (std::regex_search(s, m, legacy)) {
-        info.version = *parse_version(m[4].str(), 3, 4);
-        info.cuda = parse_version(m[1].str(), 2, 2);
-        std::string os = is_windows_platform(m[2].str()) ? "windows" : "linux";
-        std::string arch = m[3].str() == "x64" ? "x86_64" : m[3].str() == "ppc64le" ? "ppc64le" : "sbsa";
+    if (auto m = legacy.search(s)) {
+        info.version = *parse_version((*m)[4], 3, 4);
+        info.cuda = parse_version((*m)[1], 2, 2);
+        std::string os = is_windows_platform((*m)[2]) ? "windows" : "linux";
+        std::string arch = (*m)[3] == "x64" ? "x86_64" : (*m)[3] == "ppc64le" ? "ppc64le" : "sbsa";
         info.platform = os + "-" + arch;
         return info;
     }
@@ -320,10 +319,10 @@ std::vector<DpkgPackage> installed_dpkg_packages(std::string_view text) {
 }
 
 std::optional<Version> conda_meta_cuda(std::string_view text) {
-    static const std::regex dep(R"re("(cuda-version|cudatoolkit) >=([0-9]+(\.[0-9]+)?))re");
-    std::match_results<std::string_view::const_iterator> m;
-    if (!std::regex_search(text.begin(), text.end(), m, dep)) return std::nullopt;
-    return parse_version(m[2].str(), 1, 2);
+    static const Pattern dep(R"re("(cuda-version|cudatoolkit) >=([0-9]+(\.[0-9]+)?))re");
+    auto m = dep.search(text);
+    if (!m) return std::nullopt;
+    return parse_version((*m)[2], 1, 2);
 }
 
 } // namespace cvm

@@ -1,10 +1,10 @@
 #include "core/nccl_layouts.h"
 
 #include <algorithm>
-#include <regex>
 #include <system_error>
 
 #include "core/detect.h"
+#include "core/pattern.h"
 #include "doctor/nccl_version.h"
 
 namespace cvm {
@@ -23,12 +23,12 @@ bool is_nccl_header(const std::string& name) {
 std::optional<Version> header_version(const fs::path& header) {
     auto text = platform::read_file(header, std::size_t(4) << 20);
     if (!text) return std::nullopt;
-    static const std::regex re(R"(#define\s+NCCL_(MAJOR|MINOR|PATCH)\s+([0-9]+))");
+    static const Pattern re(R"(#define\s+NCCL_(MAJOR|MINOR|PATCH)\s+([0-9]+))");
     unsigned v[3] = {0, 0, 0};
     int found = 0;
-    for (std::sregex_iterator it(text->begin(), text->end(), re), end; it != end; ++it) {
-        std::string key = (*it)[1].str();
-        unsigned n = static_cast<unsigned>(std::stoul((*it)[2].str()));
+    for (const Match& m : re.search_all(*text)) {
+        const std::string& key = m[1];
+        unsigned n = static_cast<unsigned>(std::stoul(m[2]));
         int at = key == "MAJOR" ? 0 : key == "MINOR" ? 1 : 2;
         if (!(found & (1 << at))) v[at] = n;
         found |= 1 << at;
@@ -232,26 +232,25 @@ fs::path nccl_library_in(const fs::path& lib_dir) {
 }
 
 std::optional<NcclNameInfo> nccl_info_from_name(std::string_view name) {
-    static const std::regex archive(
+    static const Pattern archive(
         R"(^nccl_([0-9]+\.[0-9]+\.[0-9]+)-[0-9]+\+cuda([0-9]+\.[0-9]+)_(x86_64|aarch64|ppc64le)(\.txz|\.tar\.xz)?$)");
-    static const std::regex wheel(R"(^nvidia_nccl_cu([0-9]+)-([0-9]+\.[0-9]+\.[0-9]+)([-.].*)?$)");
-    std::string s(name);
-    std::smatch m;
+    static const Pattern wheel(R"(^nvidia_nccl_cu([0-9]+)-([0-9]+\.[0-9]+\.[0-9]+)([-.].*)?$)");
+    const std::string_view s = name;
     NcclNameInfo info;
-    if (std::regex_match(s, m, archive)) {
-        info.version = *parse_version(m[1].str(), 3, 3);
-        info.cuda = parse_version(m[2].str(), 2, 2);
-        std::string arch = m[3].str();
+    if (auto m = archive.match(s)) {
+        info.version = *parse_version((*m)[1], 3, 3);
+        info.cuda = parse_version((*m)[2], 2, 2);
+        std::string arch = (*m)[3];
         info.platform = arch == "x86_64"    ? "linux-x86_64"
                         : arch == "aarch64" ? "linux-sbsa"
                                             : "linux-ppc64le";
         return info;
     }
-    if (std::regex_match(s, m, wheel)) {
-        auto v = parse_version(m[2].str(), 3, 3);
+    if (auto m = wheel.match(s)) {
+        auto v = parse_version((*m)[2], 3, 3);
         if (!v) return std::nullopt;
         info.version = *v;
-        info.cuda = parse_version(m[1].str(), 1, 1);
+        info.cuda = parse_version((*m)[1], 1, 1);
         if (s.find("x86_64") != std::string::npos) info.platform = "linux-x86_64";
         if (s.find("aarch64") != std::string::npos) info.platform = "linux-sbsa";
         return info;
@@ -260,17 +259,18 @@ std::optional<NcclNameInfo> nccl_info_from_name(std::string_view name) {
 }
 
 std::vector<DpkgNccl> nccl_packages_from_dpkg_status(std::string_view text) {
-    static const std::regex ver_re(
+    static const Pattern ver_re(
         R"(^([0-9]+\.[0-9]+\.[0-9]+)-[^+]*(\+cuda([0-9]+(\.[0-9]+)?))?)");
     std::vector<DpkgNccl> out;
     for (const auto& p : installed_dpkg_packages(text)) {
-        std::smatch vm;
-        if (p.name != "libnccl2" || !std::regex_search(p.version, vm, ver_re)) continue;
+        if (p.name != "libnccl2") continue;
+        auto vm = ver_re.search(p.version);
+        if (!vm) continue;
         DpkgNccl d;
         d.package = p.name;
-        d.version = *parse_version(vm[1].str(), 3, 3);
-        if (vm[3].matched)
-            if (auto c = parse_version(vm[3].str(), 1, 2)) d.cuda = *c;
+        d.version = *parse_version((*vm)[1], 3, 3);
+        if (vm->matched(3))
+            if (auto c = parse_version((*vm)[3], 1, 2)) d.cuda = *c;
         out.push_back(std::move(d));
     }
     return out;

@@ -2,8 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include <regex>
 #include <vector>
+
+#include "core/pattern.h"
 
 namespace cvm::install {
 
@@ -79,23 +80,23 @@ std::optional<std::string> redist_path(const std::vector<std::string>& rest, boo
 } // namespace
 
 std::optional<InstallerName> parse_installer_name(const std::string& file_name) {
-    static const std::regex pattern(
+    static const Pattern pattern(
         R"(cuda_(\d+\.\d+(?:\.\d+)?)(?:_(\d+(?:\.\d+)*))?_(linux|win10|windows)(?:_(x86_64|sbsa|ppc64le))?(_network)?\.(run|exe))",
-        std::regex::icase);
-    std::smatch m;
-    if (!std::regex_match(file_name, m, pattern)) return std::nullopt;
+        true);
+    auto m = pattern.match(file_name);
+    if (!m) return std::nullopt;
     InstallerName name;
-    name.version = m[1];
-    name.driver = m[2];
-    std::string os = m[3], arch = m[4];
+    name.version = (*m)[1];
+    name.driver = (*m)[2];
+    std::string os = (*m)[3], arch = (*m)[4];
     bool windows = os != "linux";
-    if ((m[6] == "exe") != windows) return std::nullopt;
+    if (((*m)[6] == "exe") != windows) return std::nullopt;
     if (windows)
         name.platform = arch.empty() || arch == "x86_64" ? "windows-x86_64" : "";
     else
         name.platform = "linux-" + (arch.empty() ? std::string("x86_64") : arch);
     if (name.platform.empty()) return std::nullopt;
-    name.network = m[5].matched;
+    name.network = m->matched(5);
     return name;
 }
 
@@ -152,9 +153,8 @@ std::string installer_toolkit_version(const std::string& text) {
             return json["cuda"]["version"].get<std::string>();
         return {};
     }
-    static const std::regex version_txt(R"(CUDA Version (\d+\.\d+\.\d+))");
-    std::smatch m;
-    if (std::regex_search(text, m, version_txt)) return m[1];
+    static const Pattern version_txt(R"(CUDA Version (\d+\.\d+\.\d+))");
+    if (auto m = version_txt.search(text)) return (*m)[1];
     return {};
 }
 
