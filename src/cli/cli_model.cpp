@@ -10,6 +10,7 @@
 #include "cli/completion.h"
 #include "cli/context.h"
 #include "cli/manpage.h"
+#include "core/ascii.h"
 #include "core/shims.h"
 #include "platform/platform.h"
 
@@ -20,11 +21,6 @@ namespace {
 std::map<const CLI::App*, std::string>& forwarded() {
     static std::map<const CLI::App*, std::string> table;
     return table;
-}
-
-std::string upper(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return s;
 }
 
 // "TEXT:{cuda,cudnn}" -> cuda, cudnn (CLI11 writes an IsMember check that way).
@@ -53,9 +49,9 @@ OptionModel option_model(const CLI::Option& opt) {
     type = type.substr(0, type.find(':'));
     if (opt.get_expected_max() > 0 && opt.get_type_size_max() > 0) { // not a flag
         if (type.empty() || type == "TEXT")
-            m.value_name = upper(m.names.empty() ? m.positional : m.names.front().substr(m.names.front().find_first_not_of('-')));
+            m.value_name = ascii_upper(m.names.empty() ? m.positional : m.names.front().substr(m.names.front().find_first_not_of('-')));
         else if (type[0] == '[' && m.names.empty())
-            m.value_name = upper(m.positional) + " " + type; // exec's "CMD [ARGS...]"
+            m.value_name = ascii_upper(m.positional) + " " + type; // exec's "CMD [ARGS...]"
         else
             m.value_name = type;
     }

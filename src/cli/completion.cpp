@@ -27,10 +27,6 @@ std::string brief(std::string text) {
     return text;
 }
 
-void add(Completion& out, const std::string& value, const std::string& description, const std::string& prefix) {
-    add_candidate(out, value, description, prefix);
-}
-
 // The positional that the next plain word fills, given how many were typed.
 const OptionModel* positional_slot(const CommandModel& cmd, size_t given) {
     size_t index = 0;
@@ -46,7 +42,7 @@ Completion values_of(const OptionModel& option, const std::vector<std::string>& 
     ValueKind kind = value_kind(option);
     Completion out;
     if (kind == ValueKind::Choices) {
-        for (const auto& c : option.choices) add(out, lead + c, "", lead + current);
+        for (const auto& c : option.choices) add_candidate(out, lead + c, "", lead + current);
         return out;
     }
     Completion found =
@@ -171,24 +167,24 @@ Completion complete_words(const CommandModel& root, std::vector<std::string> wor
         for (const auto& o : cmd->options) {
             if (o.is_positional()) continue;
             if (!o.repeats && std::find(used.begin(), used.end(), &o) != used.end()) continue;
-            for (const auto& n : o.names) add(out, n, o.description, current);
+            for (const auto& n : o.names) add_candidate(out, n, o.description, current);
         }
         return out;
     }
     if (given.empty() && !dashdash)
         for (const auto& c : cmd->commands) {
-            add(out, c.name, c.description, current);
-            for (const auto& a : c.aliases) add(out, a, c.description, current);
+            add_candidate(out, c.name, c.description, current);
+            for (const auto& a : c.aliases) add_candidate(out, a, c.description, current);
         }
     if (const OptionModel* slot = positional_slot(*cmd, given.size())) {
         Completion values;
         if (value_kind(*slot) == ValueKind::CommandName) {
-            for (const auto& c : root.commands) add(values, c.name, c.description, current);
+            for (const auto& c : root.commands) add_candidate(values, c.name, c.description, current);
         } else {
             values = values_of(*slot, given, current, "");
         }
         out.directive = values.directive;
-        for (auto& c : values.candidates) add(out, c.value, c.description, current);
+        for (auto& c : values.candidates) add_candidate(out, c.value, c.description, current);
     }
     return out;
 }

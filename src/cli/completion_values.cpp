@@ -60,20 +60,16 @@ std::string toolkit_text(const Installed& t) {
 
 bool serves(const Installed& cudnn, const Version& toolkit) { return CudnnId{cudnn.version, cudnn.cuda}.serves(toolkit); }
 
-void add(Completion& out, const std::string& value, const std::string& description, const std::string& prefix) {
-    add_candidate(out, value, description, prefix);
-}
-
 // The versions users type for what is installed: `12`, `12.4`, `12.4.1`, `12.4+9`, and the
 // exact `12.4.1+9.1.0.70-cuda12`; each described by what it selects now (the newest match).
 void add_specs(Completion& out, const std::string& prefix) {
     Installs in = installed();
-    add(out, "system", "no override: the CUDA the machine has", prefix);
+    add_candidate(out, "system", "no override: the CUDA the machine has", prefix);
     for (const Installed& t : in.toolkits) {
         std::vector<std::string> forms;
         for (size_t n = 1; n <= t.version.parts.size(); ++n)
             forms.push_back(Version{{t.version.parts.begin(), t.version.parts.begin() + n}}.str());
-        for (const auto& form : forms) add(out, form, toolkit_text(t), prefix);
+        for (const auto& form : forms) add_candidate(out, form, toolkit_text(t), prefix);
     }
     // With cuDNN: `X.Y+MAJOR` picks the newest toolkit of X.Y that a cuDNN of MAJOR serves.
     std::map<std::string, std::string> combos;
@@ -96,17 +92,17 @@ void add_specs(Completion& out, const std::string& prefix) {
             combos.emplace(t.id + "+nccl" + n.id, text);
         }
     }
-    for (const auto& [value, text] : combos) add(out, value, text, prefix);
+    for (const auto& [value, text] : combos) add_candidate(out, value, text, prefix);
 }
 
 void add_ids(Completion& out, const std::string& prefix) {
     Installs in = installed();
-    for (const Installed& t : in.toolkits) add(out, t.id, toolkit_text(t), prefix);
+    for (const Installed& t : in.toolkits) add_candidate(out, t.id, toolkit_text(t), prefix);
     for (const Installed& c : in.cudnns)
-        add(out, c.id, "cuDNN " + c.version.str() + " for CUDA " + c.cuda.str() + (c.imported ? " (imported)" : ""),
+        add_candidate(out, c.id, "cuDNN " + c.version.str() + " for CUDA " + c.cuda.str() + (c.imported ? " (imported)" : ""),
             prefix);
     for (const Installed& n : in.nccls)
-        add(out, n.id,
+        add_candidate(out, n.id,
             "NCCL " + n.version.str() + " for CUDA " + n.cuda.str() +
                 (n.imported ? " (imported)" : ""),
             prefix);
@@ -122,7 +118,7 @@ void add_tools(Completion& out, const std::string& prefix) {
             if (n.empty() || n[0] == '.') continue;
             if (!suffix.empty() && n.size() > suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
                 n.resize(n.size() - suffix.size());
-            add(out, n, "", prefix);
+            add_candidate(out, n, "", prefix);
         }
     } catch (const std::exception&) {
     }
@@ -142,7 +138,7 @@ void add_cuda_releases(Completion& out, const std::string& prefix) {
     if (!reg) return;
     for (auto it = reg->cuda.rbegin(); it != reg->cuda.rend(); ++it) {
         if (it->manifest.empty()) continue; // not installable from NVIDIA's manifests
-        add(out, it->version.str(), "CUDA " + it->version.str() + (it->date.empty() ? "" : " (" + it->date + ")"),
+        add_candidate(out, it->version.str(), "CUDA " + it->version.str() + (it->date.empty() ? "" : " (" + it->date + ")"),
             prefix);
     }
 }
@@ -153,7 +149,7 @@ void add_cudnn_releases(Completion& out, const std::string& prefix) {
     for (auto it = reg->cudnn.rbegin(); it != reg->cudnn.rend(); ++it) {
         std::string cudas;
         for (const auto& b : it->builds) cudas += (cudas.empty() ? "" : ", ") + b.cuda.str();
-        add(out, it->version.str(), "cuDNN " + it->version.str() + (cudas.empty() ? "" : " for CUDA " + cudas), prefix);
+        add_candidate(out, it->version.str(), "cuDNN " + it->version.str() + (cudas.empty() ? "" : " for CUDA " + cudas), prefix);
     }
 }
 
@@ -164,7 +160,7 @@ void add_nccl_releases(Completion& out, const std::string& prefix) {
             std::string cudas;
             for (const auto& b : it->builds)
                 cudas += (cudas.empty() ? "" : ", ") + b.cuda.str();
-            add(out, it->version.str(), "NCCL " + it->version.str() + " for CUDA " + cudas, prefix);
+            add_candidate(out, it->version.str(), "NCCL " + it->version.str() + " for CUDA " + cudas, prefix);
         }
     } catch (const std::exception&) {
     }
@@ -174,20 +170,20 @@ void add_cuda_versions(Completion& out, const std::string& prefix) {
     auto reg = known_releases();
     if (!reg) return;
     for (auto it = reg->cuda.rbegin(); it != reg->cuda.rend(); ++it) {
-        add(out, std::to_string(it->version.major()), "CUDA " + std::to_string(it->version.major()), prefix);
-        add(out, Version{{it->version.major(), it->version.minor()}}.str(), "", prefix);
+        add_candidate(out, std::to_string(it->version.major()), "CUDA " + std::to_string(it->version.major()), prefix);
+        add_candidate(out, Version{{it->version.major(), it->version.minor()}}.str(), "", prefix);
     }
 }
 
 void add_frameworks(Completion& out, const std::string& prefix) {
-    add(out, ".", "the frameworks of the active Python", prefix);
+    add_candidate(out, ".", "the frameworks of the active Python", prefix);
     auto reg = known_releases();
     if (!reg) return;
     for (auto it = reg->frameworks.rbegin(); it != reg->frameworks.rend(); ++it) {
         std::string name = it->name == "pytorch" ? "torch" : it->name;
         std::string cudas;
         for (const auto& b : it->builds) cudas += (cudas.empty() ? "" : ", ") + b.cuda.str();
-        add(out, name + "==" + it->version.str(), "CUDA " + cudas, prefix);
+        add_candidate(out, name + "==" + it->version.str(), "CUDA " + cudas, prefix);
     }
 }
 
@@ -204,7 +200,7 @@ void add_shells(Completion& out, const std::string& described, const std::string
     };
     bool any = std::any_of(all.begin(), all.end(), named);
     for (const auto& s : all)
-        if (any ? named(s) : s != "powershell") add(out, s, "", prefix);
+        if (any ? named(s) : s != "powershell") add_candidate(out, s, "", prefix);
 }
 
 } // namespace
@@ -232,9 +228,9 @@ Completion dynamic_values(ValueKind kind, const std::vector<std::string>& given,
         break;
     case ValueKind::InstallWhat:
         if (given.empty()) {
-            add(out, "cuda", "a toolkit from NVIDIA's manifests: cvm install cuda VERSION", prefix);
-            add(out, "cudnn", "a cuDNN build: cvm install cudnn VERSION --cuda N", prefix);
-            add(out, "nccl", "an NCCL build: cvm install nccl VERSION --cuda N", prefix);
+            add_candidate(out, "cuda", "a toolkit from NVIDIA's manifests: cvm install cuda VERSION", prefix);
+            add_candidate(out, "cudnn", "a cuDNN build: cvm install cudnn VERSION --cuda N", prefix);
+            add_candidate(out, "nccl", "an NCCL build: cvm install nccl VERSION --cuda N", prefix);
             add_cuda_releases(out, prefix);
             out.directive = "files";
         } else if (given.size() == 1 && given[0] == "cuda") {

@@ -83,6 +83,11 @@ void print_json(const nlohmann::json& doc) {
     std::fputc('\n', stdout);
 }
 
+void print_text(const std::string& text) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+}
+
 nlohmann::json entry_json(const Store& store, const Entry& e) {
     nlohmann::json j;
     j["kind"] = kind_dir(e.kind);

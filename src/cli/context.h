@@ -75,6 +75,9 @@ std::vector<EnvChange> selection_changes(const Store& store, const Resolved& r,
 // Prints a JSON document on stdout (exactly one per --json command).
 void print_json(const nlohmann::json& doc);
 
+// Writes text for a shell to evaluate on stdout, flushed at once (env, hook-env).
+void print_text(const std::string& text);
+
 nlohmann::json entry_json(const Store& store, const Entry& e);
 
 // Messages for people: to stderr, "cvm: " prefix.

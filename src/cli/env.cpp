@@ -28,11 +28,6 @@ Shell shell_of(const std::string& option, const std::string& command) {
     return *s;
 }
 
-void print(const std::string& text) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-}
-
 template <typename F> std::string rendered(const std::string& command, F&& render) {
     try {
         return render();
@@ -100,13 +95,13 @@ void register_env_command(CLI::App& app) {
                                                                : std::optional<std::string>(*spec));
         if (sel.origin != Selection::Origin::None && sel.spec.system) {
             // `system` means no override: undo whatever cvm activated.
-            print(rendered("env", [&] { return render_deactivate(sh); }));
+            print_text(rendered("env", [&] { return render_deactivate(sh); }));
             return;
         }
         Resolved r = resolve_selection(store, sel);
         Layout layout;
         auto changes = activation_changes(store, r, layout);
-        print(rendered("env", [&] { return render_env(sh, changes); }));
+        print_text(rendered("env", [&] { return render_env(sh, changes); }));
     });
 }
 
@@ -126,7 +121,7 @@ void register_deactivate_command(CLI::App& app) {
             auto undo = hook_undo_changes(pre_activation_value);
             text += rendered("deactivate", [&] { return render_assignments(sh, undo); });
         }
-        print(text);
+        print_text(text);
     });
 }
 
@@ -180,7 +175,7 @@ void register_script_command(CLI::App& app) {
         s.os = platform::host_os();
         std::string text = rendered("script", [&] { return render_script(sh, s); });
         if (to_stdout) {
-            print(text);
+            print_text(text);
             return;
         }
         write_file(fs::u8path(target), text);
@@ -232,7 +227,7 @@ void register_init_command(CLI::App& app) {
                 o.watched.push_back((layer / kind).u8string());
         o.stamp_dir = (store.cache_dir() / "hook").u8string();
         try {
-            print(render_init(*sh, o) + completion_script(shell_name(*sh)));
+            print_text(render_init(*sh, o) + completion_script(shell_name(*sh)));
         } catch (const ShellError& e) {
             throw UsageError(std::string("init: ") + e.what());
         }

@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 
+#include "core/ascii.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {
@@ -46,11 +47,6 @@ std::string wrap_line(const std::string& line, std::size_t width) {
     return out + line.substr(start);
 }
 
-std::string upper(std::string s) {
-    for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return s;
-}
-
 // CLI11's own names of value types ("TEXT", "UINT", "TEXT:{cuda,cudnn}", "UINT:UINT in [1 - 1000]"):
 // not words of cvm's help, which names a value by what it is.
 bool stock_type_name(const std::string& type) {
@@ -73,7 +69,7 @@ public:
     }
 
     std::string make_option_name(const CLI::Option* opt, bool is_positional) const override {
-        return is_positional ? upper(opt->get_name(true, false)) : opt->get_name(false, true);
+        return is_positional ? ascii_upper(opt->get_name(true, false)) : opt->get_name(false, true);
     }
     std::string make_option_opts(const CLI::Option* opt) const override {
         if (!opt->get_option_text().empty()) return " " + opt->get_option_text();
@@ -83,7 +79,7 @@ public:
         if (opt->get_positional()) // its name says what it is
             return opt->get_expected_max() == CLI::detail::expected_max_vector_size ? "..." : "";
         std::string name = opt->get_lnames().empty() ? opt->get_snames().front() : opt->get_lnames().front();
-        return " " + upper(name);
+        return " " + ascii_upper(name);
     }
     std::string make_option_usage(const CLI::Option* opt) const override {
         std::string name = make_option_name(opt, true);

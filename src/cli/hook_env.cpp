@@ -71,11 +71,6 @@ std::string version_file_problem(const fs::path& cwd, const fs::path& global) {
     return check(global, found);
 }
 
-void print(const std::string& text) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    std::fflush(stdout);
-}
-
 void set_final(std::vector<EnvChange>& out, const EnvChange& c) {
     for (auto& o : out)
         if (o.name == c.name) {
@@ -223,7 +218,7 @@ void register_hook_env(CLI::App& app) {
         std::string problem;
         try {
             Store store = open_store();
-            print(render_assignments(*sh, hook_changes(store, problem)));
+            print_text(render_assignments(*sh, hook_changes(store, problem)));
         } catch (const std::exception& e) {
             problem = std::string(e.what()) + " (the environment stays as it is)";
         }

@@ -14,6 +14,14 @@ inline std::string ascii_lower(std::string_view s) {
     return out;
 }
 
+// `s` with a-z made A-Z.
+inline std::string ascii_upper(std::string_view s) {
+    std::string out(s);
+    for (char& c : out)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return out;
+}
+
 // The value of one hex digit (0-9, a-f, A-F); -1 for any other character.
 inline int hex_digit(char c) {
     if (c >= '0' && c <= '9') return c - '0';
