@@ -11,7 +11,8 @@ need_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
 export CVM_TEST_DEPS=installed
 jobs=$(nproc)
 status=0
-step() { echo; echo "=== $* ==="; }
+# Each stage line says how far into the run it starts: where CI's minutes go.
+step() { echo; echo "=== $* === (at ${SECONDS} s)"; }
 
 if [ -x scripts/build-windows.sh ] && [ "${1:-}" != "--quick" ]; then
     step "Windows cross build (mingw-w64), tested under Wine by the windows_* tests"

@@ -14,7 +14,9 @@
 
 namespace cvm::image {
 
-namespace {
+// Named, not anonymous: GzipStream::Impl holds Blocks, and a unity build (CMakeLists.txt) makes
+// this file part of a larger one where an anonymous type in a class of the header is an error.
+namespace gzip_blocks {
 
 constexpr std::size_t kWindow = 32768; // deflate's window: the dictionary a block is primed with
 
@@ -58,7 +60,9 @@ void compress(Block& b) {
     b.output.resize(used);
 }
 
-} // namespace
+} // namespace gzip_blocks
+
+using namespace gzip_blocks;
 
 struct GzipStream::Impl {
     Sink sink;

@@ -14,11 +14,6 @@ const char* const kLicenceNote =
 
 namespace {
 
-bool within(const fs::path& p, const fs::path& root) {
-    const auto &a = p.native(), &b = root.native();
-    return a == b || (a.size() > b.size() && a.compare(0, b.size(), b) == 0 && a[b.size()] == '/');
-}
-
 std::string prefix_rel() {
     return std::string(kPrefix).substr(1);
 } // "opt/cvm"
@@ -38,7 +33,7 @@ ImageSelection image_selection(const Resolved& r, const fs::path& view, bool run
         fs::path host = e->path.lexically_normal();
         for (const auto& earlier : s.parts) {
             fs::path root = earlier.entry.path.lexically_normal();
-            if (!within(host, root)) continue;
+            if (!path_within(host, root)) continue;
             // Inside another part's folder (cuDNN copied into a toolkit): it is there already.
             std::string rel = host.lexically_relative(root).generic_string();
             part.layer = rel == "." || rel.empty() ? earlier.layer : earlier.layer + "/" + rel;
@@ -81,7 +76,7 @@ fs::path in_image(const ImageSelection& s, const fs::path& p) {
     const fs::path* best = nullptr;
     const std::string* layer = nullptr;
     auto consider = [&](const fs::path& root, const std::string& l) {
-        if (within(p, root) && (!best || root.native().size() > best->native().size())) {
+        if (path_within(p, root) && (!best || root.native().size() > best->native().size())) {
             best = &root;
             layer = &l;
         }

@@ -36,14 +36,6 @@ std::vector<std::string> sorted_names(const fs::path& dir) {
     return names;
 }
 
-bool within(const fs::path& p, const fs::path& root) {
-    auto a = p.native(), r = root.native();
-    while (r.size() > 1 && r.back() == '/')
-        r.pop_back();
-    return a == r || (a.size() > r.size() && a.compare(0, r.size(), r) == 0 &&
-                      (r == "/" || a[r.size()] == '/'));
-}
-
 std::string join(const std::string& dir, const std::string& name) {
     return dir.empty() ? name : dir + "/" + name;
 }
@@ -161,7 +153,7 @@ private:
     // gets its path inside that tree.
     std::string mapped(const fs::path& p, std::string& rel) const {
         for (const auto& [root, tree] : roots_) {
-            if (!within(p, root)) continue;
+            if (!path_within(p, root)) continue;
             rel = p.native().size() > root.native().size()
                       ? p.lexically_relative(root).generic_string()
                       : "";
@@ -212,7 +204,7 @@ private:
         }
         fs::path resolved = (text.is_absolute() ? text : dir / text).lexically_normal();
         // Inside its own folder: the layer has the same folder, so the link works as it is.
-        if (text.is_relative() && within(resolved, context)) {
+        if (text.is_relative() && path_within(resolved, context)) {
             add_link(lp, text.native());
             return;
         }
@@ -266,6 +258,15 @@ private:
 };
 
 } // namespace
+
+bool path_within(const fs::path& p, const fs::path& root) {
+    auto a = p.native(), r = root.native();
+    while (r.size() > 1 && r.back() == '/')
+        r.pop_back();
+    return a == r || (a.size() > r.size() && a.compare(0, r.size(), r) == 0 &&
+                      (r == "/" || a[r.size()] == '/'));
+}
+
 
 LayerPlan plan_layer(std::vector<LayerTree> trees, const PlanOptions& options) {
     return Walker(std::move(trees), options).run();

@@ -57,4 +57,8 @@ struct LayerPlan {
 // std::filesystem::filesystem_error for a folder or link that cannot be read.
 LayerPlan plan_layer(std::vector<LayerTree> trees, const PlanOptions& options);
 
+// True when `p` is `root` or lies under it, compared as text (both absolute and lexically normal;
+// a '/' ending `root` is ignored).
+bool path_within(const fs::path& p, const fs::path& root);
+
 } // namespace cvm::image

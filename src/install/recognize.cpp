@@ -117,7 +117,7 @@ Tree scan(const fs::path& root) {
     return tree;
 }
 
-std::string join(const std::vector<std::string>& v) {
+std::string comma_list(const std::vector<std::string>& v) {
     std::string out;
     for (const auto& s : v)
         out += (out.empty() ? "" : ", ") + s;
@@ -465,7 +465,7 @@ Recognized recognize_extracted(const fs::path& extracted, const std::optional<Ar
             if (!found) missing.push_back(lib);
         }
         if (!missing.empty())
-            refuse("cuDNN " + r.version + " is incomplete: " + join(missing) +
+            refuse("cuDNN " + r.version + " is incomplete: " + comma_list(missing) +
                    (missing.size() == 1 ? " is" : " are") + " missing");
         return r;
     }
