@@ -106,6 +106,13 @@ TEST_CASE("first-use records read back as written; a malformed one names its lin
     CHECK(back[1].size == r.size);
     CHECK(back[1].url == r.url);
     CHECK(back[1].first_use == r.first_use);
+    // Control characters (DEL included) are escaped, so they read back too.
+    FirstUseRecord odd{"a\x7f\tb\\c.zip", std::string(64, 'c'), 1, "https://example.test/\x01\n",
+                       ""};
+    auto odd_back = parse_first_use(format_first_use({odd}), "first-use.toml");
+    REQUIRE(odd_back.size() == 1);
+    CHECK(odd_back[0].name == odd.name);
+    CHECK(odd_back[0].url == odd.url);
     CHECK(refusal([] { parse_first_use("[[archive]]\nname = \"x\"\nsha256 = \"" + std::string(64, 'c') + "\"\n", "f.toml"); })
               .rfind("first_use: f.toml:1: x: size must be a positive number", 0) == 0);
     CHECK(refusal([] { parse_first_use("[[archive\n", "f.toml"); }).rfind("first_use: f.toml:1: ", 0) == 0);
