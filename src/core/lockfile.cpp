@@ -7,6 +7,7 @@
 
 #include <toml++/toml.h>
 
+#include "core/redist_platform.h"
 #include "core/selection.h"
 #include "core/toml_input.h"
 #include "core/toml_output.h"
