@@ -4,6 +4,7 @@
 #include "cli/context.h"
 #include "cli/errors.h"
 #include "core/lockfile.h"
+#include "core/redist_platform.h"
 #include "platform/platform.h"
 #include "registry/nccl.h"
 
@@ -40,7 +41,7 @@ bool registry_knows(const registry::Registry* reg, const LockedToolchain& tc) {
 std::vector<std::string> untrusted_sources(const std::vector<const LockedToolchain*>& wanted,
                                            const Store& store, const registry::Registry* reg,
                                            const std::string& mirror) {
-    const std::string nvidia = install::kNvidiaDownloadBase;
+    const std::string nvidia = kNvidiaDownloadBase;
     std::vector<std::string> out;
     for (const auto* tc : wanted) {
         if (tc->imported || store.find(tc->kind, tc->id)) continue; // nothing to download

@@ -1,55 +1,22 @@
 #include "core/lockfile.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <system_error>
 
 #include <toml++/toml.h>
 
+#include "core/redist_platform.h"
 #include "core/selection.h"
 #include "core/toml_input.h"
+#include "core/toml_output.h"
 #include "core/url_credentials.h"
 #include "platform/platform.h"
 
 namespace cvm {
 
 namespace {
-
-// ---- TOML writing ----
-
-std::string toml_string(const std::string& s) {
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        switch (c) {
-        case '\\':
-            out += "\\\\";
-            break;
-        case '"':
-            out += "\\\"";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        default:
-            if (c < 0x20 || c == 0x7f) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04X", static_cast<unsigned>(c));
-                out += buf;
-            } else {
-                out.push_back(static_cast<char>(c));
-            }
-        }
-    }
-    return out + "\"";
-}
 
 bool is_sha256(const std::string& s) {
     return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
@@ -194,13 +161,13 @@ private:
 void write_toolchain(std::ostream& out, const LockedToolchain& tc) {
     const char* kind = kind_dir(tc.kind);
     out << "\n[" << kind << "]\n";
-    out << "id = " << toml_string(tc.id) << "\n";
-    out << "source = " << toml_string(tc.imported ? "imported" : "installed") << "\n";
-    if (!tc.platform.empty()) out << "platform = " << toml_string(tc.platform) << "\n";
+    out << "id = " << toml_basic_string(tc.id) << "\n";
+    out << "source = " << toml_basic_string(tc.imported ? "imported" : "installed") << "\n";
+    if (!tc.platform.empty()) out << "platform = " << toml_basic_string(tc.platform) << "\n";
     if (!tc.components.empty()) {
         out << "components = [";
         for (size_t i = 0; i < tc.components.size(); ++i)
-            out << (i ? ", " : "") << toml_string(tc.components[i]);
+            out << (i ? ", " : "") << toml_basic_string(tc.components[i]);
         out << "]\n";
     }
     if (tc.imported) {
@@ -216,9 +183,9 @@ void write_toolchain(std::ostream& out, const LockedToolchain& tc) {
         out << "# installed without a recorded archive: `cvm install --locked` cannot fetch it\n";
     for (const auto& a : tc.archives) {
         out << "\n[[" << kind << ".archive]]\n";
-        out << "name = " << toml_string(a.name) << "\n";
-        if (!a.url.empty()) out << "url = " << toml_string(a.url) << "\n";
-        out << "sha256 = " << toml_string(a.sha256) << "\n";
+        out << "name = " << toml_basic_string(a.name) << "\n";
+        if (!a.url.empty()) out << "url = " << toml_basic_string(a.url) << "\n";
+        out << "sha256 = " << toml_basic_string(a.sha256) << "\n";
         if (a.first_use) out << "trust = \"first-use\"  # no public source gives this sum\n";
     }
 }
@@ -297,8 +264,8 @@ std::string format_lockfile(const Lockfile& lock) {
            "# `cvm install --locked` installs exactly this, checking every SHA-256, and refuses\n"
            "# any difference. Commit it beside .cudaversion.\n";
     out << "lock_version = " << lock.lock_version << "\n";
-    if (!lock.spec.empty()) out << "spec = " << toml_string(lock.spec) << "\n";
-    out << "active = " << toml_string(lock.active()) << "\n";
+    if (!lock.spec.empty()) out << "spec = " << toml_basic_string(lock.spec) << "\n";
+    out << "active = " << toml_basic_string(lock.active()) << "\n";
     write_toolchain(out, lock.cuda);
     if (lock.cudnn) write_toolchain(out, *lock.cudnn);
     if (lock.nccl) write_toolchain(out, *lock.nccl);

@@ -82,9 +82,6 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// NVIDIA's download site, the base every redist URL has unless CVM_MIRROR replaces it.
-constexpr const char* kNvidiaDownloadBase = "https://developer.download.nvidia.com/compute";
-
 // What a lock records as an archive's source: an http(s) URL as it is; a folder mirror's
 // file:// URL of the redist shape as the same path on NVIDIA's site; "" for anything else (a
 // local file or path, which would mean nothing on another machine).

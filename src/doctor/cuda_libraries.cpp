@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "core/cudnn_libraries.h"
+
 namespace cvm::doctor {
 
 namespace {
@@ -22,18 +24,7 @@ std::vector<LibraryName> cudnn_libraries(int cudnn_major, TargetOs os) {
     const std::string m = std::to_string(cudnn_major);
     std::vector<LibraryName> out;
     out.push_back(name_for("cudnn", "libcudnn", m, "cudnn64_" + m + ".dll", os, true));
-    std::vector<std::string> subs;
-    if (cudnn_major == 8)
-        subs = {"ops_infer", "ops_train", "cnn_infer", "cnn_train", "adv_infer", "adv_train"};
-    else if (cudnn_major >= 9)
-        subs = {"ops",
-                "cnn",
-                "adv",
-                "graph",
-                "heuristic",
-                "engines_precompiled",
-                "engines_runtime_compiled"};
-    for (const auto& s : subs)
+    for (const auto& s : cudnn_sub_libraries(cudnn_major))
         out.push_back(name_for("cudnn_" + s, "libcudnn_" + s, m, "cudnn_" + s + "64_" + m + ".dll",
                                os, false));
     return out;

@@ -19,9 +19,8 @@ struct LibraryName {
     bool main = false; // the library a program links; the others are loaded by it
 };
 
-// cuDNN's main library first, then its sub-libraries: none for 7 and earlier;
-// 8: ops/cnn/adv x infer/train; 9: ops, cnn, adv, graph, heuristic, engines_precompiled,
-// engines_runtime_compiled.
+// cuDNN's main library first, then its sub-libraries (core/cudnn_libraries.h): none for 7 and
+// earlier; 8: ops/cnn/adv x infer/train; 9 on: ops, cnn, adv, graph, heuristic, engines_*.
 std::vector<LibraryName> cudnn_libraries(int cudnn_major, TargetOs os);
 
 // The CUDA runtime of a toolkit: libcudart.so.10.2, libcudart.so.11.0 (every 11.x),

@@ -2,6 +2,7 @@
 
 #include "core/store.h"
 #include "core/toml_input.h"
+#include "core/toml_output.h"
 #include "core/trust.h"
 #include "install/error.h"
 #include "install/sha256.h"
@@ -19,22 +20,6 @@ namespace {
 struct RecordError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
-
-// A TOML basic string.
-std::string quoted(const std::string& s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') out += '\\';
-        if (static_cast<unsigned char>(c) < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-            out += buf;
-            continue;
-        }
-        out += c;
-    }
-    return out + "\"";
-}
 
 } // namespace
 
@@ -80,10 +65,11 @@ std::string format_first_use(const std::vector<FirstUseRecord>& records) {
            "# the first download is recorded here and every later download must match it. Written by\n"
            "# cvm; remove a record only when you know the archive changed on NVIDIA's side.\n";
     for (const auto& r : records) {
-        out << "\n[[archive]]\nname = " << quoted(r.name) << "\nsha256 = " << quoted(r.sha256)
+        out << "\n[[archive]]\nname = " << toml_basic_string(r.name)
+            << "\nsha256 = " << toml_basic_string(r.sha256)
             << "\nsize = " << r.size << "\n";
-        if (!r.url.empty()) out << "url = " << quoted(r.url) << "\n";
-        if (!r.first_use.empty()) out << "first_use = " << quoted(r.first_use) << "\n";
+        if (!r.url.empty()) out << "url = " << toml_basic_string(r.url) << "\n";
+        if (!r.first_use.empty()) out << "first_use = " << toml_basic_string(r.first_use) << "\n";
     }
     return out.str();
 }

@@ -46,8 +46,6 @@ struct NcclPlan {
 NcclPlan plan_nccl(const std::string& version, const std::string& cuda,
                    const std::string& host_platform, Progress* progress);
 
-// NVIDIA's base URL for manifests and archives.
-constexpr const char* kNvidiaDownloadBase = "https://developer.download.nvidia.com/compute";
 // CVM_MIRROR, or NVIDIA's https://developer.download.nvidia.com/compute; no trailing slash.
 std::string default_mirror();
 

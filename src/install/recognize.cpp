@@ -1,5 +1,6 @@
 #include "install/recognize.h"
 
+#include "core/cudnn_libraries.h"
 #include "core/nccl_layouts.h"
 #include "core/redist_platform.h"
 #include "doctor/nccl_version.h"
@@ -203,21 +204,10 @@ std::string parse_cudnn_header_version(const std::string& text) {
 }
 
 std::vector<std::string> cudnn_required_libraries(int major, bool windows) {
-    std::vector<std::string> subs;
-    if (major == 8)
-        subs = {"ops_infer", "ops_train", "cnn_infer", "cnn_train", "adv_infer", "adv_train"};
-    else if (major >= 9)
-        subs = {"ops",
-                "cnn",
-                "adv",
-                "graph",
-                "heuristic",
-                "engines_precompiled",
-                "engines_runtime_compiled"};
     std::string m = std::to_string(major);
     std::vector<std::string> names;
     names.push_back(windows ? "cudnn64_" + m + ".dll" : "libcudnn.so." + m);
-    for (const auto& s : subs)
+    for (const auto& s : cudnn_sub_libraries(major))
         names.push_back(windows ? "cudnn_" + s + "64_" + m + ".dll" : "libcudnn_" + s + ".so." + m);
     return names;
 }

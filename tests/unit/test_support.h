@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
 
 #include <unistd.h>
 
@@ -11,22 +12,47 @@ namespace cvm::test {
 
 namespace fs = std::filesystem;
 
-// A fresh folder under the system temp folder, removed with everything in it at scope end.
-struct TempDir {
-    fs::path path;
-    explicit TempDir(const std::string& tag = "t") {
-        static std::atomic<int> counter{0};
-        path = fs::temp_directory_path() /
-               ("cvm-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
+// A fresh folder under the system temp folder (links resolved), removed with everything in it at
+// scope end, folders a test made read-only included. The one temporary folder of the unit tests:
+// `path` for fs::path work, `/` to name a child, `str()` and `str(child)` where a test works in
+// strings, `mkdir(child)` to make a subfolder.
+class TempDir {
+public:
+    explicit TempDir(const std::string& tag = "t") : path(create(tag)) {}
     ~TempDir() {
         std::error_code ec;
+        // Give back write permission on folders a test made read-only, so that they can be removed.
+        for (auto it = fs::recursive_directory_iterator(path, ec);
+             !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+            std::error_code ignored;
+            if (it->is_directory(ignored) && !it->is_symlink(ignored))
+                fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ignored);
+        }
         fs::remove_all(path, ec);
     }
     TempDir(const TempDir&) = delete;
     TempDir& operator=(const TempDir&) = delete;
+
+    const fs::path path;
+
+    fs::path operator/(const fs::path& child) const { return path / child; }
+    std::string str() const { return path.string(); }
+    std::string str(const fs::path& child) const { return (path / child).string(); }
+    // Makes the subfolder `child` (and any folders above it) and returns its path.
+    fs::path mkdir(const fs::path& child) const {
+        fs::create_directories(path / child);
+        return path / child;
+    }
+
+private:
+    static fs::path create(const std::string& tag) {
+        static std::atomic<int> counter{0};
+        fs::path p = fs::temp_directory_path() / ("cvm-" + tag + "-" + std::to_string(::getpid()) +
+                                                  "-" + std::to_string(counter++));
+        fs::remove_all(p);
+        fs::create_directories(p);
+        return fs::canonical(p);
+    }
 };
 
 inline void write_file(const fs::path& p, const std::string& content) {

@@ -14,26 +14,14 @@
 #include "compat/visual_studio.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
+#include "test_support.h"
 
 using namespace cvm;
 using namespace cvm::compat;
 namespace fs = std::filesystem;
+using cvm::test::TempDir;
 
 namespace {
-
-struct TempDir {
-    fs::path path;
-    TempDir() {
-        path = fs::temp_directory_path() / ("cvm-compat-" + std::to_string(platform::process_id()) + "-" +
-                                            std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
 
 void write(const fs::path& p, const std::string& text, bool executable = false) {
     fs::create_directories(p.parent_path());

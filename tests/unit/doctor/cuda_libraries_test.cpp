@@ -74,16 +74,16 @@ TEST_CASE("A Linux library's version through its symbolic links", "[doctor][name
         return;
     }
     TempDir t;
-    auto r = build_shared_object(*cc, t / "lib/libcudnn.so.8.1.0", "-Wl,-soname,libcudnn.so.8");
+    auto r = build_shared_object(*cc, t.str("lib/libcudnn.so.8.1.0"), "-Wl,-soname,libcudnn.so.8");
     REQUIRE(r.ok());
-    fs::create_symlink("libcudnn.so.8.1.0", t / "lib/libcudnn.so.8");
-    fs::create_symlink("libcudnn.so.8", t / "lib/libcudnn.so");
+    fs::create_symlink("libcudnn.so.8.1.0", t.str("lib/libcudnn.so.8"));
+    fs::create_symlink("libcudnn.so.8", t.str("lib/libcudnn.so"));
     RealFileSystem view;
-    auto v = linux_library_version(t / "lib/libcudnn.so", view);
+    auto v = linux_library_version(t.str("lib/libcudnn.so"), view);
     REQUIRE(v);
     CHECK(v->version == "8.1.0");
-    CHECK(v->real_path == fs::canonical(t / "lib/libcudnn.so.8.1.0").string());
-    CHECK_FALSE(linux_library_version(t / "lib/missing.so.8", view));
+    CHECK(v->real_path == fs::canonical(t.str("lib/libcudnn.so.8.1.0")).string());
+    CHECK_FALSE(linux_library_version(t.str("lib/missing.so.8"), view));
 }
 
 TEST_CASE("A DLL's fixed file version", "[doctor][names]") {
@@ -92,8 +92,8 @@ TEST_CASE("A DLL's fixed file version", "[doctor][names]") {
         return;
     }
     TempDir t;
-    write_file(t / "x.c", "__declspec(dllexport) int f(void) { return 0; }\n");
-    write_file(t / "v.rc", "1 VERSIONINFO\nFILEVERSION 6,14,11,11020\nPRODUCTVERSION 11,2,0,0\n"
+    write_file(t.str("x.c"), "__declspec(dllexport) int f(void) { return 0; }\n");
+    write_file(t.str("v.rc"), "1 VERSIONINFO\nFILEVERSION 6,14,11,11020\nPRODUCTVERSION 11,2,0,0\n"
                            "BEGIN\nEND\n");
     auto r = run_command("cd " + shell_quote(t.str()) +
                              " && x86_64-w64-mingw32-windres v.rc -O coff -o v.o && "
@@ -102,8 +102,8 @@ TEST_CASE("A DLL's fixed file version", "[doctor][names]") {
     INFO(r.output);
     REQUIRE(r.ok());
     RealFileSystem view;
-    auto v = dll_file_version(t / "cudart64_110.dll", view);
+    auto v = dll_file_version(t.str("cudart64_110.dll"), view);
     REQUIRE(v);
     CHECK(v->str() == "6.14.11.11020");
-    CHECK_FALSE(dll_file_version(t / "x.c", view));
+    CHECK_FALSE(dll_file_version(t.str("x.c"), view));
 }

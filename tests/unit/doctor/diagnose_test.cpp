@@ -52,13 +52,13 @@ struct LinuxMachine {
     RealFileSystem fs;
 
     explicit LinuxMachine(std::string compiler) : cc(std::move(compiler)) {
-        proto = t / "proto/libproto.so";
+        proto = t.str("proto/libproto.so");
         auto built = build_shared_object(cc, proto, "-Wl,-soname,libproto.so");
         INFO(built.output);
         REQUIRE(built.ok());
-        toolkit = t.mkdir("cuda-11.2");
-        cudnn = t.mkdir("cudnn-8.1.0");
-        system_dir = t.mkdir("usr/lib");
+        toolkit = t.mkdir("cuda-11.2").string();
+        cudnn = t.mkdir("cudnn-8.1.0").string();
+        system_dir = t.mkdir("usr/lib").string();
         versioned(toolkit + "/lib64", "libcudart.so.11.0", "libcudart.so.11.2.152");
         versioned(toolkit + "/lib64", "libcublas.so.11", "libcublas.so.11.4.1.1043");
         versioned(toolkit + "/lib64", "libcublasLt.so.11", "libcublasLt.so.11.4.1.1043");
@@ -73,7 +73,7 @@ struct LinuxMachine {
         in.fs = &fs;
         in.cwd = t.str();
         in.selection.origin = Selection::Origin::ProjectFile;
-        in.selection.file = t / ".cudaversion";
+        in.selection.file = t.str(".cudaversion");
         in.selection.line = 1;
         in.selection.spec = parse_spec("11.2.2+8.1.0.77");
         Resolved r;
@@ -185,7 +185,7 @@ TEST_CASE("doctor: this shell loads another cuDNN than the selection", "[doctor]
         return;
     }
     LinuxMachine m(*cc);
-    const std::string old = m.t.mkdir("opt/cudnn-8.0.5/lib");
+    const std::string old = m.t.mkdir("opt/cudnn-8.0.5/lib").string();
     m.versioned(old, "libcudnn.so.8", "libcudnn.so.8.0.5");
     m.in.env["LD_LIBRARY_PATH"] = old;
     auto r = diagnose(m.in);
@@ -281,7 +281,7 @@ TEST_CASE("doctor: a library file the loader cannot read", "[doctor][diagnose]")
         return;
     }
     LinuxMachine m(*cc);
-    const std::string bad = m.t.mkdir("bad");
+    const std::string bad = m.t.mkdir("bad").string();
     write_file(bad + "/libcudnn.so.8", "/* GNU ld script */\nGROUP ( libcudnn.so.8.1.0 )\n");
     m.set_selected_ld_path(bad + ":" + m.toolkit + "/lib64:" + m.cudnn + "/lib");
     auto r = diagnose(m.in);
@@ -406,11 +406,11 @@ TEST_CASE("doctor: several toolkits on PATH and CUDA_PATH elsewhere", "[doctor][
     }
     LinuxMachine m(*cc);
     m.activate();
-    const std::string other = m.t.mkdir("cuda-10.2/bin");
+    const std::string other = m.t.mkdir("cuda-10.2/bin").string();
     write_file(other + "/nvcc", "#!/bin/sh\n");
     write_file(m.toolkit + "/bin/nvcc", "#!/bin/sh\n");
     m.in.env["PATH"] = m.toolkit + "/bin:" + other + ":/usr/bin";
-    m.in.env["CUDA_PATH"] = m.t / "cuda-10.2";
+    m.in.env["CUDA_PATH"] = m.t.str("cuda-10.2");
     auto r = diagnose(m.in);
     INFO(codes(r));
     const auto* several = find(r, "several-cuda-on-path");
@@ -512,19 +512,19 @@ TEST_CASE("doctor: a cuDNN in System32 beats the selection on Windows", "[doctor
         return;
     }
     TempDir t;
-    write_file(t / "x.c", "__declspec(dllexport) int f(void) { return 0; }\n");
+    write_file(t.str("x.c"), "__declspec(dllexport) int f(void) { return 0; }\n");
     auto built = run_command("cd " + shell_quote(t.str()) +
                                  " && x86_64-w64-mingw32-gcc -shared -o proto.dll x.c",
                              t.str());
     INFO(built.output);
     REQUIRE(built.ok());
-    const std::string windows = t.mkdir("Windows");
-    const std::string system32 = t.mkdir("Windows/System32");
-    const std::string toolkit = t.mkdir("CUDA/v11.2");
-    const std::string cudnn = t.mkdir("cudnn-8.1.0.77/cuda");
+    const std::string windows = t.mkdir("Windows").string();
+    const std::string system32 = t.mkdir("Windows/System32").string();
+    const std::string toolkit = t.mkdir("CUDA/v11.2").string();
+    const std::string cudnn = t.mkdir("cudnn-8.1.0.77/cuda").string();
     auto put = [&](const std::string& dir, const std::string& name) {
         fs::create_directories(dir);
-        fs::copy_file(t / "proto.dll", dir + "/" + name, fs::copy_options::overwrite_existing);
+        fs::copy_file(t.str("proto.dll"), dir + "/" + name, fs::copy_options::overwrite_existing);
     };
     put(toolkit + "/bin", "cudart64_110.dll");
     put(toolkit + "/bin", "cublas64_11.dll");
@@ -538,7 +538,7 @@ TEST_CASE("doctor: a cuDNN in System32 beats the selection on Windows", "[doctor
     DoctorInputs in;
     in.os = platform::Os::Windows;
     in.fs = &view;
-    in.cwd = t.mkdir("project");
+    in.cwd = t.mkdir("project").string();
     in.windows = {windows, system32, windows + "/System"};
     in.selection.origin = Selection::Origin::Global;
     in.selection.spec = parse_spec("11.2+8.1");

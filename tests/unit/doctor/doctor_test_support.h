@@ -1,5 +1,5 @@
 #pragma once
-// Helpers for the doctor tests: temporary folders, running the system compiler to build real
+// Helpers for the doctor tests: running the system compiler to build real
 // ELF shared objects and PE DLLs, reading files back.
 
 #include <cstdint>
@@ -7,49 +7,18 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "test_support.h"
+
 namespace cvm::doctor::test {
 
 namespace fs = std::filesystem;
 
-class TempDir {
-public:
-    TempDir() {
-        std::random_device rd;
-        for (int attempt = 0; attempt < 100; ++attempt) {
-            auto candidate = fs::temp_directory_path() /
-                             ("cvm-doctor-test-" + std::to_string(rd()) + std::to_string(attempt));
-            std::error_code ec;
-            if (fs::create_directory(candidate, ec)) {
-                path_ = candidate;
-                return;
-            }
-        }
-        throw std::runtime_error("cannot create a temporary folder");
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    const fs::path& path() const { return path_; }
-    std::string str() const { return path_.string(); }
-    std::string operator/(const std::string& child) const { return (path_ / child).string(); }
-    std::string mkdir(const std::string& child) const {
-        fs::create_directories(path_ / child);
-        return (path_ / child).string();
-    }
-
-private:
-    fs::path path_;
-};
+using cvm::test::TempDir;
 
 inline void write_file(const std::string& path, const std::string& content) {
     fs::create_directories(fs::path(path).parent_path());

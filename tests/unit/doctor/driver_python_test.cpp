@@ -34,20 +34,21 @@ TEST_CASE("GPUs and driver from nvidia-smi's CSV", "[doctor][driver]") {
 
 TEST_CASE("detect_driver through the override file and a fake nvidia-smi", "[doctor][driver]") {
     TempDir t;
-    write_file(t / "version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  470.57.02  Tue\n");
-    const std::string smi = t / "nvidia-smi";
+    write_file(t.str("version"),
+               "NVRM version: NVIDIA UNIX x86_64 Kernel Module  470.57.02  Tue\n");
+    const std::string smi = t.str("nvidia-smi");
     write_file(smi, "#!/bin/sh\necho 'Tesla T4, 470.57.02'\n");
     fs::permissions(smi, fs::perms::owner_all);
     DriverProbe probe;
-    probe.proc_version_file = t / "version";
+    probe.proc_version_file = t.str("version");
     probe.nvidia_smi = smi;
     auto info = detect_driver(probe);
     CHECK(info.version == std::optional<std::string>("470.57.02"));
-    CHECK(info.source == t / "version");
+    CHECK(info.source == t.str("version"));
     CHECK(info.gpus == std::vector<std::string>{"Tesla T4"});
 
     SECTION("no /proc file: the version comes from nvidia-smi") {
-        probe.proc_version_file = t / "absent";
+        probe.proc_version_file = t.str("absent");
         auto i2 = detect_driver(probe);
         CHECK(i2.version == std::optional<std::string>("470.57.02"));
         CHECK(i2.source == smi);
@@ -96,7 +97,7 @@ TEST_CASE("nvcuda.dll's file version gives the driver version", "[doctor][driver
 
 TEST_CASE("frameworks found in a site-packages folder", "[doctor][python]") {
     TempDir t;
-    const std::string site = t.mkdir("lib/python3.10/site-packages");
+    const std::string site = t.mkdir("lib/python3.10/site-packages").string();
     write_file(site + "/torch/version.py",
                "__version__ = '2.1.2+cu121'\ncuda: Optional[str] = '12.1'\n");
     t.mkdir("lib/python3.10/site-packages/torch/lib");
@@ -106,7 +107,7 @@ TEST_CASE("frameworks found in a site-packages folder", "[doctor][python]") {
                "build_info = {'cuda_version': '11.2', 'cudnn_version': '8'}\n");
     t.mkdir("lib/python3.10/site-packages/tensorflow-2.10.1.dist-info");
     RealFileSystem view;
-    auto found = find_frameworks({t / "nowhere", site}, view);
+    auto found = find_frameworks({t.str("nowhere"), site}, view);
     REQUIRE(found.size() == 2);
     CHECK(found[0].name == "pytorch");
     CHECK(found[0].version == "2.1.2+cu121");
@@ -119,7 +120,7 @@ TEST_CASE("frameworks found in a site-packages folder", "[doctor][python]") {
     CHECK(found[1].cudnn == std::optional<std::string>("8"));
 
     SECTION("through a Python interpreter (a fake that prints its search path)") {
-        const std::string python = t / "bin/python3";
+        const std::string python = t.str("bin/python3");
         write_file(python, "#!/bin/sh\necho '{\"version\": \"3.10.12\", \"path\": [\"\", \"" +
                                site + "\"]}'\n");
         fs::permissions(python, fs::perms::owner_all);

@@ -32,12 +32,12 @@ TEST_CASE("ELF reader: SONAME, DT_NEEDED and DT_RUNPATH of a library built by th
         return;
     }
     TempDir t;
-    const std::string dep = t / "dep/libdep.so.1";
+    const std::string dep = t.str("dep/libdep.so.1");
     auto r1 = build_shared_object(*cc, dep, "-Wl,-soname,libdep.so.1", "dep_fn");
     INFO(r1.output);
     REQUIRE(r1.ok());
 
-    const std::string lib = t / "lib/libcudnn.so.8.1.0";
+    const std::string lib = t.str("lib/libcudnn.so.8.1.0");
     auto r2 = build_shared_object(*cc, lib,
                                   "-Wl,--no-as-needed -Wl,-soname,libcudnn.so.8 "
                                   "-Wl,--enable-new-dtags "
@@ -83,7 +83,7 @@ TEST_CASE("ELF reader: DT_RPATH written with --disable-new-dtags", "[doctor][elf
         return;
     }
     TempDir t;
-    const std::string lib = t / "libold.so";
+    const std::string lib = t.str("libold.so");
     auto r = build_shared_object(*cc, lib,
                                  "-Wl,-soname,libold.so.7 -Wl,--disable-new-dtags "
                                  "-Wl,-rpath,/usr/local/cuda/lib64:/opt/cudnn/lib");
@@ -105,7 +105,7 @@ TEST_CASE("ELF reader: an executable's interpreter and a library without a SONAM
         return;
     }
     TempDir t;
-    const std::string lib = t / "libnosoname.so";
+    const std::string lib = t.str("libnosoname.so");
     auto r = build_shared_object(*cc, lib, "");
     REQUIRE(r.ok());
     auto result = read_elf_file(lib);
@@ -141,9 +141,9 @@ TEST_CASE("ELF reader: 32-bit and big-endian objects linked for other machines",
     TempDir t;
     for (const auto& target : targets) {
         DYNAMIC_SECTION(target.triple) {
-            const std::string out = t / (std::string(target.triple) + "/libx.so");
+            const std::string out = t.str(std::string(target.triple) + "/libx.so");
             // Build a dependency for this target, then the library that needs it.
-            const std::string dep = t / (std::string(target.triple) + "/libneeded.so.2");
+            const std::string dep = t.str(std::string(target.triple) + "/libneeded.so.2");
             auto d = build_shared_object(*clang, dep,
                                          std::string("--target=") + target.triple +
                                              " -nostdlib -fuse-ld=lld -Wl,-soname,libneeded.so.2",
@@ -196,7 +196,7 @@ TEST_CASE("ELF reader: truncated and corrupted copies of a real library never cr
         return;
     }
     TempDir t;
-    const std::string lib = t / "libfuzzme.so";
+    const std::string lib = t.str("libfuzzme.so");
     auto r = build_shared_object(*cc, lib,
                                  "-Wl,-soname,libfuzzme.so.1 -Wl,--enable-new-dtags "
                                  "-Wl,-rpath,/a:/b");

@@ -53,17 +53,17 @@ TEST_CASE("ld.so.cache reader: a cache written by ldconfig over temporary folder
     }
     TempDir t;
     for (const char* d : {"first", "second"}) {
-        auto r = build_shared_object(*cc, t / (std::string(d) + "/libcvmfake.so.8.1.0"),
+        auto r = build_shared_object(*cc, t.str(std::string(d) + "/libcvmfake.so.8.1.0"),
                                      "-Wl,-soname,libcvmfake.so.8");
         INFO(r.output);
         REQUIRE(r.ok());
     }
-    fs::create_symlink("libcvmfake.so.8.1.0", t / "first/libcvmfake.so.8");
-    write_file(t / "ld.so.conf", t / "first" + "\n" + t / "second" + "\n");
-    const std::string cache_path = t / "ld.so.cache";
+    fs::create_symlink("libcvmfake.so.8.1.0", t.str("first/libcvmfake.so.8"));
+    write_file(t.str("ld.so.conf"), t.str("first") + "\n" + t.str("second") + "\n");
+    const std::string cache_path = t.str("ld.so.cache");
     // -X: leave the folders' links alone (ldconfig would otherwise also touch system folders).
     auto r = run_command(shell_quote(*ldconfig) + " -X -C " + shell_quote(cache_path) + " -f " +
-                             shell_quote(t / "ld.so.conf"),
+                             shell_quote(t.str("ld.so.conf")),
                          t.str());
     INFO(r.output);
     REQUIRE(r.ok());
@@ -76,8 +76,8 @@ TEST_CASE("ld.so.cache reader: a cache written by ldconfig over temporary folder
 
     auto ours = cache.find("libcvmfake.so.8");
     REQUIRE(ours.size() == 2);
-    CHECK(ours[0]->path == t / "first/libcvmfake.so.8");
-    CHECK(ours[1]->path == t / "second/libcvmfake.so.8"); // recorded even without the link
+    CHECK(ours[0]->path == t.str("first/libcvmfake.so.8"));
+    CHECK(ours[1]->path == t.str("second/libcvmfake.so.8")); // recorded even without the link
     CHECK(ours[0]->hwcap == 0);
 
     auto self = read_elf_file("/proc/self/exe");

@@ -31,13 +31,13 @@ struct Fixture {
     std::string rpath_dir, llp_dir, runpath_dir, cache_dir, default_dir;
 
     explicit Fixture(std::string compiler) : cc(std::move(compiler)) {
-        rpath_dir = t.mkdir("rpath");
-        llp_dir = t.mkdir("llp");
-        runpath_dir = t.mkdir("runpath");
-        cache_dir = t.mkdir("cached");
-        default_dir = t.mkdir("usr/lib");
+        rpath_dir = t.mkdir("rpath").string();
+        llp_dir = t.mkdir("llp").string();
+        runpath_dir = t.mkdir("runpath").string();
+        cache_dir = t.mkdir("cached").string();
+        default_dir = t.mkdir("usr/lib").string();
         // One real library, copied: the compiler is the slow part.
-        const std::string proto = library(t / "proto/" + lib_name, "-Wl,-soname," + lib_name);
+        const std::string proto = library(t.str("proto/") + lib_name, "-Wl,-soname," + lib_name);
         for (const auto& d : {rpath_dir, llp_dir, runpath_dir, cache_dir, default_dir})
             fs::copy_file(proto, d + "/" + lib_name);
     }
@@ -85,7 +85,7 @@ TEST_CASE("Linux loader: DT_RPATH comes before LD_LIBRARY_PATH, which comes befo
     }
     Fixture f(*cc);
     auto app =
-        f.requester(f.t / "app/libapp.so", "-Wl,--disable-new-dtags -Wl,-rpath," + f.rpath_dir);
+        f.requester(f.t.str("app/libapp.so"), "-Wl,--disable-new-dtags -Wl,-rpath," + f.rpath_dir);
     REQUIRE(app.rpath);
     REQUIRE_FALSE(app.runpath);
     RealFileSystem fs;
@@ -126,7 +126,7 @@ TEST_CASE("Linux loader: DT_RUNPATH comes after LD_LIBRARY_PATH and disables DT_
         return;
     }
     Fixture f(*cc);
-    auto app = f.requester(f.t / "app/libapp.so",
+    auto app = f.requester(f.t.str("app/libapp.so"),
                            "-Wl,--enable-new-dtags -Wl,-rpath,'$ORIGIN/../runpath'");
     REQUIRE(app.runpath);
     RealFileSystem fs;
@@ -138,8 +138,9 @@ TEST_CASE("Linux loader: DT_RUNPATH comes after LD_LIBRARY_PATH and disables DT_
         REQUIRE(r.selected());
         CHECK(r.selected()->mechanism == LinuxMechanism::runpath);
         // ld.so keeps the path as the entry spells it ("..": no normalisation).
-        CHECK(r.selected()->path == f.t / "app/../runpath" + "/" + lib_name);
-        CHECK(r.selected()->real_path == std::optional<std::string>(f.t / "runpath/" + lib_name));
+        CHECK(r.selected()->path == f.t.str("app/../runpath") + "/" + lib_name);
+        CHECK(r.selected()->real_path ==
+              std::optional<std::string>(f.t.str("runpath/") + lib_name));
         CHECK(paths_with(r, CandidateStatus::shadowed) ==
               std::vector<std::string>{f.default_dir + "/" + lib_name});
     }
@@ -152,7 +153,7 @@ TEST_CASE("Linux loader: DT_RUNPATH comes after LD_LIBRARY_PATH and disables DT_
     }
     SECTION("an RPATH elsewhere in the chain is ignored when the requester has RUNPATH") {
         LinuxRequester main_program;
-        main_program.path = f.t / "bin/app";
+        main_program.path = f.t.str("bin/app");
         main_program.rpath = f.rpath_dir;
         config.requesters.push_back(main_program);
         auto r = search_linux_library(lib_name, config, fs);
@@ -174,11 +175,11 @@ TEST_CASE("Linux loader: RUNPATH reaches direct dependencies only; RPATH is inhe
     RealFileSystem fs;
     // libframework.so (no search path of its own) asks for libcudnn.so.8; the main program that
     // loaded it carries the search path.
-    auto framework = f.requester(f.t / "fw/libframework.so", "");
+    auto framework = f.requester(f.t.str("fw/libframework.so"), "");
     auto config = f.config();
 
     SECTION("the main program's RUNPATH does not apply to its dependency's dependencies") {
-        auto main_program = f.requester(f.t / "bin/libmain.so",
+        auto main_program = f.requester(f.t.str("bin/libmain.so"),
                                         "-Wl,--enable-new-dtags -Wl,-rpath," + f.runpath_dir);
         config.requesters = {framework, main_program};
         auto r = search_linux_library(lib_name, config, fs);
@@ -188,7 +189,7 @@ TEST_CASE("Linux loader: RUNPATH reaches direct dependencies only; RPATH is inhe
             CHECK(c.mechanism != LinuxMechanism::runpath);
     }
     SECTION("the main program's RPATH applies down the chain") {
-        auto main_program = f.requester(f.t / "bin/libmain.so",
+        auto main_program = f.requester(f.t.str("bin/libmain.so"),
                                         "-Wl,--disable-new-dtags -Wl,-rpath," + f.rpath_dir);
         config.requesters = {framework, main_program};
         auto r = search_linux_library(lib_name, config, fs);
@@ -206,20 +207,20 @@ TEST_CASE("Linux loader: ld.so.cache uses its first entry only", "[doctor][loade
         return;
     }
     Fixture f(*cc);
-    const std::string second = f.t.mkdir("cached2");
-    fs::copy_file(f.t / "proto/" + lib_name, second + "/" + lib_name);
-    write_file(f.t / "ld.so.conf", f.cache_dir + "\n" + second + "\n");
-    auto r = run_command(shell_quote(*ldconfig) + " -X -C " + shell_quote(f.t / "cache") + " -f " +
-                             shell_quote(f.t / "ld.so.conf"),
+    const std::string second = f.t.mkdir("cached2").string();
+    fs::copy_file(f.t.str("proto/") + lib_name, second + "/" + lib_name);
+    write_file(f.t.str("ld.so.conf"), f.cache_dir + "\n" + second + "\n");
+    auto r = run_command(shell_quote(*ldconfig) + " -X -C " + shell_quote(f.t.str("cache")) +
+                             " -f " + shell_quote(f.t.str("ld.so.conf")),
                          f.t.str());
     INFO(r.output);
     REQUIRE(r.ok());
-    auto cache = read_ld_cache_file(f.t / "cache");
+    auto cache = read_ld_cache_file(f.t.str("cache"));
     REQUIRE(cache);
     RealFileSystem fs;
     auto config = f.config();
     config.cache = &*cache.cache;
-    config.cache_path = f.t / "cache";
+    config.cache_path = f.t.str("cache");
 
     auto result = search_linux_library(lib_name, config, fs);
     REQUIRE(result.selected());
@@ -239,7 +240,7 @@ TEST_CASE("Linux loader: ld.so.cache uses its first entry only", "[doctor][loade
         CHECK(paths_with(r2, CandidateStatus::ignored).size() == 1);
     }
     SECTION("DF_1_NODEFLIB in the requester skips the cache and the default folders") {
-        auto app = f.requester(f.t / "app/libnodeflib.so", "-Wl,-z,nodefaultlib");
+        auto app = f.requester(f.t.str("app/libnodeflib.so"), "-Wl,-z,nodefaultlib");
         REQUIRE(app.nodeflib);
         config.requesters = {app};
         auto r2 = search_linux_library(lib_name, config, fs);
@@ -257,7 +258,7 @@ TEST_CASE("Linux loader: files ld.so skips or stops at", "[doctor][loader]") {
     Fixture f(*cc);
     RealFileSystem fs;
     auto config = f.config();
-    const std::string odd = f.t.mkdir("odd");
+    const std::string odd = f.t.mkdir("odd").string();
     config.ld_library_path = odd + ":" + f.llp_dir;
 
     SECTION("a library of another class is skipped") {
@@ -316,7 +317,7 @@ TEST_CASE("Linux loader: agrees with the real ld.so", "[doctor][loader][real]") 
     }
     TempDir t;
     // A program that dlopens a name and prints the path ld.so chose.
-    const std::string src = t / "which.c";
+    const std::string src = t.str("which.c");
     write_file(src,
                "#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <link.h>\n#include <stdio.h>\n"
                "int main(int argc, char** argv) {\n"
@@ -325,7 +326,8 @@ TEST_CASE("Linux loader: agrees with the real ld.so", "[doctor][loader][real]") 
                "  struct link_map* m = 0; dlinfo(h, RTLD_DI_LINKMAP, &m);\n"
                "  printf(\"%s\\n\", m->l_name); return 0; }\n");
     const std::string name = "libcvmdoctorprobe.so.3";
-    const std::string a = t.mkdir("a"), b = t.mkdir("b"), c = t.mkdir("c");
+    const std::string a = t.mkdir("a").string(), b = t.mkdir("b").string(),
+                      c = t.mkdir("c").string();
     for (const auto& d : {a, b, c}) {
         auto r = build_shared_object(*cc, d + "/" + name, "-Wl,-soname," + name);
         REQUIRE(r.ok());
@@ -347,7 +349,7 @@ TEST_CASE("Linux loader: agrees with the real ld.so", "[doctor][loader][real]") 
     int index = 0;
     for (const auto& k : cases) {
         DYNAMIC_SECTION(k.label) {
-            const std::string exe = t / ("which" + std::to_string(index++));
+            const std::string exe = t.str("which" + std::to_string(index++));
             auto built = run_command(shell_quote(*cc) + " -o " + shell_quote(exe) + " " +
                                          shell_quote(src) + " " + k.link_flags + " -ldl",
                                      t.str());

@@ -56,12 +56,12 @@ TEST_CASE("NCCL banner: read from a library file, also across the reader's piece
     std::string banner = "NCCL version 2.21.5+cuda12.4";
     big.replace(big.size() - 10, banner.size(), banner);
     big += std::string(1000, 'y');
-    write_file(t / "libnccl.so.2", big);
-    auto b = read_nccl_banner_file(t / "libnccl.so.2");
+    write_file(t.str("libnccl.so.2"), big);
+    auto b = read_nccl_banner_file(t.str("libnccl.so.2"));
     REQUIRE(b);
     CHECK(b->version_text() == "2.21.5");
     CHECK(b->cuda_text() == "12.4");
-    CHECK_FALSE(read_nccl_banner_file(t / "missing"));
+    CHECK_FALSE(read_nccl_banner_file(t.str("missing")));
 
     auto cc = c_compiler();
     if (!cc) {
@@ -69,14 +69,14 @@ TEST_CASE("NCCL banner: read from a library file, also across the reader's piece
         return;
     }
     // A real shared object: the banner in .rodata, as nccl.h's VERSION_STRING is.
-    write_file(t / "banner.c", "const char v[] = \"NCCL version 2.26.2+cuda12.8\";\n");
-    auto built =
-        run_command(shell_quote(*cc) + " -shared -fPIC -o " + shell_quote(t / "libnccl.so.2.26.2") +
-                        " " + shell_quote(t / "banner.c"),
-                    t.str());
+    write_file(t.str("banner.c"), "const char v[] = \"NCCL version 2.26.2+cuda12.8\";\n");
+    auto built = run_command(shell_quote(*cc) + " -shared -fPIC -o " +
+                                 shell_quote(t.str("libnccl.so.2.26.2")) + " " +
+                                 shell_quote(t.str("banner.c")),
+                             t.str());
     INFO(built.output);
     REQUIRE(built.ok());
-    auto elf = read_nccl_banner_file(t / "libnccl.so.2.26.2");
+    auto elf = read_nccl_banner_file(t.str("libnccl.so.2.26.2"));
     REQUIRE(elf);
     CHECK(elf->version_text() == "2.26.2");
     CHECK(elf->cuda_text() == "12.8");

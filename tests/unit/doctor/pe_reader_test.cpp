@@ -56,7 +56,7 @@ struct MingwDll {
 // mingw-w64 toolchain whose tools start with `prefix` (x86_64-w64-mingw32, i686-w64-mingw32).
 MingwDll build_mingw_dll(const TempDir& t, const std::string& prefix) {
     MingwDll out;
-    const std::string dir = t.mkdir(prefix);
+    const std::string dir = t.mkdir(prefix).string();
     write_file(dir + "/dep.c", "__declspec(dllexport) int dep_fn(void) { return 1; }\n");
     write_file(dir + "/main.c", "__declspec(dllimport) int dep_fn(void);\n"
                                 "__declspec(dllexport) int cudnnGetVersion(void) {\n"
@@ -106,7 +106,7 @@ TEST_CASE("PE reader: machine, imports and VS_VERSIONINFO of a mingw-w64 DLL", "
     CHECK(pe.version_strings.at("CompanyName") == "cvm tests");
 
     SECTION("a DLL without a version resource") {
-        auto dep = read_pe_file(t / "x86_64-w64-mingw32/dep.dll");
+        auto dep = read_pe_file(t.str("x86_64-w64-mingw32/dep.dll"));
         REQUIRE(dep);
         CHECK_FALSE(dep.info->file_version);
         CHECK_FALSE(has_dll(dep.info->imports, "dep.dll"));

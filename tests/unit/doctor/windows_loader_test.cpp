@@ -14,7 +14,7 @@ namespace {
 std::optional<std::string> build_dll(const TempDir& t, const std::string& prefix,
                                      const std::string& name) {
     if (!find_program(prefix + "-gcc")) return std::nullopt;
-    const std::string dir = t.mkdir("build-" + prefix);
+    const std::string dir = t.mkdir("build-" + prefix).string();
     write_file(dir + "/x.c", "__declspec(dllexport) int cudnnGetVersion(void) { return 8100; }\n");
     auto r = run_command("cd " + shell_quote(dir) + " && " + shell_quote(prefix + "-gcc") +
                              " -shared -o " + shell_quote(name) + " x.c",
@@ -31,15 +31,15 @@ struct Machine {
     std::string app, system32, system16, windows, cwd, path1, path2, torch_lib, site;
 
     explicit Machine(std::string built) : dll(std::move(built)) {
-        app = t.mkdir("Python310");
-        windows = t.mkdir("Windows");
-        system32 = t.mkdir("Windows/System32");
-        system16 = t.mkdir("Windows/System");
-        cwd = t.mkdir("Users/me/project");
-        path1 = t.mkdir("CUDA/v11.2/bin");
-        path2 = t.mkdir("CUDA/v12.4/bin");
-        torch_lib = t.mkdir("Python310/Lib/site-packages/torch/lib");
-        site = t.mkdir("Python310/Lib/site-packages/tensorflow/python");
+        app = t.mkdir("Python310").string();
+        windows = t.mkdir("Windows").string();
+        system32 = t.mkdir("Windows/System32").string();
+        system16 = t.mkdir("Windows/System").string();
+        cwd = t.mkdir("Users/me/project").string();
+        path1 = t.mkdir("CUDA/v11.2/bin").string();
+        path2 = t.mkdir("CUDA/v12.4/bin").string();
+        torch_lib = t.mkdir("Python310/Lib/site-packages/torch/lib").string();
+        site = t.mkdir("Python310/Lib/site-packages/tensorflow/python").string();
         config.application_dir = app;
         config.system32_dir = system32;
         config.system16_dir = system16;

@@ -69,7 +69,7 @@ std::string refusal(const ArchiveBuilder& b, ArchiveBuilder::Format format, cons
     b.write(archive, format);
     fs::path dest = tmp / ("dest-" + name);
     fs::create_directories(dest);
-    auto before = listing(tmp.path());
+    auto before = listing(tmp.path);
     std::string message = "(extracted)";
     try {
         extract_archive(archive, dest);
@@ -78,7 +78,7 @@ std::string refusal(const ArchiveBuilder& b, ArchiveBuilder::Format format, cons
         CHECK(e.exit_code() == 2);
     }
     // Nothing appeared outside the destination.
-    auto after = listing(tmp.path());
+    auto after = listing(tmp.path);
     for (const auto& p : after)
         if (p.rfind("dest-" + name, 0) != 0) {
             INFO("new outside the destination: " << p);
@@ -266,12 +266,12 @@ TEST_CASE("hostile archives are refused and write nothing outside", "[extract][h
         refused(ArchiveBuilder().file("ok", "x").file("../evil", "x"), "dotdot", "\"..\"");
         refused(ArchiveBuilder().file("a/../../evil", "x"), "dotdot2", "\"..\"");
         refused(ArchiveBuilder().file("..\\evil", "x"), "backslash", "\"..\"");
-        refused(ArchiveBuilder().file(tmp.path().string() + "/abs-evil", "x"), "absolute",
+        refused(ArchiveBuilder().file(tmp.path.string() + "/abs-evil", "x"), "absolute",
                 "absolute");
         refused(ArchiveBuilder().symlink("lib/l", "../../outside"), "linkout", "leaves");
         refused(ArchiveBuilder().symlink("l", "/etc/passwd"), "linkabs", "absolute");
         refused(ArchiveBuilder().symlink("d", ".").file("d/x", "y"), "through", "symlink \"d\"");
-        refused(ArchiveBuilder().symlink("d", tmp.path().string()).file("d/evil", "y"),
+        refused(ArchiveBuilder().symlink("d", tmp.path.string()).file("d/evil", "y"),
                 "throughabs", "absolute");
         // Lexically inside, really outside: a/l1 is the root, so b = root/.. .
         refused(ArchiveBuilder().symlink("a/l1", "..").symlink("b", "a/l1/.."), "chain",
@@ -285,7 +285,7 @@ TEST_CASE("hostile archives are refused and write nothing outside", "[extract][h
             refused(ArchiveBuilder().special("dev", AE_IFCHR), "chr", "device files");
             refused(ArchiveBuilder().special("blk", AE_IFBLK), "blk", "device files");
         }
-        CHECK_FALSE(fs::exists(tmp.path().parent_path() / "evil"));
+        CHECK_FALSE(fs::exists(tmp.path.parent_path() / "evil"));
         CHECK_FALSE(fs::exists(tmp / "abs-evil"));
         CHECK_FALSE(fs::exists(tmp / "evil"));
     }

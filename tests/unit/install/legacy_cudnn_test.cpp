@@ -20,7 +20,7 @@ using namespace cvm::install;
 namespace {
 
 const registry::CudnnRelease& release(const std::string& v) {
-    auto* r = registry::find_cudnn_release(test::real_registry(), *parse_version(v, 1, 4));
+    auto* r = registry::find_cudnn_release(install::test::real_registry(), *parse_version(v, 1, 4));
     REQUIRE(r != nullptr);
     return *r;
 }
@@ -70,7 +70,7 @@ TEST_CASE("the shipped checksum table names only archives the registry knows, ea
         *platform::read_file(registry::source_tree_registry_dir() / "cudnn_archives.toml"), "cudnn_archives.toml");
     REQUIRE(sums.size() >= 10);
     std::set<std::string> names;
-    for (const auto& r : test::real_registry().cudnn)
+    for (const auto& r : install::test::real_registry().cudnn)
         if (registry::how_fetched(r) == registry::Fetch::Archive)
             for (const auto& b : r.builds) {
                 names.insert(b.linux_archives.begin(), b.linux_archives.end());
@@ -106,6 +106,13 @@ TEST_CASE("first-use records read back as written; a malformed one names its lin
     CHECK(back[1].size == r.size);
     CHECK(back[1].url == r.url);
     CHECK(back[1].first_use == r.first_use);
+    // Control characters (DEL included) are escaped, so they read back too.
+    FirstUseRecord odd{"a\x7f\tb\\c.zip", std::string(64, 'c'), 1, "https://example.test/\x01\n",
+                       ""};
+    auto odd_back = parse_first_use(format_first_use({odd}), "first-use.toml");
+    REQUIRE(odd_back.size() == 1);
+    CHECK(odd_back[0].name == odd.name);
+    CHECK(odd_back[0].url == odd.url);
     CHECK(refusal([] { parse_first_use("[[archive]]\nname = \"x\"\nsha256 = \"" + std::string(64, 'c') + "\"\n", "f.toml"); })
               .rfind("first_use: f.toml:1: x: size must be a positive number", 0) == 0);
     CHECK(refusal([] { parse_first_use("[[archive\n", "f.toml"); }).rfind("first_use: f.toml:1: ", 0) == 0);
@@ -113,8 +120,8 @@ TEST_CASE("first-use records read back as written; a malformed one names its lin
 
 TEST_CASE("a first-use record is added once; the first one stays") {
     namespace fs = std::filesystem;
-    fs::path dir = fs::temp_directory_path() / ("cvm-first-use-" + std::to_string(platform::process_id()));
-    fs::remove_all(dir);
+    cvm::test::TempDir tmp("first-use");
+    const fs::path& dir = tmp.path;
     fs::path file = dir / "registry" / "first-use.toml";
     CHECK(read_first_use(file).empty());
     FirstUseRecord a{"a.zip", std::string(64, 'a'), 1, "", ""};
@@ -124,5 +131,4 @@ TEST_CASE("a first-use record is added once; the first one stays") {
     REQUIRE(find_first_use(file, "a.zip"));
     CHECK(find_first_use(file, "a.zip")->size == 1);
     CHECK(!find_first_use(file, "b.zip"));
-    fs::remove_all(dir);
 }

@@ -17,7 +17,7 @@ using namespace cvm::install;
 namespace {
 
 const registry::Registry& real() {
-    return test::real_registry();
+    return install::test::real_registry();
 }
 
 Version V(const std::string& text) {

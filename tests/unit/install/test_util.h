@@ -1,15 +1,16 @@
 #pragma once
-// Helpers shared by the install unit tests: temporary folders, files, fixtures.
+// Helpers shared by the install unit tests: files, fixtures (the temporary folder is
+// test_support.h's).
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <string>
 
 #include "registry/registry.h"
+#include "test_support.h"
 
 namespace cvm::install::test {
 
@@ -53,37 +54,7 @@ inline void write_text(const fs::path& path, const std::string& text) {
     REQUIRE(out.good());
 }
 
-class TempDir {
-public:
-    TempDir() {
-        std::random_device rd;
-        for (int attempt = 0; attempt < 100; ++attempt) {
-            fs::path p = fs::temp_directory_path() /
-                         ("cvm-inst-test-" + std::to_string(rd()) + std::to_string(rd()));
-            if (fs::create_directory(p)) {
-                path_ = fs::canonical(p);
-                return;
-            }
-        }
-        FAIL("cannot create a temporary folder");
-    }
-    ~TempDir() {
-        std::error_code ec;
-        // Restore write permission on folders a test made read-only, then remove.
-        for (auto it = fs::recursive_directory_iterator(path_, ec);
-             it != fs::recursive_directory_iterator(); it.increment(ec))
-            if (!ec && it->is_directory(ec) && !it->is_symlink(ec))
-                fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const fs::path& path() const { return path_; }
-    fs::path operator/(const std::string& name) const { return path_ / name; }
-
-private:
-    fs::path path_;
-};
+using cvm::test::TempDir;
 
 // Runs a shell command (tests only; POSIX sh). Returns the exit status.
 inline int shell(const std::string& command) {

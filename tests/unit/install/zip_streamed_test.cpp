@@ -100,7 +100,7 @@ ExtractResult stream(const fs::path& zip, const fs::path& out) {
 
 TEST_CASE("zips with stored entries, data descriptors and symlinks settle in one pass") {
     TempDir t;
-    make_zips(t.path());
+    make_zips(t.path);
     for (const char* name : {"stored.zip", "described.zip", "zip64.zip"}) {
         INFO(name);
         fs::path zip = t / name;
@@ -130,7 +130,7 @@ TEST_CASE("zips with stored entries, data descriptors and symlinks settle in one
 
 TEST_CASE("a file whose streamed bytes differ is read again alone") {
     TempDir t;
-    make_zips(t.path());
+    make_zips(t.path);
     fs::path zip = t / "stored.zip";
     fs::path out = t / "out";
     ExtractResult streamed = stream(zip, out);
@@ -160,7 +160,7 @@ TEST_CASE("a file whose streamed bytes differ is read again alone") {
 
 TEST_CASE("a streamed zip whose links or names break the rules is refused") {
     TempDir t;
-    make_zips(t.path());
+    make_zips(t.path);
     SECTION("a symlink that leaves the folder") {
         ExtractResult streamed = stream(t / "evil-link.zip", t / "out");
         CHECK_THROWS_WITH(settle_streamed_zip(t / "evil-link.zip", t / "out", streamed, "e.zip"),
@@ -180,7 +180,7 @@ TEST_CASE("a streamed zip whose links or names break the rules is refused") {
     }
     SECTION("a link whose target leads outside through another link") {
         // Each target alone stays inside; followed on disk, b leads out through a.
-        REQUIRE(shell("cd " + quote(t.path()) + " && python3 -c \"import zipfile, stat\n"
+        REQUIRE(shell("cd " + quote(t.path) + " && python3 -c \"import zipfile, stat\n"
                       "with zipfile.ZipFile('chain.zip', 'w') as z:\n"
                       "    for n, d in (('top/d/a', b'..'), ('top/b', b'd/a/../..')):\n"
                       "        i = zipfile.ZipInfo(n)\n"

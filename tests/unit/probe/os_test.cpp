@@ -1,12 +1,11 @@
 #include "os.h"
 #include "probe.h"
+#include "test_support.h"
 
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
 #include <filesystem>
-
-#include <unistd.h>
 
 namespace os = cvm::probe::os;
 
@@ -114,7 +113,8 @@ TEST_CASE("expected folders parse and repeat", "[probe][args]") {
 
 TEST_CASE("folders compare after resolving links", "[probe][os]") {
     namespace fs = std::filesystem;
-    auto base = fs::temp_directory_path() / ("cvm-probe-os-" + std::to_string(::getpid()));
+    cvm::test::TempDir tmp("probe-os");
+    const fs::path& base = tmp.path;
     fs::create_directories(base / "real");
     fs::create_directory_symlink(base / "real", base / "link");
     CHECK(os::same_folder((base / "real").string(), (base / "link").string()));
@@ -122,5 +122,4 @@ TEST_CASE("folders compare after resolving links", "[probe][os]") {
     CHECK_FALSE(os::same_folder((base / "real").string(), base.string()));
     CHECK(os::is_cudart_module_name("/x/libcudart.so.12"));
     CHECK_FALSE(os::is_cudart_module_name("/x/libcudnn.so.9"));
-    fs::remove_all(base);
 }

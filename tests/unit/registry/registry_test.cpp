@@ -5,16 +5,17 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <regex>
 #include <set>
 #include <sstream>
 
 #include "registry/registry.h"
+#include "test_support.h"
 
 namespace fs = std::filesystem;
 using namespace cvm;
 using namespace cvm::registry;
+using cvm::test::TempDir;
 
 namespace {
 
@@ -43,32 +44,6 @@ void write_text(const fs::path& p, const std::string& text) {
     out << text;
     REQUIRE(out.good());
 }
-
-class TempDir {
-public:
-    TempDir() {
-        std::random_device rd;
-        for (int attempt = 0; attempt < 100; ++attempt) {
-            fs::path p = fs::temp_directory_path() /
-                         ("cvm-reg-test-" + std::to_string(rd()) + std::to_string(rd()));
-            if (fs::create_directory(p)) {
-                path_ = p;
-                return;
-            }
-        }
-        FAIL("cannot create a temporary folder");
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const fs::path& path() const { return path_; }
-
-private:
-    fs::path path_;
-};
 
 // A registry folder holding copies of the real files, with `name` replaced by `text`.
 void copy_registry_with(const fs::path& dir, const std::string& name, const std::string& text) {
@@ -386,84 +361,84 @@ TEST_CASE("malformed registry files name the file, line and key", "[registry]") 
     TempDir tmp;
 
     SECTION("TOML syntax error") {
-        copy_registry_with(tmp.path(), "cuda.toml",
+        copy_registry_with(tmp.path, "cuda.toml",
                            "schema = 1\n\n[[release]\nversion = \"11.2.2\"\n");
-        std::string msg = load_error(tmp.path());
-        CHECK_THAT(msg, Catch::Contains((tmp.path() / "cuda.toml").string() + ":3"));
+        std::string msg = load_error(tmp.path);
+        CHECK_THAT(msg, Catch::Contains((tmp.path / "cuda.toml").string() + ":3"));
     }
     SECTION("a value of the wrong type") {
-        copy_registry_with(tmp.path(), "cuda.toml",
+        copy_registry_with(tmp.path, "cuda.toml",
                            "schema = 1\n[[release]]\nversion = \"11.2.0\"\nsource = \"x\"\n"
                            "driver_linux = 460\n");
-        std::string msg = load_error(tmp.path());
-        CHECK_THAT(msg, Catch::Contains((tmp.path() / "cuda.toml").string() + ":5"));
+        std::string msg = load_error(tmp.path);
+        CHECK_THAT(msg, Catch::Contains((tmp.path / "cuda.toml").string() + ":5"));
         CHECK_THAT(msg, Catch::Contains("release.driver_linux"));
     }
     SECTION("a malformed version") {
-        copy_registry_with(tmp.path(), "cudnn.toml",
+        copy_registry_with(tmp.path, "cudnn.toml",
                            "schema = 1\n\n[[release]]\nversion = \"8.1.0\"\nsource = \"x\"\n"
                            "[[release.build]]\ncuda = \"11.2\"\nsupports = [\"11.0\", \"11.2\"]\n");
-        std::string msg = load_error(tmp.path());
-        CHECK_THAT(msg, Catch::Contains((tmp.path() / "cudnn.toml").string() + ":4"));
+        std::string msg = load_error(tmp.path);
+        CHECK_THAT(msg, Catch::Contains((tmp.path / "cudnn.toml").string() + ":4"));
         CHECK_THAT(msg, Catch::Contains("release.version"));
         CHECK_THAT(msg, Catch::Contains("\"8.1.0\""));
     }
     SECTION("an unknown key, e.g. a typo") {
-        copy_registry_with(tmp.path(), "frameworks.toml",
+        copy_registry_with(tmp.path, "frameworks.toml",
                            "schema = 1\n[[framework]]\nname = \"pytorch\"\nversion = \"2.1\"\n"
                            "bundles_cudnn = true\nsource = \"x\"\nbundles_cudn = false\n"
                            "[[framework.build]]\ncuda = \"12.1\"\ncudnn = \"8.9.2.26\"\n");
-        std::string msg = load_error(tmp.path());
-        CHECK_THAT(msg, Catch::Contains((tmp.path() / "frameworks.toml").string() + ":7"));
+        std::string msg = load_error(tmp.path);
+        CHECK_THAT(msg, Catch::Contains((tmp.path / "frameworks.toml").string() + ":7"));
         CHECK_THAT(msg, Catch::Contains("framework.bundles_cudn"));
     }
     SECTION("a missing key is reported at its table") {
-        copy_registry_with(tmp.path(), "cuda.toml",
+        copy_registry_with(tmp.path, "cuda.toml",
                            "schema = 1\n\n\n[[release]]\nversion = \"12.4.1\"\n");
-        std::string msg = load_error(tmp.path());
-        CHECK_THAT(msg, Catch::Contains((tmp.path() / "cuda.toml").string() + ":4"));
+        std::string msg = load_error(tmp.path);
+        CHECK_THAT(msg, Catch::Contains((tmp.path / "cuda.toml").string() + ":4"));
         CHECK_THAT(msg, Catch::Contains("release.source: missing"));
     }
     SECTION("a release listed twice") {
-        copy_registry_with(tmp.path(), "cuda.toml",
+        copy_registry_with(tmp.path, "cuda.toml",
                            "schema = 1\n[[release]]\nversion = \"12.4.1\"\nsource = \"x\"\n"
                            "[[release]]\nversion = \"12.4.1\"\nsource = \"y\"\n");
-        std::string msg = load_error(tmp.path());
+        std::string msg = load_error(tmp.path);
         CHECK_THAT(msg, Catch::Contains("cuda.toml:5"));
         CHECK_THAT(msg, Catch::Contains("first at line 2"));
     }
     SECTION("an inverted supported range") {
-        copy_registry_with(tmp.path(), "cudnn.toml",
+        copy_registry_with(tmp.path, "cudnn.toml",
                            "schema = 1\n[[release]]\nversion = \"8.1.0.77\"\nsource = \"x\"\n"
                            "[[release.build]]\ncuda = \"11.2\"\nsupports = [\"11.2\", \"11.0\"]\n");
-        std::string msg = load_error(tmp.path());
+        std::string msg = load_error(tmp.path);
         CHECK_THAT(msg, Catch::Contains("cudnn.toml:7"));
         CHECK_THAT(msg, Catch::Contains("release.build.supports"));
     }
     SECTION("a schema this cvm does not read") {
-        copy_registry_with(tmp.path(), "cuda.toml", "schema = 2\n");
-        std::string msg = load_error(tmp.path());
+        copy_registry_with(tmp.path, "cuda.toml", "schema = 2\n");
+        std::string msg = load_error(tmp.path);
         CHECK_THAT(msg, Catch::Contains("cuda.toml:1"));
         CHECK_THAT(msg, Catch::Contains("schema"));
     }
     SECTION("a missing file") {
-        copy_registry_with(tmp.path(), "cuda.toml",
+        copy_registry_with(tmp.path, "cuda.toml",
                            read_text(source_tree_registry_dir() / "cuda.toml"));
-        fs::remove(tmp.path() / "frameworks.toml");
-        std::string msg = load_error(tmp.path());
-        CHECK_THAT(msg, Catch::Contains((tmp.path() / "frameworks.toml").string()));
+        fs::remove(tmp.path / "frameworks.toml");
+        std::string msg = load_error(tmp.path);
+        CHECK_THAT(msg, Catch::Contains((tmp.path / "frameworks.toml").string()));
     }
 }
 
 TEST_CASE("where the registry folder is found", "[registry]") {
     TempDir tmp;
-    const fs::path prefix = tmp.path() / "prefix";
+    const fs::path prefix = tmp.path / "prefix";
     const fs::path installed = prefix / "share" / "cvm" / "registry";
     write_text(installed / "cuda.toml", "schema = 1\n");
     write_text(prefix / "bin" / "cvm", "");
-    const fs::path other = tmp.path() / "other";
+    const fs::path other = tmp.path / "other";
     write_text(other / "cuda.toml", "schema = 1\n");
-    const fs::path empty = tmp.path() / "empty";
+    const fs::path empty = tmp.path / "empty";
     fs::create_directories(empty);
 
     RegistryDirInputs in;
