@@ -13,13 +13,13 @@ using doctor::Finding;
 using doctor::LibraryLoad;
 using doctor::Severity;
 
-struct Release {
+struct NcclFileRelease {
     std::string version; // "2.28.3"; empty when the file does not say
     std::string cuda;    // "13.0"; empty when the file does not say
 };
 
-Release release_of(const std::string& file) {
-    Release r;
+NcclFileRelease nccl_release_of(const std::string& file) {
+    NcclFileRelease r;
     if (auto b = doctor::read_nccl_banner_file(file)) {
         r.version = b->version_text();
         r.cuda = b->cuda_text();
@@ -69,21 +69,21 @@ std::vector<Finding> nccl_findings(doctor::DoctorReport& report, const NcclMachi
     // hides.
     const LibraryLoad* current = nullptr;
     const LibraryLoad* selected = nullptr;
-    std::map<std::string, Release> releases; // file -> release
-    auto release = [&](const std::string& file) -> const Release& {
+    std::map<std::string, NcclFileRelease> releases; // file -> release
+    auto release = [&](const std::string& file) -> const NcclFileRelease& {
         auto it = releases.find(file);
-        if (it == releases.end()) it = releases.emplace(file, release_of(file)).first;
+        if (it == releases.end()) it = releases.emplace(file, nccl_release_of(file)).first;
         return it->second;
     };
     for (auto& l : report.libraries) {
         if (l.family != "nccl" || !l.path || l.failure) continue;
-        const Release& mine = release(l.real_path.value_or(*l.path));
+        const NcclFileRelease& mine = release(l.real_path.value_or(*l.path));
         if (!mine.version.empty()) l.version = mine.version;
         (l.scenario == "current" ? current : selected) = &l;
         std::string others;
         std::string fix_files;
         for (const auto& s : l.shadowed) {
-            const Release& theirs = release(s);
+            const NcclFileRelease& theirs = release(s);
             if (theirs.version.empty() || theirs.version == mine.version) continue;
             others += (others.empty() ? "" : ", ") + s + " (NCCL " + theirs.version + ")";
         }
@@ -138,7 +138,7 @@ std::vector<Finding> nccl_findings(doctor::DoctorReport& report, const NcclMachi
                    report.resolved->nccl->path.u8string() + ")";
             cuda = report.resolved->nccl->cuda.str();
         } else if (selected) {
-            const Release& r = release(selected->real_path.value_or(*selected->path));
+            const NcclFileRelease& r = release(selected->real_path.value_or(*selected->path));
             what = "the NCCL " + r.version + " a program run through cvm loads (" +
                    *selected->path + ")";
             cuda = r.cuda;

@@ -139,9 +139,9 @@ ProbeResult probe_file(const std::string& path, const LinuxSearchConfig& config,
     return r;
 }
 
-class Search {
+class LinuxSearch {
 public:
-    Search(const std::string& name, const LinuxSearchConfig& config, const FileSystemView& fs)
+    LinuxSearch(const std::string& name, const LinuxSearchConfig& config, const FileSystemView& fs)
         : name_(name), config_(config), fs_(fs) {
         result_.name = name;
     }
@@ -332,7 +332,7 @@ std::vector<std::string> default_linux_library_dirs(const ElfInfo& abi, const Fi
 
 LinuxSearchResult search_linux_library(const std::string& name, const LinuxSearchConfig& config,
                                        const FileSystemView& fs) {
-    return Search(name, config, fs).run();
+    return LinuxSearch(name, config, fs).run();
 }
 
 } // namespace cvm::doctor

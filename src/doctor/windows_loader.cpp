@@ -1,5 +1,6 @@
 #include "windows_loader.h"
 
+#include "core/ascii.h"
 #include "pe_reader.h"
 
 #include <map>
@@ -84,15 +85,9 @@ std::vector<std::string> split_windows_path(const std::string& value) {
 
 namespace {
 
-std::string lower(std::string s) {
-    for (auto& c : s)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return s;
-}
-
-class Search {
+class WindowsSearch {
 public:
-    Search(const std::string& name, const WindowsSearchConfig& config, const FileSystemView& fs)
+    WindowsSearch(const std::string& name, const WindowsSearchConfig& config, const FileSystemView& fs)
         : name_(name), config_(config), fs_(fs) {
         result_.name = name;
         result_.mode = config.mode;
@@ -152,15 +147,15 @@ private:
     }
 
     const std::vector<std::string>& listing(const std::string& dir) {
-        auto it = listings_.find(lower(dir));
-        if (it == listings_.end()) it = listings_.emplace(lower(dir), fs_.list(dir)).first;
+        auto it = listings_.find(ascii_lower(dir));
+        if (it == listings_.end()) it = listings_.emplace(ascii_lower(dir), fs_.list(dir)).first;
         return it->second;
     }
 
     void add_file(const std::string& dir, const std::string& file, WindowsMechanism mechanism,
                   const std::string& origin, std::optional<bool> known_found = std::nullopt) {
         const std::string path = path_join(dir, file);
-        if (!seen_.insert(lower(path)).second) return;
+        if (!seen_.insert(ascii_lower(path)).second) return;
         WindowsCandidate c;
         c.path = path;
         c.mechanism = mechanism;
@@ -211,7 +206,7 @@ private:
 
 WindowsSearchResult search_windows_dll(const std::string& name, const WindowsSearchConfig& config,
                                        const FileSystemView& fs) {
-    return Search(name, config, fs).run();
+    return WindowsSearch(name, config, fs).run();
 }
 
 } // namespace cvm::doctor

@@ -93,13 +93,13 @@ bool looks_binary_name(const std::string& name) {
                                 name.compare(name.size() - 4, 4, ".exe") == 0));
 }
 
-struct Tree {
+struct ArchiveTree {
     std::set<std::string> names;    // file names anywhere below the root
     std::vector<fs::path> binaries; // candidates for the platform check
 };
 
-Tree scan(const fs::path& root) {
-    Tree tree;
+ArchiveTree scan(const fs::path& root) {
+    ArchiveTree tree;
     std::error_code ec;
     for (auto it = fs::recursive_directory_iterator(root, ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
@@ -314,7 +314,7 @@ Recognized recognize_extracted(const fs::path& extracted, const std::optional<Ar
                    platform_claims[i].source + " says " + platform_claims[i].value);
 
     // --- platform from the binaries -----------------------------------------------------------
-    Tree tree = scan(root);
+    ArchiveTree tree = scan(root);
     std::string content_platform, content_witness;
     for (const auto& bin : tree.binaries) {
         auto p = binary_platform(bin);
