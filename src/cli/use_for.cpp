@@ -74,7 +74,7 @@ compat::MachineFacts machine_facts(const Store& store) {
     return m;
 }
 
-nlohmann::json wants_json(const std::vector<compat::FrameworkWant>& wants) {
+nlohmann::json framework_wants_json(const std::vector<compat::FrameworkWant>& wants) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& w : wants)
         out.push_back({{"framework", w.name},
@@ -147,7 +147,7 @@ void use_for(const UseForRequest& r) {
         if (!r.json) throw Failure(line, "nothing_fits");
         print_json({{"error", {{"code", "nothing_fits"}, {"message", line}}},
                     {"constraint", compat::constraint_name(res.ruled_out_by)},
-                    {"for", wants_json(wants)},
+                    {"for", framework_wants_json(wants)},
                     {"notes", res.notes}});
         note(line);
         throw ExitCode{1};
@@ -164,7 +164,7 @@ void use_for(const UseForRequest& r) {
     if (r.global) fs::create_directories(store.root());
     write_version_file(file, spec);
     if (!r.global) remember_project(store, file);
-    doc["for"] = wants_json(wants);
+    doc["for"] = framework_wants_json(wants);
     doc["spec"] = spec.str();
     doc["file"] = file.u8string();
     doc["global"] = r.global;

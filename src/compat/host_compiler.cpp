@@ -12,7 +12,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::optional<std::string> env_of(const HostCompilerQuery& q, const std::string& name) {
+std::optional<std::string> query_env(const HostCompilerQuery& q, const std::string& name) {
     for (const auto& [k, v] : q.env)
         if (platform::env_name_equal(k, name)) return v;
     return std::nullopt;
@@ -55,7 +55,7 @@ std::string resolve_ccbin(const std::string& value, const HostCompilerQuery& q) 
     if (value.find_first_of(windows ? "/\\" : "/") == std::string::npos) {
         // nvcc runs a bare name from PATH after nvcc.profile's additions.
         std::string prefix = windows ? std::string() : profile_path_prefix(q.nvcc);
-        fs::path found = platform::find_executable(value, prefix + env_of(q, "PATH").value_or(""));
+        fs::path found = platform::find_executable(value, prefix + query_env(q, "PATH").value_or(""));
         if (!found.empty()) return found.u8string();
     }
     return value;
@@ -140,12 +140,12 @@ FoundCompiler find_nvcc_host_compiler(const HostCompilerQuery& q) {
     const bool windows = q.os == platform::Os::Windows;
     if (auto v = ccbin_in_args(q.nvcc_args)) return found(resolve_ccbin(*v, q), "-ccbin on the command line", q.os);
     for (const char* var : {"NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS"})
-        if (auto flags = env_of(q, var))
+        if (auto flags = query_env(q, var))
             if (auto v = ccbin_in_args(split_flag_words(*flags))) return found(resolve_ccbin(*v, q), var, q.os);
     if (q.nvcc_reads_ccbin_env)
-        if (auto v = env_of(q, "NVCC_CCBIN"); v && !v->empty())
+        if (auto v = query_env(q, "NVCC_CCBIN"); v && !v->empty())
             return found(resolve_ccbin(*v, q), "NVCC_CCBIN", q.os);
-    std::string path = env_of(q, "PATH").value_or("");
+    std::string path = query_env(q, "PATH").value_or("");
     if (windows) {
         fs::path cl = platform::find_executable("cl.exe", path);
         // nvcc does not look for Visual Studio itself: without cl.exe on PATH (a Developer Command
@@ -170,7 +170,7 @@ std::vector<FoundCompiler> installed_host_compilers(const HostCompilerQuery& q) 
     }
     std::vector<std::string> seen_names;
     std::vector<platform::FileId> seen_files;
-    std::string path = env_of(q, "PATH").value_or("");
+    std::string path = query_env(q, "PATH").value_or("");
     size_t pos = 0;
     while (pos <= path.size()) {
         size_t end = path.find(':', pos);

@@ -1,5 +1,6 @@
 #include "core/shell.h"
 #include "core/shell_detail.h"
+#include "core/ascii.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,7 +11,7 @@ using platform::Os;
 using namespace shell_detail;
 
 std::optional<Shell> parse_shell(std::string_view name) {
-    std::string n = lower(name);
+    std::string n = ascii_lower(name);
     size_t slash = n.find_last_of("/\\");
     if (slash != std::string::npos) n = n.substr(slash + 1);
     if (n.size() > 4 && n.compare(n.size() - 4, 4, ".exe") == 0) n.resize(n.size() - 4);

@@ -8,13 +8,6 @@ namespace cvm::shell_detail {
 
 using platform::Os;
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (auto& c : out)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-    return out;
-}
-
 void check_value(Shell shell, const std::string& name, std::string_view value) {
     if (value.find('\0') != std::string_view::npos)
         throw ShellError("the value of " + name + " contains a NUL character");

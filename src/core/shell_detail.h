@@ -11,7 +11,6 @@
 namespace cvm::shell_detail {
 
 // ---- shared (shell_common.cpp)
-std::string lower(std::string_view s);
 // Throws ShellError for a value the shell cannot carry (NUL; a line break for cmd).
 void check_value(Shell shell, const std::string& name, std::string_view value);
 // The distinct names of `changes`, in order; throws ShellError for one that is not a name.

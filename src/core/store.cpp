@@ -61,7 +61,7 @@ std::optional<NcclId> Entry::nccl_id() const {
     return NcclId{version, cuda};
 }
 
-static std::string join(const std::vector<std::string>& v, char sep) {
+static std::string join_list(const std::vector<std::string>& v, char sep) {
     std::string out;
     for (size_t i = 0; i < v.size(); ++i) {
         if (i) out.push_back(sep);
@@ -70,7 +70,7 @@ static std::string join(const std::vector<std::string>& v, char sep) {
     return out;
 }
 
-static std::vector<std::string> split(const std::string& s, char sep) {
+static std::vector<std::string> split_list(const std::string& s, char sep) {
     std::vector<std::string> out;
     if (s.empty()) return out;
     size_t start = 0;
@@ -92,9 +92,9 @@ std::string serialize_entry(const Entry& e) {
     out << "source=" << (e.imported ? "imported" : "installed") << "\n";
     if (e.imported && !e.origin.empty()) out << "origin=" << e.origin.u8string() << "\n";
     else if (e.imported) out << "path=" << e.path.u8string() << "\n";
-    out << "include=" << join(e.include_dirs, ';') << "\n";
-    out << "lib=" << join(e.lib_dirs, ';') << "\n";
-    out << "bin=" << join(e.bin_dirs, ';') << "\n";
+    out << "include=" << join_list(e.include_dirs, ';') << "\n";
+    out << "lib=" << join_list(e.lib_dirs, ';') << "\n";
+    out << "bin=" << join_list(e.bin_dirs, ';') << "\n";
     if (!e.platform.empty()) out << "platform=" << e.platform << "\n";
     for (const auto& c : e.components) out << "component=" << c << "\n";
     for (const auto& a : e.archives)
@@ -150,11 +150,11 @@ Entry parse_entry(const std::string& text, const fs::path& dir, const std::strin
         } else if (key == "origin") {
             e.origin = fs::u8path(value);
         } else if (key == "include") {
-            e.include_dirs = split(value, ';');
+            e.include_dirs = split_list(value, ';');
         } else if (key == "lib") {
-            e.lib_dirs = split(value, ';');
+            e.lib_dirs = split_list(value, ';');
         } else if (key == "bin") {
-            e.bin_dirs = split(value, ';');
+            e.bin_dirs = split_list(value, ';');
         } else if (key == "platform") {
             e.platform = value;
         } else if (key == "component") {
@@ -240,7 +240,7 @@ void refuse_list_separator(const std::string& what, const fs::path& folder) {
 Store Store::from_environment() {
     std::vector<fs::path> layers{default_root()};
     auto add_list = [&](const std::string& list, char sep, const std::string& from) {
-        for (const auto& item : split(list, sep)) {
+        for (const auto& item : split_list(list, sep)) {
             if (item.empty()) continue;
             fs::path p = fs::u8path(item);
             if (p.is_relative())
@@ -255,7 +255,7 @@ Store Store::from_environment() {
     // <root>/store-path: one read-only store per line. Read without iostreams: the shim runs
     // this, and an ifstream costs it the C++ locale's start-up.
     if (auto text = platform::read_file(layers.front() / "store-path")) {
-        for (const auto& raw : split(*text, '\n')) {
+        for (const auto& raw : split_list(*text, '\n')) {
             std::string line = raw;
             if (!line.empty() && line.back() == '\r') line.pop_back();
             if (line.empty() || line[0] == '#') continue;

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "core/ascii.h"
+
 namespace cvm {
 
 ToolkitIdentity toolkit_identity_from_files(const ToolkitFacts& t) {
@@ -42,10 +44,6 @@ bool starts_with(const std::string& s, const std::string& prefix) { return s.rfi
 bool ends_with(const std::string& s, const std::string& suffix) {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
-std::string lower(std::string s) {
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
 std::vector<fs::path> subdirs(const fs::path& dir) {
     std::vector<fs::path> out;
     std::error_code ec;
@@ -54,7 +52,7 @@ std::vector<fs::path> subdirs(const fs::path& dir) {
     std::sort(out.begin(), out.end());
     return out;
 }
-std::vector<std::string> names_in(const fs::path& dir) {
+std::vector<std::string> folder_names(const fs::path& dir) {
     std::vector<std::string> out;
     std::error_code ec;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
@@ -68,7 +66,7 @@ std::vector<std::string> names_in(const fs::path& dir) {
 bool is_cuda_program(const std::string& name, platform::Os os) {
     std::string n = name;
     if (os == platform::Os::Windows) {
-        n = lower(n);
+        n = ascii_lower(n);
         if (ends_with(n, ".dll")) return is_cuda_library(name, os);
         if (ends_with(n, ".exe")) n.resize(n.size() - 4);
     }
@@ -78,7 +76,7 @@ bool is_cuda_program(const std::string& name, platform::Os os) {
         "cudafe++", "bin2c", "cu++filt", "__nvcc_device_query", "compute-sanitizer", "cuda-memcheck",
         "nvprof", "cuda-gdb", "cuda-gdbserver", "nvvp", "ncu", "nsys"};
     for (const char* p : programs)
-        if (n == (os == platform::Os::Windows ? lower(p) : std::string(p))) return true;
+        if (n == (os == platform::Os::Windows ? ascii_lower(p) : std::string(p))) return true;
     return false;
 }
 
@@ -91,7 +89,7 @@ bool is_cuda_library(const std::string& name, platform::Os os) {
     const bool win = os == platform::Os::Windows;
     std::string base;
     if (win) {
-        std::string l = lower(name);
+        std::string l = ascii_lower(name);
         if (!ends_with(l, ".dll") && !ends_with(l, ".lib")) return false;
         base = name;
     } else {
@@ -185,7 +183,7 @@ bool is_shared_bin(const fs::path& bin, platform::Os os) {
 
 std::optional<Version> cudart_from_file_names(const std::vector<fs::path>& libs) {
     for (const auto& dir : libs)
-        for (const auto& n : names_in(dir))
+        for (const auto& n : folder_names(dir))
             if (starts_with(n, "libcudart.so."))
                 if (auto v = parse_version(n.substr(13), 3, 3)) return v;
     return std::nullopt;
@@ -193,7 +191,7 @@ std::optional<Version> cudart_from_file_names(const std::vector<fs::path>& libs)
 
 // conda-meta/cuda-nvcc-12.4.131-h1234_0.json -> 12.4.131 for "cuda-nvcc"
 std::optional<Version> conda_version(const fs::path& meta, const std::string& package, size_t min_parts) {
-    for (const auto& n : names_in(meta)) {
+    for (const auto& n : folder_names(meta)) {
         if (!starts_with(n, package + "-") || !ends_with(n, ".json")) continue;
         std::string rest = n.substr(package.size() + 1);
         if (rest.empty() || !std::isdigit(static_cast<unsigned char>(rest[0]))) continue; // cuda-nvcc-impl-...
@@ -204,7 +202,7 @@ std::optional<Version> conda_version(const fs::path& meta, const std::string& pa
 
 // nvidia_cuda_nvcc_cu12-12.4.131.dist-info or nvidia_cuda_nvcc-13.0.88.dist-info -> the version
 std::optional<Version> wheel_version(const fs::path& site, const std::string& project) {
-    for (const auto& n : names_in(site)) {
+    for (const auto& n : folder_names(site)) {
         if (!ends_with(n, ".dist-info") || !starts_with(n, project)) continue;
         std::string rest = n.substr(project.size(), n.size() - project.size() - 10);
         if (starts_with(rest, "_cu")) {
@@ -249,14 +247,6 @@ std::optional<std::pair<Version, std::string>> dpkg_release(const fs::path& stat
     return found;
 }
 
-// Multiarch library folders (lib/x86_64-linux-gnu, lib/aarch64-linux-gnu), as they exist.
-std::vector<fs::path> multiarch_dirs(const fs::path& prefix) {
-    std::vector<fs::path> out;
-    for (const auto& d : subdirs(prefix / "lib"))
-        if (d.filename().u8string().find("-linux-gnu") != std::string::npos) out.push_back(d);
-    return out;
-}
-
 std::string target_of(const std::vector<fs::path>& multiarch) {
     for (const auto& d : multiarch)
         if (starts_with(d.filename().u8string(), "aarch64")) return "sbsa-linux";
@@ -290,7 +280,7 @@ Sources prefix_sources(const fs::path& prefix, platform::Os os) {
     // RPM-style packages put the headers in include/cuda/ (not libcu++'s cuda/ folder).
     if (is_file(prefix / "include" / "cuda" / "cuda.h")) s.includes.push_back({prefix / "include" / "cuda", false});
     s.includes.push_back({prefix / "include", true});
-    auto multi = multiarch_dirs(prefix);
+    auto multi = multiarch_dirs(prefix / "lib");
     if (s.nvvm_dirs.empty()) s.target = target_of(multi);
     s.libs.insert(s.libs.end(), multi.begin(), multi.end());
     s.libs.push_back(prefix / "lib64");
@@ -394,7 +384,7 @@ std::optional<ToolkitImport> assemble_toolkit(const fs::path& dir, Sources s, pl
         plan_files(plan, lib_rel, l, [&](const std::string& n) { return is_cuda_library(n, os); });
         // The driver's stub for linking without a driver: CUDA::cuda_driver, nvcc -lcuda.
         plan_files(plan, lib_rel + "/stubs", l / "stubs", [&](const std::string& n) {
-            return is_cuda_library(n, os) || starts_with(n, "libcuda.so") || lower(n) == "cuda.lib";
+            return is_cuda_library(n, os) || starts_with(n, "libcuda.so") || ascii_lower(n) == "cuda.lib";
         });
     }
     auto planned = [&](const std::string& rel) {
@@ -404,7 +394,7 @@ std::optional<ToolkitImport> assemble_toolkit(const fs::path& dir, Sources s, pl
     bool has_cudart = std::any_of(plan.begin(), plan.end(), [&](const RootLink& l) {
         std::string n = fs::u8path(l.rel).filename().u8string();
         return starts_with(l.rel, lib_rel + "/") && l.rel.find("/stubs/") == std::string::npos &&
-               (starts_with(n, "libcudart.so") || starts_with(lower(n), "cudart"));
+               (starts_with(n, "libcudart.so") || starts_with(ascii_lower(n), "cudart"));
     });
     if (!has_nvcc && !has_cudart) return std::nullopt; // headers or libraries alone are no toolkit
     if (!win) {

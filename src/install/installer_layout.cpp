@@ -29,7 +29,7 @@ std::string join_from(const std::vector<std::string>& parts, std::size_t first) 
     return out;
 }
 
-bool starts_with(const std::string& s, const char* prefix) {
+bool name_starts_with(const std::string& s, const char* prefix) {
     return s.rfind(prefix, 0) == 0;
 }
 
@@ -37,7 +37,7 @@ bool starts_with(const std::string& s, const char* prefix) {
 bool toolkit_component(const std::string& name) {
     if (name == "cuda_documentation" || name == "cuda_samples" || name == "cuda_demo_suite")
         return false;
-    return starts_with(name, "cuda_") || starts_with(name, "lib");
+    return name_starts_with(name, "cuda_") || name_starts_with(name, "lib");
 }
 
 // Tools of the merged 10.x tree that are IDEs and profilers' GUIs, not the toolkit.
@@ -47,10 +47,10 @@ bool merged_tree_extra(const std::vector<std::string>& parts) {
     const std::string& top = parts[0];
     for (const char* skip : kSkipTop)
         if (top == skip) return true;
-    if (starts_with(top, "nsight") || starts_with(top, "Nsight")) return true;
+    if (name_starts_with(top, "nsight") || name_starts_with(top, "Nsight")) return true;
     if (top == "bin" && parts.size() > 1)
         for (const char* gui : {"nsight", "nvvp", "nsys", "ncu", "nv-nsight"})
-            if (starts_with(parts[1], gui)) return true;
+            if (name_starts_with(parts[1], gui)) return true;
     return false;
 }
 

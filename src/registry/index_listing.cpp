@@ -9,14 +9,14 @@ namespace cvm::registry {
 
 namespace {
 
-char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+char lower_char(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
 
 // Position of `needle` (lower case) in `hay` from `from`, ignoring case; npos when absent.
 std::size_t find_nocase(std::string_view hay, std::string_view needle, std::size_t from) {
     if (needle.size() > hay.size()) return std::string_view::npos;
     for (std::size_t i = from; i + needle.size() <= hay.size(); ++i) {
         std::size_t k = 0;
-        while (k < needle.size() && lower(hay[i + k]) == needle[k]) ++k;
+        while (k < needle.size() && lower_char(hay[i + k]) == needle[k]) ++k;
         if (k == needle.size()) return i;
     }
     return std::string_view::npos;
@@ -50,7 +50,7 @@ std::optional<std::string> href_of(std::string_view tag) {
 
 int hex_digit(char c) {
     if (c >= '0' && c <= '9') return c - '0';
-    c = lower(c);
+    c = lower_char(c);
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
     return -1;
 }
@@ -136,7 +136,7 @@ std::string month_in(std::string_view text) {
             if (month >= 1 && month <= 12) return std::string(text.substr(i, 7));
         }
         if (digits(i, 2) && i + 10 < text.size() && text[i + 2] == '-' && text[i + 6] == '-' && digits(i + 7, 4)) {
-            std::string mon{lower(text[i + 3]), lower(text[i + 4]), lower(text[i + 5])};
+            std::string mon{lower_char(text[i + 3]), lower_char(text[i + 4]), lower_char(text[i + 5])};
             for (int m = 0; m < 12; ++m)
                 if (mon == months[m]) {
                     char buf[3] = {static_cast<char>('0' + (m + 1) / 10), static_cast<char>('0' + (m + 1) % 10), 0};

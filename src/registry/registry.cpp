@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/ascii.h"
 #include "core/redist_platform.h"
 #include "registry/registry.h"
 
@@ -20,12 +21,6 @@ Version major_minor(const Version& v) {
     return out;
 }
 
-std::string lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
 
 const std::optional<DriverVersion>& driver_of(const CudaRelease& r, Platform p) {
     return p == Platform::Linux ? r.driver_linux : r.driver_windows;
@@ -215,7 +210,7 @@ std::string cudnn_redist_archive_name(const CudnnBuildRef& ref, std::string_view
 
 std::vector<const FrameworkRelease*> framework_releases(const Registry& reg,
                                                         std::string_view name) {
-    std::string n = lower(name);
+    std::string n = ascii_lower(name);
     if (n == "torch") n = "pytorch";
     if (n == "tensorflow-gpu" || n == "tensorflow_gpu") n = "tensorflow";
     std::vector<const FrameworkRelease*> out;
@@ -244,7 +239,7 @@ const FrameworkBuild* find_framework_build(const FrameworkRelease& release, cons
 }
 
 const FrameworkBuild* find_framework_build(const FrameworkRelease& release, std::string_view tag) {
-    std::string t = lower(tag);
+    std::string t = ascii_lower(tag);
     for (const auto& b : release.builds)
         if (!b.tag.empty() && b.tag == t) return &b;
     return nullptr;
