@@ -124,7 +124,7 @@ void add_tools(Completion& out, const std::string& prefix) {
     }
 }
 
-std::optional<registry::Registry> known_releases() {
+std::optional<registry::Registry> registry_for_completion() {
     try {
         // With the `cvm update` overlay; a bad one is left out silently here (completion prints nothing of its own).
         return registry::load_registry_with_overlay(open_store().cache_dir());
@@ -134,7 +134,7 @@ std::optional<registry::Registry> known_releases() {
 }
 
 void add_cuda_releases(Completion& out, const std::string& prefix) {
-    auto reg = known_releases();
+    auto reg = registry_for_completion();
     if (!reg) return;
     for (auto it = reg->cuda.rbegin(); it != reg->cuda.rend(); ++it) {
         if (it->manifest.empty()) continue; // not installable from NVIDIA's manifests
@@ -144,7 +144,7 @@ void add_cuda_releases(Completion& out, const std::string& prefix) {
 }
 
 void add_cudnn_releases(Completion& out, const std::string& prefix) {
-    auto reg = known_releases();
+    auto reg = registry_for_completion();
     if (!reg) return;
     for (auto it = reg->cudnn.rbegin(); it != reg->cudnn.rend(); ++it) {
         std::string cudas;
@@ -167,7 +167,7 @@ void add_nccl_releases(Completion& out, const std::string& prefix) {
 }
 
 void add_cuda_versions(Completion& out, const std::string& prefix) {
-    auto reg = known_releases();
+    auto reg = registry_for_completion();
     if (!reg) return;
     for (auto it = reg->cuda.rbegin(); it != reg->cuda.rend(); ++it) {
         add_candidate(out, std::to_string(it->version.major()), "CUDA " + std::to_string(it->version.major()), prefix);
@@ -177,7 +177,7 @@ void add_cuda_versions(Completion& out, const std::string& prefix) {
 
 void add_frameworks(Completion& out, const std::string& prefix) {
     add_candidate(out, ".", "the frameworks of the active Python", prefix);
-    auto reg = known_releases();
+    auto reg = registry_for_completion();
     if (!reg) return;
     for (auto it = reg->frameworks.rbegin(); it != reg->frameworks.rend(); ++it) {
         std::string name = it->name == "pytorch" ? "torch" : it->name;
