@@ -41,14 +41,31 @@ step "fuzzers (libFuzzer, briefly)"
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCVM_FUZZ=ON -DCVM_TESTS=OFF >/dev/null
 fuzz_targets=$(cd tests/fuzz && ls fuzz_*.cpp | sed 's/\.cpp$//')
 cmake --build build-fuzz -j"$jobs" --target $fuzz_targets 2>&1 | tail -1
-for f in build-fuzz/bin/fuzz_*; do
-    [ -x "$f" ] || continue
+# One fuzzer per CPU at a time, each for CVM_FUZZ_SECONDS; the results in order afterwards.
+fuzz_one() {
+    local f=$1 name corpus
     name=$(basename "$f")
     corpus=tests/fuzz/corpus/${name#fuzz_}
     mkdir -p "build-fuzz/corpus-$name"
-    args=("build-fuzz/corpus-$name")
+    local args=("build-fuzz/corpus-$name")
     [ -d "$corpus" ] && args+=("$corpus")
-    if "$f" -max_total_time="${CVM_FUZZ_SECONDS:-15}" -rss_limit_mb=2048 "${args[@]}" >"build-fuzz/$name.log" 2>&1; then
+    local rc=0
+    "$f" -max_total_time="${CVM_FUZZ_SECONDS:-15}" -rss_limit_mb=2048 "${args[@]}" >"build-fuzz/$name.log" 2>&1 || rc=$?
+    echo "$rc" > "build-fuzz/$name.rc"
+}
+running=0
+rm -f build-fuzz/*.rc
+for f in build-fuzz/bin/fuzz_*; do
+    [ -x "$f" ] || continue
+    fuzz_one "$f" &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
+done
+wait
+for f in build-fuzz/bin/fuzz_*; do
+    [ -x "$f" ] || continue
+    name=$(basename "$f")
+    if [ "$(cat "build-fuzz/$name.rc" 2>/dev/null)" = 0 ]; then
         echo "$name: $(grep -Eo 'Done [0-9]+ runs' "build-fuzz/$name.log" | tail -1)"
     else
         echo "$name: FAILED (build-fuzz/$name.log)"; tail -30 "build-fuzz/$name.log"; status=1
