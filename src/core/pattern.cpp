@@ -6,7 +6,7 @@ namespace cvm {
 
 struct Pattern::Compiled {
     std::regex re;
-    // The groups of the last match, moved out by the caller.
+    // A match's groups as strings, and which of them took part.
     Match take(const std::match_results<std::string_view::const_iterator>& m) const {
         Match out;
         for (std::size_t i = 0; i < m.size(); ++i) {
