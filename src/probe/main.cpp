@@ -2,9 +2,23 @@
 #include "probe.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 #include <vector>
+
+// Under AddressSanitizer the process always exits the usual way, so that its leak check runs.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kLeakCheck = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kLeakCheck = true;
+#else
+constexpr bool kLeakCheck = false;
+#endif
+#else
+constexpr bool kLeakCheck = false;
+#endif
 
 #ifndef CVM_PROBE_VERSION
 #define CVM_PROBE_VERSION "0.0.0"
@@ -27,12 +41,19 @@ int main(int argc, char** argv) {
         return 0;
     }
     try {
-        auto report = cvm::probe::run_probe(parsed.options);
-        std::string out =
-            parsed.options.json ? cvm::probe::render_json(report) : cvm::probe::render_text(report);
-        std::fputs(out.c_str(), stdout);
-        std::fflush(stdout);
-        return report.ok() ? 0 : 1;
+        int code = 1;
+        cvm::probe::run_probe(parsed.options, [&](const cvm::probe::Report& report) {
+            std::string out = parsed.options.json ? cvm::probe::render_json(report)
+                                                  : cvm::probe::render_text(report);
+            std::fputs(out.c_str(), stdout);
+            code = report.ok() ? 0 : 1;
+            // Once the report is out, a process that used a GPU ends here: destroying cuDNN's
+            // handle and the CUDA context by hand only adds to what the kernel does at exit
+            // anyway (about 20 ms on an H200). Without a GPU the usual exit runs.
+            if (!kLeakCheck && report.device_count > 0 && std::fflush(stdout) == 0)
+                std::_Exit(code);
+        });
+        return std::fflush(stdout) == 0 ? code : 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "cvm-probe: internal error: %s\n", e.what());
         return 1;

@@ -5,6 +5,7 @@
 #include "report.h"
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,7 +50,9 @@ std::string usage_text();
 // or another value.
 std::optional<std::string> eager_module_loading();
 
-// Runs the whole probe. Never throws for a library's failure: every failure is a Problem.
-Report run_probe(const Options& options);
+// Runs the whole probe and hands the report to `deliver` while cuDNN's handle and the CUDA
+// context are still up, so that a caller may end the process there and leave their teardown to
+// the kernel. Never throws for a library's failure: every failure is a Problem.
+void run_probe(const Options& options, const std::function<void(const Report&)>& deliver);
 
 } // namespace cvm::probe

@@ -41,7 +41,7 @@ probe_jq "$TMP/out.json" ".cudnn_folders == [\"$TMP/cudnn9\"]" "cuDNN 9: one fol
 probe_jq "$TMP/out.json" '(.convolutions | length) >= 3 and all(.convolutions[]; .ran and .matched)' \
     "cuDNN 9: convolutions"
 probe_jq "$TMP/out.json" 'any(.convolutions[]; .stride[0] == 2) and
-    any(.convolutions[]; .pad[0] > 0) and all(.convolutions[]; .algorithm == "IMPLICIT_PRECOMP_GEMM") and
+    any(.convolutions[]; .pad[0] > 0) and all(.convolutions[]; .algorithm == "IMPLICIT_GEMM") and
     .algorithm_choice == "fixed"' \
     "cuDNN 9: shapes and the fixed algorithm"
 
@@ -57,17 +57,24 @@ grep -qx cudnnGetConvolutionForwardAlgorithm_v7 "$TMP/trace" || probe_fail "--be
 grep -qx cudnnFindConvolutionForwardAlgorithm "$TMP/trace" || probe_fail "--benchmark: no Find"
 probe_jq "$TMP/search.json" 'all(.convolutions[]; .algorithm == "GEMM" and .ran and .matched) and
     .algorithm_choice == "heuristic"' "--benchmark: the checks run the heuristic's choice"
-# The fixed algorithm refused (a GPU or shape without its kernel): the implicit GEMM instead,
-# still checked against the CPU.
-FAKE_CUDNN_REFUSE_ALGO=1 probe_run "$TMP/fallback.json" --json
+# The fixed algorithm (the implicit GEMM, 0) refused, as on a GPU or shape without its kernel:
+# the implicit precomputed GEMM instead, still checked against the CPU.
+FAKE_CUDNN_REFUSE_ALGO=0 probe_run "$TMP/fallback.json" --json
 probe_expect_rc 0 "fallback" "$TMP/fallback.json"
-probe_jq "$TMP/fallback.json" 'all(.convolutions[]; .algorithm == "IMPLICIT_GEMM" and .ran and .matched and .checked > 0)' \
-    "fallback: the implicit GEMM when the precomputed one is refused"
+probe_jq "$TMP/fallback.json" 'all(.convolutions[]; .algorithm == "IMPLICIT_PRECOMP_GEMM" and .ran and .matched and .checked > 0)' \
+    "fallback: the implicit precomputed GEMM when the implicit one is refused"
 # Both refused: one problem naming the refusal, no crash.
-FAKE_CUDNN_REFUSE_ALGO=1 FAKE_CUDNN_FAIL=cudnnConvolutionForward:3000 probe_run "$TMP/none.json" --json
+FAKE_CUDNN_REFUSE_ALGO=0 FAKE_CUDNN_FAIL=cudnnConvolutionForward:3000 probe_run "$TMP/none.json" --json
 probe_expect_rc 1 "no algorithm" "$TMP/none.json"
 probe_jq "$TMP/none.json" '.problems[0].kind == "cudnn_error" and (.problems[0].message | test("CUDNN_STATUS_NOT_SUPPORTED"))' \
     "no algorithm: the refusal is named"
+# The probe asks for one hardware work queue (CUDA_DEVICE_MAX_CONNECTIONS=1) before the driver
+# starts: its context is made and torn down faster. A value the user set is kept.
+rm -f "$TMP/env.log"
+FAKE_CUDART_ENV_LOG="$TMP/env.log" probe_run "$TMP/connections.json" --json
+FAKE_CUDART_ENV_LOG="$TMP/env.log" CUDA_DEVICE_MAX_CONNECTIONS=4 probe_run "$TMP/connections4.json" --json
+[ "$(tr '\n' ' ' <"$TMP/env.log")" = "1 4 " ] ||
+    probe_fail "CUDA_DEVICE_MAX_CONNECTIONS when the driver started: want '1 4 ', got '$(tr '\n' ' ' <"$TMP/env.log")'"
 # CUDA_MODULE_LOADING=EAGER makes every CUDA program start seconds slower: said, not fatal.
 CUDA_MODULE_LOADING=EAGER probe_run "$TMP/eager.json" --json
 probe_expect_rc 0 "eager" "$TMP/eager.json"

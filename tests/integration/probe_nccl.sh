@@ -15,7 +15,9 @@ export LD_LIBRARY_PATH="$TMP/cudnn9:$TMP/nccl"
 SMALL=(--nccl-min-bytes 4096 --nccl-max-bytes 65536)
 
 # Two GPUs: every size from 4 KiB to 64 KiB, every rank's result compared with the exact sums.
-FAKE_CUDART_DEVICES=9.0,9.0 probe_run "$TMP/two.json" --json --nccl "${SMALL[@]}"
+# NCCL's streams must overlap: the probe leaves CUDA_DEVICE_MAX_CONNECTIONS alone with --nccl.
+FAKE_CUDART_ENV_LOG="$TMP/env.log" FAKE_CUDART_DEVICES=9.0,9.0 probe_run "$TMP/two.json" --json --nccl "${SMALL[@]}"
+[ "$(sort -u "$TMP/env.log")" = unset ] || probe_fail "--nccl: CUDA_DEVICE_MAX_CONNECTIONS was set ($(sort -u "$TMP/env.log"))"
 probe_expect_rc 0 "two GPUs" "$TMP/two.json"
 probe_jq "$TMP/two.json" '.ok and .nccl.ranks == 2 and .nccl.one_gpu == false and .nccl.note == null' "two GPUs: ranks"
 probe_jq "$TMP/two.json" '[.nccl.all_reduce[].bytes] == [4096, 8192, 16384, 32768, 65536]' "two GPUs: sizes"

@@ -11,6 +11,8 @@
  *                                runs the convolutions, every one holds memory ("Fake GPU N")
  *   FAKE_CUDART_NO_PEER=1        no device reaches another's memory (cudaDeviceCanAccessPeer 0)
  *   FAKE_CUDART_MALLOC_LIMIT=N   cudaMalloc of more than N bytes fails (out of memory, 2)
+ *   FAKE_CUDART_ENV_LOG=FILE     cudaGetDeviceCount, where the real runtime starts the driver,
+ *                                appends CUDA_DEVICE_MAX_CONNECTIONS's value then (or "unset")
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +58,13 @@ static int device_cc(int device) {
 }
 
 int cudaGetDeviceCount(int* count) {
+    const char* log = getenv("FAKE_CUDART_ENV_LOG");
+    FILE* f = log && *log ? fopen(log, "a") : NULL;
+    if (f) {
+        const char* connections = getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+        fprintf(f, "%s\n", connections ? connections : "unset");
+        fclose(f);
+    }
     *count = 0;
     if (mode_is("no_driver") || mode_is("old_driver")) return 35;
     if (mode_is("no_device")) return 100;
