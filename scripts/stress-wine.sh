@@ -46,7 +46,8 @@ for ((run = 1; run <= runs; run++)); do
     if (cd "$build" && ctest -j2 -R '^(windows_.*|shell_cmd_wine)$' --output-on-failure) > "$log" 2>&1; then
         # A wineserver that lib_wine.sh had to start again is no failure, but counted here.
         restarts=$(grep -c 'note: the wineserver started for' "$build/Testing/Temporary/LastTest.log" || true)
-        echo "run $run/$runs: $(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$log" || echo '?'), $restarts wineserver restarts ($((SECONDS - t0)) s)"
+        # The load average says how busy the machine was (with --no-load: whatever else ran).
+        echo "run $run/$runs: $(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$log" || echo '?'), $restarts wineserver restarts ($((SECONDS - t0)) s, load $(cut -d' ' -f1 /proc/loadavg))"
         grep 'note: the wineserver started for' "$build/Testing/Temporary/LastTest.log" || true
     else
         cat "$log"
