@@ -118,7 +118,9 @@ probe_expect_rc 0 "the selected NCCL" "$TMP/right.json"
 # ld.so.cache has an NCCL (this one's CUDA 13.0 has the wheel's) runs the probe through the
 # loader without its cache.
 LOADER=$(ldd "$PROBE" | sed -n 's|^[[:space:]]*\(/[^ ]*ld-linux[^ ]*\) .*|\1|p' | head -n1)
-if ldconfig -p 2>/dev/null | grep -q 'libnccl\.so\.2 '; then
+# The whole listing first: with pipefail, grep -q leaving early can kill ldconfig (SIGPIPE) and
+# make a match look like none.
+if grep -q 'libnccl\.so\.2 ' <<<"$(ldconfig -p 2>/dev/null)"; then
     [ -x "$LOADER" ] || { echo "SKIP: the loader cache has an NCCL and no loader to bypass it" >&2; exit 77; }
     PROBE_SAVED=$PROBE
     PROBE="$TMP/probe-no-cache"

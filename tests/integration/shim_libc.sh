@@ -11,11 +11,12 @@ file -L "$SHIM" | grep -q 'statically linked' ||
     skip "this build's shim is not static (a sanitizer build links it dynamically)"
 if [[ -f /usr/lib/x86_64-linux-musl/libc.a && $(uname -m) == x86_64 ]]; then
     # glibc's start files put an ABI note (NT_GNU_ABI_TAG) into every program; musl's do not.
-    if readelf -n "$SHIM" | grep -q NT_GNU_ABI_TAG; then
+    # (Each output whole before grep -q: leaving early could kill the writer and hide a match.)
+    if grep -q NT_GNU_ABI_TAG <<<"$(readelf -n "$SHIM")"; then
         fail "musl is installed but $SHIM was linked against glibc (CVM_SHIM_MUSL=OFF?)"
     fi
     # The CPU-feature probing of glibc's static start-up is what the musl build avoids.
-    if nm "$SHIM" | grep -q -E ' (init_cpu_features|handle_amd|handle_intel)'; then
+    if grep -q -E ' (init_cpu_features|handle_amd|handle_intel)' <<<"$(nm "$SHIM")"; then
         fail "$SHIM carries glibc's start-up"
     fi
 else
