@@ -113,12 +113,15 @@ wine_servers() {
 }
 
 # wine_stop: ends the test's server and every program it still runs (exit traps call it).
+# Only the test that owns the prefix ends its server: a test refused the prefix (another one
+# holds it) must leave that one's server, and the program it runs, alone.
 wine_stop() {
     [[ -n $WINE_STARTED ]] || return 0
     WINE_STARTED="" WINE_SERVER_PID=""
+    [[ $(cat "$WINE_OWNER" 2> /dev/null) == "$$" ]] || return 0
     "$WINESERVER" -k > /dev/null 2>&1 || true
     "$WINESERVER" -w > /dev/null 2>&1 || true
-    [[ $(cat "$WINE_OWNER" 2> /dev/null) != "$$" ]] || rm -f "$WINE_OWNER"
+    rm -f "$WINE_OWNER"
 }
 
 # wine_check WHAT STDERR: fails, naming Wine rather than the program, when Wine broke down

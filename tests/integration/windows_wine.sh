@@ -29,6 +29,16 @@ assert_contains "$(cat "$TEST_TMP/gone.err")" "FAIL: Wine failed, not the progra
 wine_start # (ends the server wine started, starts the test's own again)
 wexpect 0 cmd /c "echo four"
 
+# A second test given the prefix while this one holds it is refused, and its exit trap leaves
+# this test's server alone (it once ended it, and the program this test was running then).
+rc=0
+bash -c 'source "$1/lib.sh"; source "$1/lib_wine.sh"; trap "wine_stop; cleanup_test_tmp" EXIT; wine_start' \
+    second "$(dirname "$0")" 2> "$TEST_TMP/second.err" || rc=$?
+assert_eq "$rc" 1 "a second test on the prefix"
+assert_contains "$(cat "$TEST_TMP/second.err")" "another test (pid $$) is using the Wine prefix $WINEPREFIX"
+assert_eq "$(wine_server_pid)" "$WINE_SERVER_PID" "the wineserver after a second test was refused the prefix"
+wexpect 0 cmd /c "echo again"
+
 # Wine's own error (a prefix of another user): named as Wine's, not as the program's exit 1.
 if [[ $(id -u) == 0 ]]; then
     mkdir "$TEST_TMP/theirs"
