@@ -10,7 +10,7 @@
 
 namespace cvm::cli {
 
-std::vector<install::InstallResult> install_locked(install::Installer& installer,
+std::vector<install::InstallResult> install_locked(install::StoreInstaller& installer,
                                                    const Store& store,
                                                    const registry::Registry* reg,
                                                    bool allow_lock_urls) {

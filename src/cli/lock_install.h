@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "core/store.h"
-#include "install/installer.h"
+#include "install/store_install.h"
 #include "registry/registry.h"
 
 namespace cvm::cli {
@@ -20,7 +20,7 @@ namespace cvm::cli {
 //   manifests.
 // Throws UsageError (no or malformed cvm.lock, wrong platform, untrusted source) or Failure
 // (differences). Returns what it installed (already_installed set for what was there).
-std::vector<install::InstallResult> install_locked(install::Installer& installer,
+std::vector<install::InstallResult> install_locked(install::StoreInstaller& installer,
                                                    const Store& store,
                                                    const registry::Registry* reg,
                                                    bool allow_lock_urls);

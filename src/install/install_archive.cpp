@@ -1,7 +1,7 @@
-// Installer::install_file, install_archive, install_installer and install_url: an archive (or
+// StoreInstaller::install_file, install_archive, install_installer and install_url: an archive (or
 // NVIDIA's installer) from a file or a URL, recognised from its contents, staged and committed.
 #include "install/install_staging.h"
-#include "install/installer.h"
+#include "install/store_install.h"
 
 #include "core/installed_files.h"
 #include "core/redist_platform.h"
@@ -35,12 +35,12 @@ namespace cvm::install {
 
 namespace fs = std::filesystem;
 
-InstallResult Installer::install_file(const fs::path& archive, const std::string& origin) {
+InstallResult StoreInstaller::install_file(const fs::path& archive, const std::string& origin) {
     return install_archive(archive, origin, nullptr);
 }
 
-InstallResult Installer::install_archive(const fs::path& archive, const std::string& origin,
-                                         const StreamJob* download) {
+InstallResult StoreInstaller::install_archive(const fs::path& archive, const std::string& origin,
+                                              const StreamJob* download) {
     std::error_code ec;
     if (!download && !fs::is_regular_file(archive, ec))
         fail_input(archive.u8string() +
@@ -180,9 +180,9 @@ InstallResult Installer::install_archive(const fs::path& archive, const std::str
     return commit(staged, e);
 }
 
-InstallResult Installer::install_installer(const fs::path& file,
-                                           const std::vector<std::string>& components,
-                                           const std::string& origin) {
+InstallResult StoreInstaller::install_installer(const fs::path& file,
+                                                const std::vector<std::string>& components,
+                                                const std::string& origin) {
     std::error_code ec;
     const std::string display = file.filename().u8string();
     auto family = fs::is_regular_file(file, ec) ? detect_installer(file) : std::nullopt;
@@ -270,7 +270,7 @@ InstallResult Installer::install_installer(const fs::path& file,
     return commit(staged, e);
 }
 
-InstallResult Installer::install_url(const std::string& given, const std::string& sha256) {
+InstallResult StoreInstaller::install_url(const std::string& given, const std::string& sha256) {
     const std::string url = register_url_credentials(given); // what the entry records
     fs::path local = file_url_path(url);
     if (!local.empty()) {

@@ -1,5 +1,5 @@
-// The Installer's staging folder, the version locks, and the commit that moves a staged install
-// into the store in one rename (install_staging.h).
+// The StoreInstaller's staging folder, the version locks, and the commit that moves a staged
+// install into the store in one rename (install_staging.h).
 #include "install/install_staging.h"
 
 #include "core/installed_files.h"
@@ -118,7 +118,7 @@ std::string basename_of_url(const std::string& url) {
     return clean;
 }
 
-Installer::Staged::Staged(const Store& store) {
+StoreInstaller::Staged::Staged(const Store& store) {
     std::string name = "install-" + std::to_string(platform::process_id()) + "-" + random_name();
     lock_path = store.locks_dir() / ("staging-" + name + ".lock");
     lock.acquire(lock_path);
@@ -127,7 +127,7 @@ Installer::Staged::Staged(const Store& store) {
     fs::create_directory(dir);
 }
 
-Installer::Staged::~Staged() {
+StoreInstaller::Staged::~Staged() {
     std::error_code ec;
     if (!dir.empty()) {
         // Make read-only folders writable again so they can be removed.
@@ -142,9 +142,9 @@ Installer::Staged::~Staged() {
     fs::remove(lock_path, ec);
 }
 
-void Installer::Staged::record(const ExtractResult& result, const fs::path& extracted,
-                               const fs::path& content,
-                               const std::function<std::string(const std::string&)>& place) {
+void StoreInstaller::Staged::record(const ExtractResult& result, const fs::path& extracted,
+                                    const fs::path& content,
+                                    const std::function<std::string(const std::string&)>& place) {
     std::string prefix = content.lexically_relative(extracted).generic_u8string();
     if (prefix == ".") prefix.clear();
     for (const auto& e : result.entries) {
@@ -172,7 +172,7 @@ void Installer::Staged::record(const ExtractResult& result, const fs::path& extr
     }
 }
 
-void Installer::clean_staging() const {
+void StoreInstaller::clean_staging() const {
     std::error_code ec;
     for (fs::directory_iterator it(store_.staging_dir(), ec), end; !ec && it != end;
          it.increment(ec)) {
@@ -268,7 +268,7 @@ static std::vector<InstalledFile> whole_tree_record(const fs::path& root,
     return out;
 }
 
-InstallResult Installer::commit(Staged& staged, Entry entry) {
+InstallResult StoreInstaller::commit(Staged& staged, Entry entry) {
     entry.imported = false;
     fs::path entry_dir = staged.dir / "entry";
     // The disk must hold what was written: a size that differs now is data the disk lost.

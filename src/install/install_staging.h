@@ -1,7 +1,7 @@
 #pragma once
-// The Installer's staging folder (Installer::Staged), and what the files of its installs share to
-// fill one and move it into the store: install_staging.cpp (the folder, the version locks, the
-// commit), installer.cpp, install_archive.cpp (archives, NVIDIA's installers, URLs) and
+// The StoreInstaller's staging folder (StoreInstaller::Staged), and what the files of its installs
+// share to fill one and move it into the store: install_staging.cpp (the folder, the version locks,
+// the commit), store_install.cpp, install_archive.cpp (archives, NVIDIA's installers, URLs) and
 // install_toolkit.cpp (toolkits and cuDNN from NVIDIA's manifests).
 #include <filesystem>
 #include <functional>
@@ -11,7 +11,7 @@
 
 #include "core/installed_files.h"
 #include "install/extract.h"
-#include "install/installer.h"
+#include "install/store_install.h"
 #include "platform/cleanup_on_signal.h"
 #include "platform/platform.h"
 
@@ -19,7 +19,7 @@ namespace cvm::install {
 
 // A staging folder, locked while this process uses it; removed with everything in it, also
 // when the process is interrupted.
-struct Installer::Staged {
+struct StoreInstaller::Staged {
     std::filesystem::path dir;
     std::filesystem::path lock_path;
     platform::FileLock lock;

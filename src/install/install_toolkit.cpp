@@ -1,7 +1,7 @@
-// Installer::install_toolkit and install_cudnn: toolkits and cuDNN builds from NVIDIA's manifests,
-// their archives fetched (archive_jobs: checked against pinned sums first) and staged.
+// StoreInstaller::install_toolkit and install_cudnn: toolkits and cuDNN builds from NVIDIA's
+// manifests, their archives fetched (archive_jobs: checked against pinned sums first) and staged.
 #include "install/install_staging.h"
-#include "install/installer.h"
+#include "install/store_install.h"
 
 #include "core/installed_files.h"
 #include "core/redist_platform.h"
@@ -35,8 +35,8 @@ namespace cvm::install {
 
 namespace fs = std::filesystem;
 
-std::vector<StreamJob> Installer::archive_jobs(const std::string& product,
-                                               const std::vector<const Artifact*>& items) {
+std::vector<StreamJob> StoreInstaller::archive_jobs(const std::string& product,
+                                                    const std::vector<const Artifact*>& items) {
     // Pinned sums (cvm install --locked): all of them are compared before the first download.
     if (!options_.pinned_sha256.empty()) {
         for (const Artifact* a : items) {
@@ -118,8 +118,9 @@ std::vector<StreamJob> Installer::archive_jobs(const std::string& product,
 
 // The toolkit's own version.json, the lib64 link tools look for, and the entry's folders: the
 // same for a toolkit from manifests and one from an installer.
-void Installer::finish_toolkit_root(Staged& staged, const fs::path& root, const std::string& host,
-                                    const nlohmann::json& version_json, Entry& e) {
+void StoreInstaller::finish_toolkit_root(Staged& staged, const fs::path& root,
+                                         const std::string& host,
+                                         const nlohmann::json& version_json, Entry& e) {
     write_file(root / "version.json", version_json.dump(3) + "\n");
     {
         InstalledFile f;
@@ -147,8 +148,8 @@ void Installer::finish_toolkit_root(Staged& staged, const fs::path& root, const 
     if (fs::is_directory(root / "bin")) e.bin_dirs.push_back("bin");
 }
 
-InstallResult Installer::install_toolkit(const std::string& version_text,
-                                         const std::vector<std::string>& components) {
+InstallResult StoreInstaller::install_toolkit(const std::string& version_text,
+                                              const std::vector<std::string>& components) {
     auto requested = parse_version(version_text, 1, 3);
     if (!requested)
         fail_input("\"" + printable(version_text) + "\" is not a CUDA version like 12.4.1");
@@ -259,7 +260,8 @@ InstallResult Installer::install_toolkit(const std::string& version_text,
     return commit(staged, e);
 }
 
-InstallResult Installer::install_cudnn(const std::string& version_text, const std::string& cuda) {
+InstallResult StoreInstaller::install_cudnn(const std::string& version_text,
+                                            const std::string& cuda) {
     auto requested = parse_version(version_text, 1, 4);
     if (!requested)
         fail_input("\"" + printable(version_text) + "\" is not a cuDNN version like 9.1.0.70");

@@ -1,7 +1,7 @@
-// The Installer (installer.h): the mirror, its URLs, pinned sums and whole specs. Its installs
-// live in install_archive.cpp, install_toolkit.cpp, install_legacy.cpp, install_cuda_installer.cpp
-// and install_nccl.cpp, on the staging of install_staging.cpp.
-#include "install/installer.h"
+// The StoreInstaller (store_install.h): the mirror, its URLs, pinned sums and whole specs. Its
+// installs live in install_archive.cpp, install_toolkit.cpp, install_legacy.cpp,
+// install_cuda_installer.cpp and install_nccl.cpp, on the staging of install_staging.cpp.
+#include "install/store_install.h"
 #include "install/install_staging.h"
 
 #include "core/installed_files.h"
@@ -46,28 +46,31 @@ std::string default_mirror() {
     return base;
 }
 
-Installer::Installer(const Store& store, InstallerOptions options)
+StoreInstaller::StoreInstaller(const Store& store, StoreInstallerOptions options)
     : store_(store), options_(std::move(options)) {
     if (options_.host_platform.empty()) options_.host_platform = host_redist_platform();
     if (options_.mirror.empty()) options_.mirror = default_mirror();
     if (options_.download.progress == nullptr) options_.download.progress = options_.progress;
 }
 
-std::string Installer::manifest_url(const std::string& product, const std::string& manifest) const {
+std::string StoreInstaller::manifest_url(const std::string& product,
+                                         const std::string& manifest) const {
     return options_.mirror + "/" + product + "/redist/" + manifest;
 }
 
-std::string Installer::archive_url(const std::string& product, const std::string& relative) const {
+std::string StoreInstaller::archive_url(const std::string& product,
+                                        const std::string& relative) const {
     return options_.mirror + "/" + product + "/redist/" + relative;
 }
 
-void Installer::pin_archives(const std::vector<std::pair<std::string, std::string>>& url_sums) {
+void StoreInstaller::pin_archives(
+    const std::vector<std::pair<std::string, std::string>>& url_sums) {
     options_.pinned_sha256.clear();
     for (const auto& [url, sha256] : url_sums)
         options_.pinned_sha256[basename_of_url(url)] = sha256;
 }
 
-std::vector<InstallResult> Installer::install_spec(const Spec& spec) {
+std::vector<InstallResult> StoreInstaller::install_spec(const Spec& spec) {
     if (spec.system) fail_input("\"system\" names nothing to install");
     // Everything the registry can decide is decided before anything is downloaded: a cuDNN that
     // does not exist for the toolkit fails before the toolkit is fetched.
