@@ -9,8 +9,8 @@
 # There is no OpenSSL for Windows: hashing uses Windows' BCrypt (link `bcrypt`, a system DLL).
 #
 # Inputs (scripts/build-windows.sh sets both; else taken from the environment variables of the
-# same names, which `eval "$(cmake/windows-deps.sh --env)"` exports):
-#   CVM_WIN_DEPS_PREFIX   prefix-<key>/ made by cmake/windows-deps.sh
+# same names, which `eval "$(scripts/windows-deps.sh --env)"` exports):
+#   CVM_WIN_DEPS_PREFIX   prefix-<key>/ made by scripts/windows-deps.sh
 #   CVM_WIN_HEADERS_DIR   headers-<key>/include with CLI/, toml++/ and nlohmann/ from Debian
 
 # <windows.h> without the min/max macros that break std::min/std::max.
@@ -20,12 +20,12 @@ if(NOT CVM_WIN_HEADERS_DIR AND DEFINED ENV{CVM_WIN_HEADERS_DIR})
   set(CVM_WIN_HEADERS_DIR "$ENV{CVM_WIN_HEADERS_DIR}")
 endif()
 set(CVM_WIN_HEADERS_DIR "${CVM_WIN_HEADERS_DIR}" CACHE PATH
-    "Folder with the CLI/, toml++/ and nlohmann/ headers (cmake/windows-deps.sh)")
+    "Folder with the CLI/, toml++/ and nlohmann/ headers (scripts/windows-deps.sh)")
 
 if(NOT CVM_WIN_DEPS_PREFIX OR NOT EXISTS "${CVM_WIN_DEPS_PREFIX}/.cvm-deps-complete")
   message(FATAL_ERROR "CVM_WIN_DEPS_PREFIX='${CVM_WIN_DEPS_PREFIX}' is not a complete Windows "
                       "dependency prefix; build with scripts/build-windows.sh (it runs "
-                      "cmake/windows-deps.sh and passes the prefix)")
+                      "scripts/windows-deps.sh and passes the prefix)")
 endif()
 foreach(_cvm_dir CLI toml++ nlohmann)
   if(NOT IS_DIRECTORY "${CVM_WIN_HEADERS_DIR}/${_cvm_dir}")

@@ -10,7 +10,7 @@
 # - Every .exe is linked statically (-static -static-libgcc -static-libstdc++): it needs only
 #   DLLs that ship with Windows.
 # - Libraries are looked up only in the mingw sysroot and in CVM_WIN_DEPS_PREFIX (libarchive,
-#   libcurl, liblzma built by cmake/windows-deps.sh), and static archives (.a) are preferred over
+#   libcurl, liblzma built by scripts/windows-deps.sh), and static archives (.a) are preferred over
 #   import libraries (.dll.a), see cmake/windows-static-find.cmake.
 # - Test executables run through scripts/windows-wine.sh (CMAKE_CROSSCOMPILING_EMULATOR), which
 #   is also what makes try_run() work (CMake 3.25 crashes in try_run when cross compiling
@@ -28,7 +28,7 @@ if(NOT CVM_WIN_DEPS_PREFIX AND DEFINED ENV{CVM_WIN_DEPS_PREFIX})
   set(CVM_WIN_DEPS_PREFIX "$ENV{CVM_WIN_DEPS_PREFIX}")
 endif()
 set(CVM_WIN_DEPS_PREFIX "${CVM_WIN_DEPS_PREFIX}" CACHE PATH
-    "Prefix with libarchive, libcurl and liblzma built for Windows (cmake/windows-deps.sh)")
+    "Prefix with libarchive, libcurl and liblzma built for Windows (scripts/windows-deps.sh)")
 list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES CVM_WIN_DEPS_PREFIX)
 
 find_program(CMAKE_C_COMPILER NAMES ${CVM_MINGW_TRIPLE}-gcc-posix ${CVM_MINGW_TRIPLE}-gcc REQUIRED)

@@ -12,12 +12,12 @@
 #   --tests           also build the unit tests (CVM_TESTS=ON; needs Catch2 for Windows)
 #   --werror          CVM_WERROR=ON
 #   --fresh           delete the build folder first
-#   --deps-only       only prepare the cached dependencies (cmake/windows-deps.sh)
+#   --deps-only       only prepare the cached dependencies (scripts/windows-deps.sh)
 #   --smoke           afterwards run `cvm.exe --version` under Wine
 #   -j N              parallel jobs (default: number of CPUs, or $CVM_JOBS)
 #
 # What it does:
-#   1. cmake/windows-deps.sh: installs missing Debian packages (mingw-w64, wine, ...; as root,
+#   1. scripts/windows-deps.sh: installs missing Debian packages (mingw-w64, wine, ...; as root,
 #      apt-get update first), builds liblzma, libarchive and libcurl (Schannel) for Windows from
 #      Debian's source packages, or finds them in the cache
 #      (${CVM_WIN_DEPS:-~/.cache/cvm/windows-deps}; a cached run takes about a second).
@@ -68,10 +68,10 @@ done
 BUILD="${BUILD:-${CVM_WIN_BUILD_DIR:-$SOURCE/build-windows}}"
 
 t0=$SECONDS
-deps_out="$(CVM_JOBS="$JOBS" "$REPO/cmake/windows-deps.sh")" || die "preparing the Windows dependencies failed"
+deps_out="$(CVM_JOBS="$JOBS" "$REPO/scripts/windows-deps.sh")" || die "preparing the Windows dependencies failed"
 PREFIX="$(sed -n 's/^PREFIX=//p' <<<"$deps_out")"
 HEADERS="$(sed -n 's/^HEADERS=//p' <<<"$deps_out")"
-[[ -n $PREFIX && -n $HEADERS ]] || die "cmake/windows-deps.sh printed no PREFIX/HEADERS"
+[[ -n $PREFIX && -n $HEADERS ]] || die "scripts/windows-deps.sh printed no PREFIX/HEADERS"
 echo "[build-windows] dependencies ready in $((SECONDS - t0)) s: $PREFIX" >&2
 if [[ $DEPS_ONLY -eq 1 ]]; then
   echo "$deps_out"

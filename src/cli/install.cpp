@@ -9,10 +9,10 @@
 #include "cli/release_registry.h"
 #include "core/shims.h"
 #include "install/error.h"
-#include "install/installer.h"
 #include "install/installer_package.h"
 #include "install/progress.h"
 #include "install/sha256.h"
+#include "install/store_install.h"
 #include "registry/registry.h"
 
 namespace cvm::cli {
@@ -64,7 +64,7 @@ void install_hint(const std::vector<install::InstallResult>& results, bool locke
 
 // `cvm install --reinstall ID`: from the archive it was installed from (checked against the
 // sum recorded then), else from NVIDIA's manifests; the old entry stays until the new one is whole.
-install::InstallResult reinstall(install::Installer& installer, const Store& store,
+install::InstallResult reinstall(install::StoreInstaller& installer, const Store& store,
                                  const std::string& id) {
     auto found = kind_of_id(store, id);
     if (!found)
@@ -124,10 +124,10 @@ nlohmann::json results_json(const std::vector<install::InstallResult>& results) 
     return list;
 }
 
-using Body = std::function<std::vector<install::InstallResult>(install::Installer&, Store&)>;
+using Body = std::function<std::vector<install::InstallResult>(install::StoreInstaller&, Store&)>;
 
 // Runs `body` with an installer for the store and refreshes the shims when a toolkit came.
-// Installer errors keep their exit code and name (errors.h).
+// StoreInstaller errors keep their exit code and name (errors.h).
 std::vector<install::InstallResult> with_installer(bool allow_http, const Body& body, bool reinstall = false) {
     using namespace cvm::install;
     try {
@@ -141,12 +141,12 @@ std::vector<install::InstallResult> with_installer(bool allow_http, const Body& 
             note(std::string("no release registry (") + e.what() + "); versions are tried as given");
         }
         auto progress = quiet_flag() ? std::make_unique<Progress>(false, true) : Progress::for_stderr();
-        InstallerOptions options;
+        StoreInstallerOptions options;
         options.progress = progress.get();
         options.registry = reg ? &*reg : nullptr;
         options.download.allow_insecure_http = options.download.allow_insecure_http || allow_http;
         options.reinstall = reinstall;
-        Installer installer(store, options);
+        StoreInstaller installer(store, options);
         std::vector<InstallResult> results;
         try {
             results = body(installer, store);
@@ -172,8 +172,8 @@ std::vector<install::InstallResult> with_installer(bool allow_http, const Body& 
     }
 }
 
-std::vector<install::InstallResult> run_install(const InstallArgs& a, install::Installer& installer,
-                                                const Store& store) {
+std::vector<install::InstallResult>
+run_install(const InstallArgs& a, install::StoreInstaller& installer, const Store& store) {
     using namespace cvm::install;
     std::vector<InstallResult> results;
     const auto& w = a.what;
@@ -292,15 +292,20 @@ void register_install(CLI::App& app) {
                   "what `cvm verify` reports damaged)");
     cmd->callback([a] {
         auto results = with_installer(
-            a->allow_http, [&a](install::Installer& installer, Store& store) { return run_install(*a, installer, store); },
+            a->allow_http,
+            [&a](install::StoreInstaller& installer, Store& store) {
+                return run_install(*a, installer, store);
+            },
             a->reinstall);
-        if (a->json) print_json({{"installed", results_json(results)}});
-        else install_hint(results, a->locked);
+        if (a->json)
+            print_json({{"installed", results_json(results)}});
+        else
+            install_hint(results, a->locked);
     });
 }
 
 nlohmann::json install_missing(const Spec& spec) {
-    return results_json(with_installer(false, [&spec](install::Installer& installer, Store&) {
+    return results_json(with_installer(false, [&spec](install::StoreInstaller& installer, Store&) {
         auto results = installer.install_spec(spec);
         if (results.empty()) note(spec.str() + " is already installed");
         return results;

@@ -5,64 +5,12 @@
 #include "cli/errors.h"
 #include "core/lockfile.h"
 #include "core/redist_platform.h"
+#include "install/lock_sources.h"
 #include "platform/platform.h"
-#include "registry/nccl.h"
 
 namespace cvm::cli {
 
-namespace {
-
-bool under(const std::string& url, const std::string& base) {
-    return url.size() > base.size() && url.compare(0, base.size(), base) == 0 &&
-           url[base.size()] == '/';
-}
-
-bool registry_knows(const registry::Registry* reg, const LockedToolchain& tc) {
-    if (reg == nullptr) return false;
-    if (tc.kind == Kind::Cudnn) return registry::find_cudnn_build(*reg, tc.id).has_value();
-    if (tc.kind == Kind::Nccl) {
-        auto id = parse_nccl_id(tc.id);
-        try {
-            auto releases = registry::load_nccl_releases();
-            const auto* rel = id ? registry::find_nccl_release(releases, id->version) : nullptr;
-            return rel && rel->version == id->version &&
-                   registry::choose_nccl_build(*rel, id->cuda);
-        } catch (const registry::RegistryError&) {
-            return false;
-        }
-    }
-    auto v = parse_toolkit_id(tc.id);
-    const registry::CudaRelease* rel = v ? registry::find_cuda_release(*reg, *v) : nullptr;
-    return rel != nullptr && rel->version == *v;
-}
-
-// Why each download cvm.lock asks for is not one cvm vouches for: the release must be in the
-// registry, and each archive must come from NVIDIA's site or the configured mirror.
-std::vector<std::string> untrusted_sources(const std::vector<const LockedToolchain*>& wanted,
-                                           const Store& store, const registry::Registry* reg,
-                                           const std::string& mirror) {
-    const std::string nvidia = kNvidiaDownloadBase;
-    std::vector<std::string> out;
-    for (const auto* tc : wanted) {
-        if (tc->imported || store.find(tc->kind, tc->id)) continue; // nothing to download
-        std::string what = std::string(kind_dir(tc->kind)) + " " + tc->id;
-        if (!registry_knows(reg, *tc))
-            out.push_back(what + " is not a release in cvm's registry, so nothing vouches for "
-                                 "the archives cvm.lock names for it");
-        for (const auto& a : tc->archives) {
-            std::string fetched = mirrored_url(a.url, mirror);
-            if (!under(fetched, nvidia) && !under(fetched, mirror))
-                out.push_back(what + ": " + printable(a.url) + " is neither NVIDIA's (" + nvidia +
-                              ") nor the mirror's (CVM_MIRROR" +
-                              (mirror != nvidia ? "=" + mirror : std::string(" is unset")) + ")");
-        }
-    }
-    return out;
-}
-
-} // namespace
-
-std::vector<install::InstallResult> install_locked(install::Installer& installer,
+std::vector<install::InstallResult> install_locked(install::StoreInstaller& installer,
                                                    const Store& store,
                                                    const registry::Registry* reg,
                                                    bool allow_lock_urls) {
@@ -89,12 +37,21 @@ std::vector<install::InstallResult> install_locked(install::Installer& installer
                              kind_dir(tc->kind) + " " + tc->id + " for " + tc->platform +
                              ", but this machine is " + host + "; lock the project on " + host);
 
+    // What the store holds of each, read once: the checks and the installs below use it.
+    std::vector<std::optional<Entry>> found;
+    std::vector<const LockedToolchain*> missing;
+    for (const auto* tc : wanted) {
+        found.push_back(store.find(tc->kind, tc->id));
+        if (!found.back()) missing.push_back(tc);
+    }
+
     // Refuse before anything is installed: what is here must match, what is missing must be
     // fetchable.
     std::vector<std::string> problems;
-    for (const auto* tc : wanted) {
+    for (std::size_t i = 0; i < wanted.size(); ++i) {
+        const LockedToolchain* tc = wanted[i];
         std::string what = std::string(kind_dir(tc->kind)) + " " + tc->id;
-        if (auto e = store.find(tc->kind, tc->id)) {
+        if (const auto& e = found[i]) {
             for (auto& d : lock_differences(*tc, *e))
                 problems.push_back(d);
         } else if (tc->imported) {
@@ -113,7 +70,7 @@ std::vector<install::InstallResult> install_locked(install::Installer& installer
     }
     const std::string mirror = install::default_mirror();
     if (!allow_lock_urls) {
-        auto untrusted = untrusted_sources(wanted, store, reg, mirror);
+        auto untrusted = install::untrusted_sources(missing, reg, mirror);
         for (const auto& u : untrusted)
             note(u);
         if (!untrusted.empty())
@@ -127,7 +84,8 @@ std::vector<install::InstallResult> install_locked(install::Installer& installer
     // these sums before it downloads anything.
     std::vector<std::pair<std::string, std::string>> pinned;
     for (const auto* tc : wanted)
-        for (const auto& a : tc->archives) pinned.emplace_back(a.url, a.sha256);
+        for (const auto& a : tc->archives)
+            pinned.emplace_back(a.url, a.sha256);
     installer.pin_archives(pinned);
     std::vector<install::InstallResult> results;
     // The lock is installed whole or not at all: a toolchain this command installed is taken back
@@ -144,8 +102,9 @@ std::vector<install::InstallResult> install_locked(install::Installer& installer
         }
     };
     try {
-        for (const auto* tc : wanted) {
-            if (auto e = store.find(tc->kind, tc->id)) {
+        for (std::size_t i = 0; i < wanted.size(); ++i) {
+            const LockedToolchain* tc = wanted[i];
+            if (const auto& e = found[i]) {
                 results.push_back({tc->kind, tc->id, e->path, true, e->components});
                 continue;
             }
@@ -167,6 +126,7 @@ std::vector<install::InstallResult> install_locked(install::Installer& installer
                     r = installer.install_url(mirrored_url(a.url, mirror), a.sha256);
             }
             std::string what = std::string(kind_dir(tc->kind)) + " " + tc->id;
+            // Read again: what the install put in the store is compared with the lock.
             auto e = store.find(tc->kind, tc->id);
             std::vector<std::string> diffs;
             if (!e) {
@@ -196,11 +156,13 @@ std::vector<install::InstallResult> install_locked(install::Installer& installer
     }
     try {
         Selection sel = current_selection(store, std::nullopt);
-        if (sel.origin != Selection::Origin::None && !sel.spec.system &&
-            resolve(store, sel.spec).active() != lock.active())
-            note("note: " + sel.origin_text() + " selects " + resolve(store, sel.spec).active() +
-                 " here, not the locked " + lock.active() + "; `cvm use " + lock.active() +
-                 "` pins it");
+        if (sel.origin != Selection::Origin::None && !sel.spec.system) {
+            std::string selected = resolve(store, sel.spec).active();
+            if (selected != lock.active())
+                note("note: " + sel.origin_text() + " selects " + selected +
+                     " here, not the locked " + lock.active() + "; `cvm use " + lock.active() +
+                     "` pins it");
+        }
     } catch (const std::exception&) {
     }
     return results;

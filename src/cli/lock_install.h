@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "core/store.h"
-#include "install/installer.h"
+#include "install/store_install.h"
 #include "registry/registry.h"
 
 namespace cvm::cli {
@@ -16,12 +16,11 @@ namespace cvm::cli {
 //   removed if the mirror served anything else than what is locked;
 // - a locked import (no known archive) must already be imported here;
 // - what is to be downloaded must be a release `reg` knows, from NVIDIA's site or the configured
-//   mirror (a URL of NVIDIA's shape <base>/<product>/redist/<path> is fetched from the mirror
-//   whatever its host), unless `allow_lock_urls`: a repository's cvm.lock alone never decides
-//   where a build in the user's store comes from. Sums are compared with NVIDIA's manifests.
+//   mirror (install/lock_sources.h), unless `allow_lock_urls`. Sums are compared with NVIDIA's
+//   manifests.
 // Throws UsageError (no or malformed cvm.lock, wrong platform, untrusted source) or Failure
 // (differences). Returns what it installed (already_installed set for what was there).
-std::vector<install::InstallResult> install_locked(install::Installer& installer,
+std::vector<install::InstallResult> install_locked(install::StoreInstaller& installer,
                                                    const Store& store,
                                                    const registry::Registry* reg,
                                                    bool allow_lock_urls);

@@ -9,8 +9,8 @@
 #include "cli/errors.h"
 #include "cli/release_registry.h"
 #include "install/error.h"
-#include "install/installer.h"
 #include "install/registry_update.h"
+#include "install/store_install.h"
 #include "registry/registry.h"
 
 namespace cvm::cli {

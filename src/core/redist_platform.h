@@ -7,7 +7,7 @@
 namespace cvm {
 
 // NVIDIA's download site: the base of its manifests and every redist URL, unless CVM_MIRROR
-// replaces it (install/installer.h, default_mirror).
+// replaces it (install/store_install.h, default_mirror).
 constexpr const char* kNvidiaDownloadBase = "https://developer.download.nvidia.com/compute";
 
 // Whether `platform` names a Windows platform ("windows-x86_64", "windows10", ...).

@@ -1,13 +1,15 @@
-// bash: the rc-file code (prompt hook, the cvm function; completion: src/cli/completion_scripts.cpp).
-#include <algorithm>
-
-#include "core/shell_detail.h"
+// bash: the rc-file code (prompt hook, the cvm function; completion:
+// src/cli/completion_scripts.cpp).
+#include "core/shell_common.h"
+#include "core/shell_posix.h"
+#include "core/shell_syntax.h"
 
 namespace cvm::shell_detail {
 
-using platform::Os;
+namespace {
 
 std::string bash_init(const InitOptions& o) {
+    check_value(Shell::Bash, "the shims folder", o.shims_dir);
     std::string out = init_header(o.hook);
     out += posix_path_first(o.shims_dir);
     std::string functions = posix_cvm_function("bash", o.hook);
@@ -30,5 +32,11 @@ _cvm_hook
         functions = replace_all(functions, "command cvm ", "command " + quote_posix(o.exe) + " ");
     return out + functions;
 }
+
+} // namespace
+
+const ShellSyntax kBashSyntax = {Shell::Bash,  "bash",    nullptr,          ".sh",
+                                 quote_posix,  posix_env, posix_deactivate, posix_script,
+                                 posix_assign, bash_init};
 
 } // namespace cvm::shell_detail

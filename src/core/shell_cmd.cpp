@@ -1,7 +1,9 @@
-// cmd: batch files for `cvm env`, `cvm deactivate` and `cvm script`.
+// cmd: batch files for `cvm env`, `cvm deactivate` and `cvm script`. Its table:
+// core/shell_syntax.h.
 #include <algorithm>
 
-#include "core/shell_detail.h"
+#include "core/shell_common.h"
+#include "core/shell_syntax.h"
 
 namespace cvm::shell_detail {
 
@@ -112,8 +114,6 @@ void check_cmd_quoted(const std::string& what, const std::string& value) {
         throw ShellError(what + " " + printable(value) +
                          " contains '\"', which cmd cannot compare");
 }
-
-} // namespace
 
 std::string cmd_script(const ActivationScript& s) {
     const Os os = Os::Windows;
@@ -234,5 +234,15 @@ std::string cmd_assign(const std::vector<EnvChange>& changes) {
     }
     return out;
 }
+
+std::string cmd_init(const InitOptions& o) {
+    throw ShellError("cmd has no startup file; add " + o.shims_dir +
+                     " to your user PATH (System Properties > Environment Variables)");
+}
+
+} // namespace
+
+const ShellSyntax kCmdSyntax = {Shell::Cmd, "cmd",          nullptr,    ".bat",     quote_cmd,
+                                cmd_env,    cmd_deactivate, cmd_script, cmd_assign, cmd_init};
 
 } // namespace cvm::shell_detail

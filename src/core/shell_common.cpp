@@ -2,7 +2,22 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/shell_detail.h"
+#include "core/shell_common.h"
+
+namespace cvm {
+
+bool is_variable_name(std::string_view name) {
+    if (name.empty()) return false;
+    for (size_t i = 0; i < name.size(); ++i) {
+        char c = name[i];
+        bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+        bool digit = c >= '0' && c <= '9';
+        if (!(alpha || (i > 0 && digit))) return false;
+    }
+    return true;
+}
+
+} // namespace cvm
 
 namespace cvm::shell_detail {
 

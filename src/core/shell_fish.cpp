@@ -1,7 +1,8 @@
-// fish: activation, deactivation, scripts and the rc-file code.
+// fish: activation, deactivation, scripts and the rc-file code. Its table: core/shell_syntax.h.
 #include <algorithm>
 
-#include "core/shell_detail.h"
+#include "core/shell_common.h"
+#include "core/shell_syntax.h"
 
 namespace cvm::shell_detail {
 
@@ -53,8 +54,6 @@ std::string fish_words(const std::vector<std::string>& items) {
         out += " " + quote_fish(i);
     return out;
 }
-
-} // namespace
 
 std::string fish_script(const ActivationScript& s) {
     const Os os = Os::Linux;
@@ -146,8 +145,6 @@ end
     return out;
 }
 
-namespace {
-
 std::string fish_path_first(const std::string& shims) {
     std::string out;
     out += "set -l _cvm_shims " + quote_fish(shims) + "\n";
@@ -158,8 +155,6 @@ std::string fish_path_first(const std::string& shims) {
     out += "set -e _cvm_shims _cvm_i\n";
     return out;
 }
-
-} // namespace
 
 std::string fish_env(const std::vector<EnvChange>& changes) {
     std::string out = kFishDeactivate;
@@ -267,4 +262,10 @@ _cvm_hook
         functions = replace_all(functions, "command cvm ", "command " + quote_fish(o.exe) + " ");
     return out + functions;
 }
+
+} // namespace
+
+const ShellSyntax kFishSyntax = {Shell::Fish, "fish",          nullptr,     ".fish",     quote_fish,
+                                 fish_env,    fish_deactivate, fish_script, fish_assign, fish_init};
+
 } // namespace cvm::shell_detail

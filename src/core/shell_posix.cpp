@@ -2,7 +2,8 @@
 #include <algorithm>
 #include <string>
 
-#include "core/shell_detail.h"
+#include "core/shell_common.h"
+#include "core/shell_posix.h"
 
 namespace cvm::shell_detail {
 

@@ -1,7 +1,9 @@
-// PowerShell: activation, deactivation, scripts and the profile code.
+// PowerShell: activation, deactivation, scripts and the profile code. Its table:
+// core/shell_syntax.h.
 #include <algorithm>
 
-#include "core/shell_detail.h"
+#include "core/shell_common.h"
+#include "core/shell_syntax.h"
 
 namespace cvm::shell_detail {
 
@@ -55,8 +57,6 @@ std::string pwsh_array(const std::vector<std::string>& items) {
         out += (i ? ", " : "") + quote_pwsh(items[i]);
     return out + ")";
 }
-
-} // namespace
 
 std::string pwsh_script(const ActivationScript& s) {
     const Os os = s.os;
@@ -165,8 +165,6 @@ std::string pwsh_script(const ActivationScript& s) {
     return out;
 }
 
-namespace {
-
 std::string pwsh_path_first(const std::string& shims, Os os) {
     std::string sep = os == Os::Windows ? ";" : ":";
     std::string out;
@@ -176,8 +174,6 @@ std::string pwsh_path_first(const std::string& shims, Os os) {
     out += "Remove-Variable -Name _cvm_shims\n";
     return out;
 }
-
-} // namespace
 
 std::string pwsh_env(const std::vector<EnvChange>& changes) {
     std::string out = kPwshDeactivate;
@@ -272,4 +268,11 @@ _cvm_hook
 )PS";
     return out;
 }
+
+} // namespace
+
+const ShellSyntax kPwshSyntax = {Shell::Pwsh, "pwsh",   "powershell",    ".ps1",
+                                 quote_pwsh,  pwsh_env, pwsh_deactivate, pwsh_script,
+                                 pwsh_assign, pwsh_init};
+
 } // namespace cvm::shell_detail

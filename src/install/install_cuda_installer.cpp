@@ -1,4 +1,4 @@
-// Installer::install_toolkit_installer: a CUDA toolkit from before NVIDIA's manifests (11.0 to
+// StoreInstaller::install_toolkit_installer: a CUDA toolkit from before NVIDIA's manifests (11.0 to
 // 11.3; 10.1 and 10.2), from NVIDIA's local installer on the mirror:
 // <base>/cuda/<X.Y.Z>/local_installers/<name> (<base>/cuda/<X.Y>/Prod/local_installers/ before
 // 11.0). The installer is checked against the MD5 NVIDIA publishes beside it
@@ -6,11 +6,10 @@
 // the one trusted on first use (held_download.h); then it is read as `cvm install FILE` reads it.
 #include "install/error.h"
 #include "install/held_download.h"
-#include "install/installer.h"
 #include "install/installer_package.h"
 #include "install/progress.h"
 #include "install/sha256.h"
-
+#include "install/store_install.h"
 
 namespace cvm::install {
 
@@ -26,8 +25,9 @@ std::string release_folder(const Version& v) {
 
 } // namespace
 
-InstallResult Installer::install_toolkit_installer(const ToolkitChoice& choice,
-                                                   const std::vector<std::string>& components) {
+InstallResult
+StoreInstaller::install_toolkit_installer(const ToolkitChoice& choice,
+                                          const std::vector<std::string>& components) {
     const std::string& name = choice.installer;
     const std::string id = choice.version.str();
     const std::string folder = options_.mirror + "/" + release_folder(choice.version);

@@ -1,28 +1,29 @@
-// Installer::install_held: the end both pre-manifest paths share (legacy cuDNN archives and
+// StoreInstaller::install_held: the end both pre-manifest paths share (legacy cuDNN archives and
 // NVIDIA's installers): the downloaded file is installed under the version lock the caller
 // holds, an install of something else than was asked for is undone, and an archive no public
 // source gives a sum for has its sum recorded as trusted on first use.
 #include "install/error.h"
 #include "install/first_use.h"
 #include "install/held_download.h"
-#include "install/installer.h"
 #include "install/progress.h"
+#include "install/store_install.h"
 
 namespace cvm::install {
 
 namespace fs = std::filesystem;
 
-HeldSum Installer::held_sum(const std::string& name, const std::string& sha256, std::uint64_t size,
-                            const std::string& source) const {
+HeldSum StoreInstaller::held_sum(const std::string& name, const std::string& sha256,
+                                 std::uint64_t size, const std::string& source) const {
     std::optional<std::string> pinned;
     if (auto it = options_.pinned_sha256.find(name); it != options_.pinned_sha256.end())
         pinned = it->second;
     return held_sum_for(name, sha256, size, source, first_use_file(store_), pinned);
 }
 
-InstallResult Installer::install_held(const std::function<InstallResult()>& install, Kind kind,
-                                      const std::string& id, const std::string& name, const std::string& url,
-                                      const fs::path& file, const HeldSum& want) {
+InstallResult StoreInstaller::install_held(const std::function<InstallResult()>& install, Kind kind,
+                                           const std::string& id, const std::string& name,
+                                           const std::string& url, const fs::path& file,
+                                           const HeldSum& want) {
     held_lock_ = std::string(kind_dir(kind)) + "-" + id;
     if (want.first_use) first_use_archive_ = name;
     InstallResult result;

@@ -1,14 +1,14 @@
-// Installer::install_legacy_cudnn: a cuDNN from before NVIDIA's manifests, from the public
+// StoreInstaller::install_legacy_cudnn: a cuDNN from before NVIDIA's manifests, from the public
 // folder <mirror>/redist/cudnn/v<X.Y.Z>/. The archive is held to the SHA-256 (and size) a public
 // source gives (registry/cudnn_archives.toml), else to the one recorded when it was first
 // downloaded (first_use.h), else to the one a project's cvm.lock pins; with none of them, the
 // first download is trusted and its sum recorded.
 #include "install/error.h"
 #include "install/held_download.h"
-#include "install/installer.h"
 #include "install/legacy_cudnn.h"
 #include "install/progress.h"
 #include "install/sha256.h"
+#include "install/store_install.h"
 #include "install/version_lock.h"
 #include "registry/registry.h"
 
@@ -16,7 +16,8 @@ namespace cvm::install {
 
 namespace fs = std::filesystem;
 
-InstallResult Installer::install_legacy_cudnn(const registry::CudnnRelease& rel, const std::string& cuda) {
+InstallResult StoreInstaller::install_legacy_cudnn(const registry::CudnnRelease& rel,
+                                                   const std::string& cuda) {
     const std::string& host = options_.host_platform;
     LegacyArchive archive = choose_legacy_archive(rel, cuda, host);
     const std::string id = CudnnId{rel.version, archive.build->cuda}.str();

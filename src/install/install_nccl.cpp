@@ -1,4 +1,4 @@
-// Installer::install_nccl: an NCCL build from NVIDIA's public folder
+// StoreInstaller::install_nccl: an NCCL build from NVIDIA's public folder
 // <mirror>/redist/nccl/<folder>/, which has no manifest. The registry (registry/nccl.toml) names
 // each release's archives per CUDA; the download is held to the SHA-256 a public source gives, else
 // to the one recorded when it was first downloaded, else to a project's cvm.lock; with none, the
@@ -6,8 +6,8 @@
 // archives.
 #include "install/error.h"
 #include "install/held_download.h"
-#include "install/installer.h"
 #include "install/progress.h"
+#include "install/store_install.h"
 #include "install/version_lock.h"
 #include "registry/nccl.h"
 #include "registry/registry.h"
@@ -98,13 +98,13 @@ NcclPlan plan_nccl(const std::string& version_text, const std::string& cuda_text
     return {NcclId{version, build_cuda}.str(), name, folder, sha256, sha_source};
 }
 
-InstallResult Installer::install_nccl(const std::string& version_text,
-                                      const std::string& cuda_text) {
+InstallResult StoreInstaller::install_nccl(const std::string& version_text,
+                                           const std::string& cuda_text) {
     return install_nccl_plan(
         plan_nccl(version_text, cuda_text, options_.host_platform, options_.progress));
 }
 
-InstallResult Installer::install_nccl_plan(const NcclPlan& plan) {
+InstallResult StoreInstaller::install_nccl_plan(const NcclPlan& plan) {
     const std::string& id = plan.id;
     const std::string& name = plan.archive;
 

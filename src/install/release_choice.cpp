@@ -42,7 +42,8 @@ std::string choose_cudnn_manifest(const registry::Registry* reg, const Version& 
     if (reg) {
         if (const registry::CudnnRelease* rel = registry::find_cudnn_release(*reg, requested)) {
             auto wanted = parse_version(cuda, 1, 2);
-            if (registry::how_fetched(*rel) != registry::Fetch::Manifest) // Installer::install_cudnn's part
+            // Before the manifests: StoreInstaller::install_cudnn's part.
+            if (registry::how_fetched(*rel) != registry::Fetch::Manifest)
                 fail_input("cuDNN " + rel->version.str() + " predates NVIDIA's manifests; run `cvm install cudnn " +
                                rel->version.str() + " --cuda " + rel->builds.back().cuda.str() + "`",
                            "not_installable");

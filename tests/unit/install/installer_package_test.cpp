@@ -4,11 +4,11 @@
 // p7zip), as the integration tests build them.
 #include "core/store.h"
 #include "install/error.h"
-#include "install/installer.h"
 #include "install/installer_layout.h"
 #include "install/installer_package.h"
 #include "install/runfile.h"
 #include "install/sevenzip_installer.h"
+#include "install/store_install.h"
 #include "test_util.h"
 
 #include <lzma.h>
@@ -158,9 +158,9 @@ TEST_CASE("a Windows local installer installs like a redist toolkit", "[installe
     fs::path exe = windows_installer(tmp, "cuda_11.2.2_461.33_win10.exe", 0);
     cvm::Store store({tmp / "store"});
     fs::create_directories(tmp / "store");
-    InstallerOptions options;
+    StoreInstallerOptions options;
     options.host_platform = "windows-x86_64";
-    Installer installer(store, options);
+    StoreInstaller installer(store, options);
     // The contents of the Windows installer, as a manifest install would lay them out.
     InstallResult r = installer.install_file(exe);
     CHECK(r.id == "11.2.2");
@@ -182,9 +182,9 @@ TEST_CASE("a Windows local installer installs like a redist toolkit", "[installe
     CHECK(read_text(root / "version.json").find("11.2.152") != std::string::npos);
 
     // --components, and one that the installer lacks.
-    InstallerOptions again = options;
+    StoreInstallerOptions again = options;
     again.reinstall = true;
-    Installer reinstaller(store, again);
+    StoreInstaller reinstaller(store, again);
     CHECK_THAT(error_of([&] {
                    reinstaller.install_installer(exe, {"cuda_nvcc", "cublas"});
                }),

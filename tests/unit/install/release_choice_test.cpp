@@ -104,11 +104,13 @@ TEST_CASE("a cuDNN version and --cuda are checked against the registry's builds"
         {"8.9", "12", "redistrib_8.9.7.json", ""},
         {"8.9.7.29", "11.8", "redistrib_8.9.7.json", ""},
         {"8.9", "", "redistrib_8.9.7.json", ""}, // the manifest's variants decide later
-        {"8.9", "13", "", "not_found: cuDNN 8.9.7.29 has no build for CUDA 13 (its builds are for CUDA 11, 12)"},
+        {"8.9", "13", "",
+         "not_found: cuDNN 8.9.7.29 has no build for CUDA 13 (its builds are for CUDA 11, 12)"},
         {"9.1.0", "10", "", "not_found: cuDNN 9.1.0.70 has no build for CUDA 10"},
-        // Legacy releases go to Installer::install_legacy_cudnn before this is asked.
-        {"8.1.0.77", "11.2", "", "not_installable: cuDNN 8.1.0.77 predates NVIDIA's manifests; run `cvm install "
-                                 "cudnn 8.1.0.77 --cuda 11.2`"},
+        // Legacy releases go to StoreInstaller::install_legacy_cudnn before this is asked.
+        {"8.1.0.77", "11.2", "",
+         "not_installable: cuDNN 8.1.0.77 predates NVIDIA's manifests; run `cvm install "
+         "cudnn 8.1.0.77 --cuda 11.2`"},
         {"8.1", "", "", "not_installable: cuDNN 8.1.1.33 predates"},
         {"1.2", "", "", "not_found: cuDNN 1.2 is not in cvm's release list"},
         {"9.99.1", "12", "redistrib_9.99.1.json", ""},

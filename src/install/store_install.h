@@ -1,6 +1,7 @@
 #pragma once
-// Installing into the store: archives (files, URLs), toolkits and cuDNN builds from NVIDIA's
-// manifests, and whatever a spec names.
+// Installing into the store (StoreInstaller): archives (files, URLs), toolkits and cuDNN builds
+// from NVIDIA's manifests, and whatever a spec names. "Installer" alone, in cvm's names, is one of
+// NVIDIA's (runfile, sevenzip_installer, installer_layout, installer_package).
 //
 // Every install is staged in $CVM_ROOT/.staging/install-*/ (same filesystem as the store) and
 // moved into place with one rename, under a lock per version: two installs of the same thing
@@ -49,7 +50,7 @@ NcclPlan plan_nccl(const std::string& version, const std::string& cuda,
 // CVM_MIRROR, or NVIDIA's https://developer.download.nvidia.com/compute; no trailing slash.
 std::string default_mirror();
 
-struct InstallerOptions {
+struct StoreInstallerOptions {
     std::string host_platform; // empty: the host's (host_redist_platform())
     std::string mirror;        // empty: default_mirror()
     DownloadOptions download = DownloadOptions::from_environment();
@@ -57,7 +58,7 @@ struct InstallerOptions {
     const registry::Registry* registry = nullptr; // release data, when loaded
     unsigned parallel = 0;                        // archives extracted at once (0: per core)
     // Archive file name (as in the download cache) -> the SHA-256 the caller requires
-    // (`cvm install --locked`; see Installer::pin_archives).
+    // (`cvm install --locked`; see StoreInstaller::pin_archives).
     std::map<std::string, std::string> pinned_sha256;
     // Install even when the id is in the store, replacing the entry in one rename at the end
     // (`cvm install --reinstall ID`); a failure leaves the old one as it was.
@@ -72,9 +73,9 @@ struct InstallResult {
     std::vector<std::string> components;
 };
 
-class Installer {
+class StoreInstaller {
 public:
-    Installer(const Store& store, InstallerOptions options);
+    StoreInstaller(const Store& store, StoreInstallerOptions options);
     // The release data it was given (nullptr when none was loaded).
     const registry::Registry* release_registry() const { return options_.registry; }
 
@@ -114,8 +115,7 @@ private:
     struct Staged;
     InstallResult commit(Staged& staged, Entry entry);
     void finish_toolkit_root(Staged& staged, const std::filesystem::path& root,
-                             const std::string& host, const nlohmann::json& version_json,
-                             Entry& e);
+                             const std::string& host, const nlohmann::json& version_json, Entry& e);
     std::string manifest_url(const std::string& product, const std::string& manifest) const;
     std::string archive_url(const std::string& product, const std::string& relative) const;
     // What fetching the manifest's archives takes: a download into the cache for each, or, for
@@ -127,13 +127,15 @@ private:
                                   const StreamJob* download);
 
     Store store_;
-    InstallerOptions options_;
+    StoreInstallerOptions options_;
     std::string held_lock_; // "<kind>-<id>" whose version lock a caller already holds
     // A cuDNN from before the manifests, from NVIDIA's public folder (install_legacy.cpp).
-    InstallResult install_legacy_cudnn(const registry::CudnnRelease& release, const std::string& cuda);
+    InstallResult install_legacy_cudnn(const registry::CudnnRelease& release,
+                                       const std::string& cuda);
     // A toolkit before the manifests, from NVIDIA's local installer on the mirror (its version lock
     // held by the caller): checked against NVIDIA's md5sum.txt and the held sum, then installed.
-    InstallResult install_toolkit_installer(const ToolkitChoice& choice, const std::vector<std::string>& components);
+    InstallResult install_toolkit_installer(const ToolkitChoice& choice,
+                                            const std::vector<std::string>& components);
     // The sum the download `name` is held to (held_download.h): the one a public source gives
     // (`sha256`, `size` when known, from `source`; empty when none), else the one recorded on first
     // use, else the one a project's cvm.lock pins.
@@ -142,8 +144,9 @@ private:
     // Runs `install` (of the held download `file`, see held_download.h) under the version lock of
     // `kind` `id` the caller holds; undoes it when it installed something else, and records the
     // sum of an archive trusted on first use.
-    InstallResult install_held(const std::function<InstallResult()>& install, Kind kind, const std::string& id,
-                               const std::string& name, const std::string& url, const std::filesystem::path& file,
+    InstallResult install_held(const std::function<InstallResult()>& install, Kind kind,
+                               const std::string& id, const std::string& name,
+                               const std::string& url, const std::filesystem::path& file,
                                const HeldSum& want);
     std::string first_use_archive_; // the archive install_file records as trusted on first use
 };
