@@ -24,10 +24,6 @@ FileRead read_whole_file(const std::string& utf8_path, std::size_t limit) {
     return r;
 }
 
-std::optional<std::string> read_file(const std::string& utf8_path, std::size_t limit) {
-    return read_file_checked(utf8_path, limit).text;
-}
-
 // The C library's words differ between glibc, musl (the shim's, shims/CMakeLists.txt) and
 // Windows' CRT ("Symbolic link loop" against "Too many levels of symbolic links"): the reasons
 // cvm gives for files are its own, in glibc's wording, so cvm and its shim say the same thing.

@@ -195,6 +195,10 @@ FileRead read_file_checked(const std::string& utf8_path, std::size_t limit) {
     return read_file_posix(utf8_path.c_str(), limit);
 }
 
+std::optional<std::string> read_file(const std::string& utf8_path, std::size_t limit) {
+    return read_file_checked(utf8_path, limit).text;
+}
+
 std::optional<std::string> read_file(const fs::path& p, std::size_t limit) {
     return read_file_posix(p.c_str(), limit).text;
 }

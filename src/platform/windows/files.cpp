@@ -254,6 +254,10 @@ FileRead read_file_checked(const std::string& utf8_path, std::size_t limit) {
     return read_file_windows(fs::u8path(utf8_path), limit);
 }
 
+std::optional<std::string> read_file(const std::string& utf8_path, std::size_t limit) {
+    return read_file_checked(utf8_path, limit).text;
+}
+
 std::optional<std::string> read_file(const fs::path& p, std::size_t limit) {
     return read_file_windows(p, limit).text;
 }
