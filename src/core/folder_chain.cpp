@@ -4,8 +4,6 @@
 
 namespace cvm {
 
-#ifndef _WIN32
-
 namespace {
 
 // The doubt about a folder on the path: the trust rules, but a sticky folder's write bits let
@@ -52,29 +50,24 @@ void check_chain(const std::string& what, const fs::path& folder, const std::vec
 } // namespace
 
 void check_folder_chain(const std::string& what, const fs::path& folder, const std::vector<std::uint32_t>* trusted) {
-    if (folder.empty()) return;
+    // POSIX only: on Windows the layer's own folders are checked, by their access lists.
+    if (folder.empty() || platform::host_os() == platform::Os::Windows) return;
     std::error_code ec;
     check_chain(what, folder.is_absolute() ? folder : fs::absolute(folder, ec), trusted, 0);
 }
 
 void check_machine_config_folder(const fs::path& file) {
     static const std::vector<std::uint32_t> nobody_else;
-    check_folder_chain("the machine config folder", file.parent_path(), &nobody_else);
-}
-
-#else
-
-void check_folder_chain(const std::string&, const fs::path&, const std::vector<std::uint32_t>*) {}
-
-void check_machine_config_folder(const fs::path& file) {
-    static const std::vector<std::uint32_t> nobody_else;
+    if (platform::host_os() != platform::Os::Windows) {
+        check_folder_chain("the machine config folder", file.parent_path(), &nobody_else);
+        return;
+    }
+    // %ProgramData% lets every user add folders: the folder's own access list keeps others out.
     fs::path dir = file.parent_path();
     auto meta = platform::file_meta(dir);
     if (!meta) return;
     Doubt d = doubt_of(*meta, &nobody_else);
     if (d != Doubt::None) throw TrustError(distrust_message("the machine config folder", dir, *meta, d, false));
 }
-
-#endif
 
 } // namespace cvm

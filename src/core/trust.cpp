@@ -1,9 +1,5 @@
 #include "core/trust.h"
 
-#ifdef _WIN32
-#include "platform/windows_security.h"
-#endif
-
 namespace cvm {
 
 namespace {
@@ -21,19 +17,9 @@ OwnerList& owner_list() {
     return list;
 }
 
-bool listed(std::uint32_t uid, const std::vector<std::uint32_t>& ids) {
-    for (auto id : ids)
-        if (id == uid) return true;
-    return false;
-}
-
 } // namespace
 
-bool is_own_uid(std::uint32_t uid) {
-    if (uid == 0 || uid == platform::effective_uid()) return true;
-    auto sudo = platform::sudo_uid();
-    return sudo && *sudo == uid;
-}
+bool is_own_uid(std::uint32_t uid) { return platform::is_own_uid(uid); }
 
 void set_trusted_owners(const std::vector<std::string>& owners, const std::string& origin) {
     OwnerList& l = owner_list();
@@ -54,69 +40,23 @@ const std::vector<std::uint32_t>& trusted_owner_ids() {
     }
     if (!l.resolved) {
         l.resolved = true;
-        for (const std::string& name : l.names) {
-#ifdef _WIN32
-            // A SID ("S-1-5-21-...") or an account name Windows resolves (LookupAccountNameW).
-            if (auto id = platform::win::listed_account_uid(name)) l.ids.push_back(*id);
-            continue;
-#endif
-            if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos &&
-                name.size() <= 10) {
-                l.ids.push_back(static_cast<std::uint32_t>(std::stoull(name)));
-            } else if (auto id = platform::user_id(name)) {
-                l.ids.push_back(*id);
-            }
-            // A name /etc/passwd does not know trusts nobody (a directory-service account is
-            // given by its uid).
-        }
+        // Numbers and /etc/passwd's names; on Windows SIDs and the names Windows resolves. A name
+        // not known there trusts nobody.
+        for (const std::string& name : l.names)
+            if (auto id = platform::listed_owner_id(name)) l.ids.push_back(*id);
     }
     return l.ids;
 }
 
-#ifdef _WIN32
-namespace {
-
-// The first account besides the owner that may change a file (FileMeta on Windows, platform.h)
-// and is not listed; "" when there is none. Accounts that stand for anyone are never listed.
-std::string unlisted_writer(const platform::FileMeta& meta, const std::vector<std::uint32_t>& ids) {
-    auto writers = platform::win::writer_uids(meta.gid);
-    if (writers.empty()) return "S-1-1-0"; // no access list: everybody
-    for (auto w : writers) {
-        std::string sid = platform::win::account_sid(w);
-        if (!listed(w, ids) || platform::win::stands_for_anyone(sid)) return sid;
-    }
-    return {};
-}
-
-} // namespace
-#endif
-
 Doubt doubt_of(const platform::FileMeta& meta, const std::vector<std::uint32_t>* trusted) {
-#ifdef _WIN32
-    // The security descriptor, said as uid and mode (platform.h): the owner must be the user,
-    // SYSTEM, Administrators, TrustedInstaller or a listed account; any account besides the
-    // owner that may change it must be listed too (Windows has no group bits to weigh).
-    if (meta.uid == 0 && !(meta.mode & 0002)) return Doubt::None;
-    if (meta.uid == platform::FileMeta::kOtherOwner) return Doubt::Owner;
-    const auto& ids = trusted ? *trusted : trusted_owner_ids();
-    if (meta.uid != 0 && !listed(meta.uid, ids)) return Doubt::Owner;
-    if ((meta.mode & 0002) && !unlisted_writer(meta, ids).empty()) return Doubt::WorldWritable;
-    return Doubt::None;
-#else
-    const bool own = is_own_uid(meta.uid);
-    const bool world = (meta.mode & 0002) != 0;
-    const bool group = (meta.mode & 0020) != 0;
-    // The common case, decided without a look-up.
-    if (own && !world && !group) return Doubt::None;
-    if (world) return Doubt::WorldWritable;
-    const auto& ids = trusted ? *trusted : trusted_owner_ids();
-    const bool is_listed = listed(meta.uid, ids);
-    if (!own && !is_listed) return Doubt::Owner;
-    if (group && !is_listed &&
-        !(meta.uid == platform::effective_uid() && platform::is_private_group(meta.gid, meta.uid)))
-        return Doubt::GroupWritable;
-    return Doubt::None;
-#endif
+    // The OS's rules (platform.h): the stat's bits, or Windows' security descriptor read with it.
+    switch (platform::file_doubt(meta, trusted, trusted_owner_ids)) {
+    case platform::FileDoubt::None: return Doubt::None;
+    case platform::FileDoubt::Owner: return Doubt::Owner;
+    case platform::FileDoubt::WorldWritable: return Doubt::WorldWritable;
+    case platform::FileDoubt::GroupWritable: return Doubt::GroupWritable;
+    }
+    return Doubt::Owner;
 }
 
 std::string owner_text(std::uint32_t uid) {
@@ -124,8 +64,8 @@ std::string owner_text(std::uint32_t uid) {
     return name.empty() ? "uid " + std::to_string(uid) : name + " (uid " + std::to_string(uid) + ")";
 }
 
-std::string owner_text_of(const fs::path& path, const platform::FileMeta& meta) {
-    if (platform::host_os() == platform::Os::Windows) return platform::windows_owner_writer(path).owner;
+std::string owner_text_of(const fs::path&, const platform::FileMeta& meta) {
+    if (platform::host_os() == platform::Os::Windows) return platform::owner_writer(meta, nullptr).owner;
     return owner_text(meta.uid);
 }
 
@@ -138,27 +78,17 @@ std::string machine_config_text() {
                                                          : "/etc/cvm/config.toml";
 }
 
-// Windows: the owner and the first account that may change `path` and is not listed.
-platform::OwnerWriter windows_accounts(const fs::path& path, const platform::FileMeta& meta) {
-    platform::OwnerWriter ow = platform::windows_owner_writer(path);
-#ifdef _WIN32
-    if (ow.writer_sid.empty() || !(meta.mode & 0002)) return ow;
-    std::string sid = unlisted_writer(meta, trusted_owner_ids());
-    if (!sid.empty() && sid != ow.writer_sid) {
-        ow.writer_sid = sid;
-        ow.writer = platform::win::account_text(sid);
-    }
-#else
-    (void)meta;
-#endif
-    return ow;
+// Windows: the owner and the first account that may change the file and is not listed, from the
+// verdict read with it.
+platform::OwnerWriter windows_accounts(const platform::FileMeta& meta) {
+    return platform::owner_writer(meta, trusted_owner_ids);
 }
 
 } // namespace
 
-std::string doubt_words(Doubt doubt, const fs::path& path, const platform::FileMeta& meta) {
+std::string doubt_words(Doubt doubt, const fs::path&, const platform::FileMeta& meta) {
     const bool windows = platform::host_os() == platform::Os::Windows;
-    platform::OwnerWriter ow = windows ? windows_accounts(path, meta) : platform::OwnerWriter{};
+    platform::OwnerWriter ow = windows ? windows_accounts(meta) : platform::OwnerWriter{};
     std::string owner = windows ? ow.owner : owner_text(meta.uid);
     switch (doubt) {
     case Doubt::Owner:
@@ -186,7 +116,7 @@ std::string doubt_fix(Doubt doubt, const fs::path& path, const platform::FileMet
                    (listable ? ", or have an administrator add its owner's SID to trusted_owners in " +
                                    machine_config_text()
                              : std::string());
-        platform::OwnerWriter ow = windows_accounts(path, meta);
+        platform::OwnerWriter ow = windows_accounts(meta);
         return ow.writer_sid.empty() ? "give it an access list (`icacls \"" + p + "\" /reset`)"
                                      : "run `icacls \"" + p + "\" /inheritance:d` and `icacls \"" + p +
                                            "\" /remove:g *" + ow.writer_sid + "`";

@@ -70,7 +70,7 @@ void set_trusted_owners(const std::vector<std::string>& owners, const std::strin
 // "nobody (uid 65534)" or "uid 1234".
 std::string owner_text(std::uint32_t uid);
 // The owner of `path` in those words; on Windows its account ("NT AUTHORITY\\ANONYMOUS LOGON
-// (S-1-5-7)"), read again from the file.
+// (S-1-5-7)"), from the security descriptor read with `meta` (platform.h).
 std::string owner_text_of(const fs::path& path, const platform::FileMeta& meta);
 
 } // namespace cvm

@@ -4,6 +4,7 @@
 
 #include "install/error.h"
 #include "install/sha256.h"
+#include "platform/platform.h"
 
 namespace cvm::install {
 
@@ -12,13 +13,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string utc_now() {
-    std::time_t t = std::time(nullptr);
-    std::tm tm{};
-#ifdef _WIN32
-    gmtime_s(&tm, &t);
-#else
-    gmtime_r(&t, &tm);
-#endif
+    std::tm tm = platform::utc_time(std::time(nullptr));
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;

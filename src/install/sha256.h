@@ -1,7 +1,6 @@
 #pragma once
-// SHA-256 of files and streams. The implementation uses OpenSSL's EVP interface, which the Linux
-// and mingw-w64 builds both link; a native Windows build may swap in BCrypt behind this same
-// interface (the choice would live in src/platform, the only place for #ifdef _WIN32).
+// SHA-256 of files and streams: OpenSSL's EVP interface on Linux (sha256_openssl.cpp), Windows'
+// CNG on Windows (sha256_bcrypt.cpp); install/CMakeLists.txt picks the file.
 #include <cstddef>
 #include <filesystem>
 #include <memory>

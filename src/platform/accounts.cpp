@@ -86,4 +86,18 @@ bool is_private_group(std::uint32_t gid, std::uint32_t uid) {
     return named && !shared;
 }
 
+std::optional<std::uint32_t> sudo_uid() {
+    if (effective_uid() != 0 || host_os() == Os::Windows) return std::nullopt;
+    auto v = get_env("SUDO_UID");
+    if (!v || v->empty() || v->size() > 9 || v->find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+    return static_cast<std::uint32_t>(std::stoul(*v));
+}
+
+bool is_own_uid(std::uint32_t uid) {
+    if (uid == 0 || uid == effective_uid()) return true;
+    auto sudo = sudo_uid();
+    return sudo && *sudo == uid;
+}
+
 } // namespace cvm::platform

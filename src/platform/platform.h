@@ -2,8 +2,10 @@
 // The only place that knows which operating system it runs on. Everything else in cvm is
 // written against these functions, so the same code builds for Linux and Windows.
 #include <cstdint>
+#include <ctime>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -71,18 +73,24 @@ std::optional<std::string> read_file(const std::string& utf8_path, std::size_t l
 // temporary name) is thrown, with the system's error code.
 void write_file_atomically(const fs::path& file, std::string_view text);
 
-// Who owns a file and who may write it: what the trust checks (core/trust.h) look at. On
-// Windows they come from the security descriptor (windows_security.h), said in the same terms:
-// uid 0 when the owner is the user, SYSTEM, Administrators or TrustedInstaller, kOtherOwner when
-// the descriptor cannot be read, else the owner's number (win::account_uid); mode 0002 when the
-// access list lets another account change it, else 0, and gid then names those accounts
-// (win::writer_uids).
+namespace win {
+struct SecurityVerdict; // windows/security.h
+}
+
+// Who owns a file and who may write it: what the trust checks (core/trust.h) look at. On POSIX
+// the stat's. On Windows the security descriptor, read once with the file and judged there
+// (windows/security.h): `security` holds that verdict (owner and writers, for file_doubt and
+// owner_writer); uid is the owner's account (0 for the user, SYSTEM, Administrators or
+// TrustedInstaller, kOtherOwner when the descriptor cannot be read, else a number of the process
+// for the account, as listed_owner_id gives) and mode 0002 says another account may change it,
+// for the code that reads those two (a .cudaversion's owner, a link's mode).
 struct FileMeta {
     enum class Type { Regular, Directory, Other };
     static constexpr std::uint32_t kOtherOwner = 0xfffffffeu; // Windows: someone else's
     Type type = Type::Other;
     std::uint32_t uid = 0, gid = 0;
     std::uint32_t mode = 0; // permission bits, 07777
+    std::shared_ptr<const win::SecurityVerdict> security; // Windows only
 };
 // read_file, telling why it read nothing: `error` is the open's errno (ENOENT, ENOTDIR: absent;
 // EACCES, ELOOP, EISDIR...), else 0 and `meta` is the open descriptor's fstat (the file read is
@@ -106,13 +114,33 @@ std::optional<FileMeta> file_meta(const fs::path& p, int* error = nullptr);
 std::optional<FileMeta> link_meta(const fs::path& p, bool& link);
 // The system's text for an errno value ("Permission denied").
 std::string error_text(int error);
-// Windows: who owns `p` and which other account may change it, for messages
-// ("BUILTIN\\Users (S-1-5-32-545)"); empty strings where nothing is wrong, and on POSIX.
+// The trust rules' question about a file (core/trust.h words the answer), answered by this OS's
+// rules: on POSIX from the stat's owner and mode bits (owned by the user, root or, for root,
+// SUDO_UID's user; not writable by everybody; writable by the group only for a listed owner or
+// the user's private group), on Windows from the security descriptor read with the file (owned by
+// the user, SYSTEM, Administrators, TrustedInstaller or a listed account; every other account
+// that may change it listed, none that stands for anyone). `listed`: the ids of trusted_owners
+// (listed_owner_id); nullptr to have `look_up` give them, called only for a file that is not
+// plainly the user's or root's.
+enum class FileDoubt { None, Owner, WorldWritable, GroupWritable };
+FileDoubt file_doubt(const FileMeta& meta, const std::vector<std::uint32_t>* listed,
+                     const std::vector<std::uint32_t>& (*look_up)());
+// The id of an item of trusted_owners: on POSIX a number as it is, or a user /etc/passwd knows;
+// on Windows a SID as text ("S-1-5-21-...-1001") or an account name ("CUDAADMIN",
+// "DOMAIN\\builder") Windows resolves. nullopt for an account not known, and for a Windows
+// account that stands for anyone (Everyone, Users...).
+std::optional<std::uint32_t> listed_owner_id(const std::string& name);
+// True when `uid` is the user cvm runs as, root, or (for root) SUDO_UID.
+bool is_own_uid(std::uint32_t uid);
+// Windows: who owns a file and which other account may change it, for messages ("BUILTIN\\Users
+// (S-1-5-32-545)"), from the verdict in `meta` (no second read). With `look_up`, the writer named
+// is the first that trusted_owners (as look_up gives them) does not list, where another comes
+// first. Empty strings where nothing is wrong, and on POSIX.
 struct OwnerWriter {
     std::string owner, writer;         // as above
     std::string owner_sid, writer_sid; // "S-1-5-7"
 };
-OwnerWriter windows_owner_writer(const fs::path& p);
+OwnerWriter owner_writer(const FileMeta& meta, const std::vector<std::uint32_t>& (*look_up)());
 // What a type of file is called in messages: "a folder", "a FIFO", "a device"...
 std::string file_type_text(const fs::path& p);
 
@@ -233,6 +261,9 @@ std::uint64_t process_id();
 // The name of the program that started this one (Linux: /proc/<ppid>/comm); nullopt when
 // unknown (Windows).
 std::optional<std::string> parent_process_name();
+
+// The calendar time of `t` in UTC (gmtime_r; gmtime_s on Windows).
+std::tm utc_time(std::time_t t);
 
 // UTF-8 argv for main (on Windows converts from the wide command line).
 std::vector<std::string> utf8_args(int argc, char** argv);

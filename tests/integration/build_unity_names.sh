@@ -18,8 +18,9 @@ alternatives = [
     ("os_posix.cpp", "os_windows.cpp"),
     ("download_curl.cpp", "download_none.cpp"),
     ("sha256_openssl.cpp", "sha256_bcrypt.cpp"),
-    ("platform/shared_file.cpp", "platform/windows/shared_file.cpp"),
 ]
+# An OS's own files (platform/posix/, platform/windows/): a build compiles one folder of the two.
+os_folders = ("platform/posix/", "platform/windows/")
 # Overloads on distinct enum types: no conversion can pick the wrong one.
 overloads = {"to_string"}
 
@@ -29,7 +30,12 @@ constant = re.compile(r"^(?:static\s+)?(?:constexpr|const)\s+[\w:<>\s*]+?\s+(\w+
 type_name = re.compile(r"^(?:struct|class|enum class|enum)\s+(\w+)\s*[:{]", re.M)
 keywords = {"if", "for", "while", "switch", "return", "catch", "defined", "main"}
 
+def os_folder(f):
+    return next((d for d in os_folders if f.startswith(d)), None)
+
 def never_together(a, b):
+    if os_folder(a) and os_folder(b) and os_folder(a) != os_folder(b):
+        return True
     return any((a.endswith(x) and b.endswith(y)) or (a.endswith(y) and b.endswith(x)) for x, y in alternatives)
 
 found = False

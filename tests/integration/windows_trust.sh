@@ -17,7 +17,7 @@ SD_TEST="$WINDOWS_BIN/../tests/trust_sd_test.exe"
 if [[ ! -f $SD_TEST ]]; then # a build folder from before the test existed
     SD_TEST="$TEST_TMP/trust_sd_test.exe"
     x86_64-w64-mingw32-g++ -std=c++17 -static -I"$CVM_SOURCE_DIR/src" -o "$SD_TEST" \
-        "$WIN_FIXTURES_SRC/trust_sd_test.cpp" "$CVM_SOURCE_DIR/src/platform/windows_security.cpp" -ladvapi32 ||
+        "$WIN_FIXTURES_SRC/trust_sd_test.cpp" "$CVM_SOURCE_DIR/src/platform/windows/security.cpp" -ladvapi32 ||
         fail "mingw-w64 could not build trust_sd_test.exe"
 fi
 wrun "$SD_TEST"

@@ -1,9 +1,9 @@
 // Judges real security descriptors, built by Windows itself from SDDL text, with cvm's
-// judge_security() (src/platform/windows_security.cpp): owners Wine cannot give a file (another
+// judge_security() (src/platform/windows/security.cpp): owners Wine cannot give a file (another
 // user, Administrators, TrustedInstaller) and access lists it does not make (Authenticated Users'
 // Modify, inherit-only entries, no list at all). Built by tests/integration/windows_trust.sh
 // with mingw-w64 and run under Wine; prints one line per failed case and exits 1 if any failed.
-#include "platform/windows_security.h"
+#include "platform/windows/security.h"
 
 #include <sddl.h>
 

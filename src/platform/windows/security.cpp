@@ -1,6 +1,6 @@
-#include "platform/windows_security.h"
+// Reading and judging security descriptors on Windows (security.h).
+#include "platform/windows/security.h"
 
-#ifdef _WIN32
 #include <aclapi.h>
 #include <sddl.h>
 
@@ -28,11 +28,14 @@ bool is_system_account(const std::string& sid) {
            sid == "S-1-5-80-956008885-3418522649-1831038044-1853292631-2271478464";
 }
 
-bool stands_for_owner(const std::string& sid) { return sid == "S-1-3-0" || sid == "S-1-3-4"; }
+bool stands_for_owner(const std::string& sid) {
+    return sid == "S-1-3-0" || sid == "S-1-3-4";
+}
 
 // Rights that let an account change a file or what a folder holds, or give itself those.
-constexpr ACCESS_MASK kChangeRights = FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_DELETE_CHILD | WRITE_DAC |
-                                      WRITE_OWNER | GENERIC_WRITE | GENERIC_ALL | MAXIMUM_ALLOWED;
+constexpr ACCESS_MASK kChangeRights = FILE_WRITE_DATA | FILE_APPEND_DATA | FILE_DELETE_CHILD |
+                                      WRITE_DAC | WRITE_OWNER | GENERIC_WRITE | GENERIC_ALL |
+                                      MAXIMUM_ALLOWED;
 
 // The SID of an allow entry; nullptr for entries that allow nothing.
 PSID allowed_sid(const ACE_HEADER* ace, ACCESS_MASK* mask) {
@@ -91,7 +94,8 @@ SecurityVerdict judge_security(PSECURITY_DESCRIPTOR sd, PSID user) {
     v.read = true;
     v.owner_sid = sid_string(owner);
     const std::string user_sid = sid_string(user);
-    v.owner_trusted = (!user_sid.empty() && v.owner_sid == user_sid) || is_system_account(v.owner_sid);
+    v.owner_trusted =
+        (!user_sid.empty() && v.owner_sid == user_sid) || is_system_account(v.owner_sid);
     if (!present || !dacl) { // no access list: everybody may do everything
         v.writable_by_others = true;
         return v;
@@ -111,7 +115,8 @@ SecurityVerdict judge_security(PSECURITY_DESCRIPTOR sd, PSID user) {
         v.writable_by_others = true;
         if (v.writer_sid.empty()) v.writer_sid = who;
         bool seen = false;
-        for (const std::string& w : v.writer_sids) seen = seen || w == who;
+        for (const std::string& w : v.writer_sids)
+            seen = seen || w == who;
         if (!seen) v.writer_sids.push_back(who);
     }
     return v;
@@ -119,8 +124,9 @@ SecurityVerdict judge_security(PSECURITY_DESCRIPTOR sd, PSID user) {
 
 SecurityVerdict security_of(HANDLE handle) {
     PSECURITY_DESCRIPTOR sd = nullptr;
-    if (GetSecurityInfo(handle, SE_FILE_OBJECT, OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION, nullptr,
-                        nullptr, nullptr, nullptr, &sd) != ERROR_SUCCESS)
+    if (GetSecurityInfo(handle, SE_FILE_OBJECT,
+                        OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION, nullptr, nullptr,
+                        nullptr, nullptr, &sd) != ERROR_SUCCESS)
         return {};
     SecurityVerdict v = judge_security(sd, current_user_sid());
     LocalFree(sd);
@@ -129,8 +135,9 @@ SecurityVerdict security_of(HANDLE handle) {
 
 SecurityVerdict security_of(const std::wstring& path) {
     PSECURITY_DESCRIPTOR sd = nullptr;
-    if (GetNamedSecurityInfoW(path.c_str(), SE_FILE_OBJECT, OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION,
-                              nullptr, nullptr, nullptr, nullptr, &sd) != ERROR_SUCCESS)
+    if (GetNamedSecurityInfoW(path.c_str(), SE_FILE_OBJECT,
+                              OWNER_SECURITY_INFORMATION | DACL_SECURITY_INFORMATION, nullptr,
+                              nullptr, nullptr, nullptr, &sd) != ERROR_SUCCESS)
         return {};
     SecurityVerdict v = judge_security(sd, current_user_sid());
     LocalFree(sd);
@@ -145,18 +152,18 @@ std::string account_text(const std::string& sid_text) {
     SID_NAME_USE use;
     std::string out = sid_text;
     if (LookupAccountSidA(nullptr, sid, name, &name_size, domain, &domain_size, &use) && name[0])
-        out = (domain[0] ? std::string(domain) + "\\" : std::string()) + name + " (" + sid_text + ")";
+        out =
+            (domain[0] ? std::string(domain) + "\\" : std::string()) + name + " (" + sid_text + ")";
     LocalFree(sid);
     return out;
 }
 
 namespace {
 
-// The SIDs and writer lists given numbers, for the process (file_meta may run on several threads).
+// The SIDs given numbers, for the process (file_meta may run on several threads).
 struct Accounts {
     std::mutex mutex;
     std::vector<std::string> sids;
-    std::vector<std::vector<std::uint32_t>> writer_lists;
 };
 
 Accounts& accounts() {
@@ -179,23 +186,6 @@ std::uint32_t account_uid(const std::string& sid) {
     return number_locked(a, sid);
 }
 
-std::uint32_t writers_id(const std::vector<std::string>& sids) {
-    Accounts& a = accounts();
-    std::lock_guard<std::mutex> lock(a.mutex);
-    std::vector<std::uint32_t> uids;
-    for (const std::string& s : sids) uids.push_back(number_locked(a, s));
-    for (std::size_t i = 0; i < a.writer_lists.size(); ++i)
-        if (a.writer_lists[i] == uids) return static_cast<std::uint32_t>(i);
-    a.writer_lists.push_back(std::move(uids));
-    return static_cast<std::uint32_t>(a.writer_lists.size() - 1);
-}
-
-std::vector<std::uint32_t> writer_uids(std::uint32_t writers) {
-    Accounts& a = accounts();
-    std::lock_guard<std::mutex> lock(a.mutex);
-    return writers < a.writer_lists.size() ? a.writer_lists[writers] : std::vector<std::uint32_t>{};
-}
-
 std::string account_sid(std::uint32_t uid) {
     Accounts& a = accounts();
     std::lock_guard<std::mutex> lock(a.mutex);
@@ -204,9 +194,9 @@ std::string account_sid(std::uint32_t uid) {
 }
 
 bool stands_for_anyone(const std::string& sid) {
-    static const char* const anyone[] = {"S-1-1-0",      "S-1-2-0",      "S-1-2-1",  "S-1-5-2",
-                                         "S-1-5-4",      "S-1-5-11",     "S-1-5-32-545", "S-1-5-32-546",
-                                         "S-1-5-32-547", "S-1-5-32-555"};
+    static const char* const anyone[] = {
+        "S-1-1-0",  "S-1-2-0",      "S-1-2-1",      "S-1-5-2",      "S-1-5-4",
+        "S-1-5-11", "S-1-5-32-545", "S-1-5-32-546", "S-1-5-32-547", "S-1-5-32-555"};
     for (const char* a : anyone)
         if (sid == a) return true;
     // A domain's Domain Users, Domain Guests and Domain Computers.
@@ -226,16 +216,19 @@ std::optional<std::uint32_t> listed_account_uid(const std::string& name_or_sid) 
         LocalFree(sid);
     } else {
         std::wstring name;
-        int n = MultiByteToWideChar(CP_UTF8, 0, name_or_sid.data(), static_cast<int>(name_or_sid.size()), nullptr, 0);
+        int n = MultiByteToWideChar(CP_UTF8, 0, name_or_sid.data(),
+                                    static_cast<int>(name_or_sid.size()), nullptr, 0);
         name.resize(static_cast<std::size_t>(n));
-        MultiByteToWideChar(CP_UTF8, 0, name_or_sid.data(), static_cast<int>(name_or_sid.size()), name.data(), n);
+        MultiByteToWideChar(CP_UTF8, 0, name_or_sid.data(), static_cast<int>(name_or_sid.size()),
+                            name.data(), n);
         DWORD sid_size = 0, domain_size = 0;
         SID_NAME_USE use;
         LookupAccountNameW(nullptr, name.c_str(), nullptr, &sid_size, nullptr, &domain_size, &use);
         if (sid_size == 0) return std::nullopt;
         std::vector<BYTE> buf(sid_size);
         std::wstring domain(domain_size ? domain_size : 1, L'\0');
-        if (!LookupAccountNameW(nullptr, name.c_str(), buf.data(), &sid_size, domain.data(), &domain_size, &use))
+        if (!LookupAccountNameW(nullptr, name.c_str(), buf.data(), &sid_size, domain.data(),
+                                &domain_size, &use))
             return std::nullopt;
         sid_text = sid_string(buf.data());
     }
@@ -244,4 +237,3 @@ std::optional<std::uint32_t> listed_account_uid(const std::string& name_or_sid) 
 }
 
 } // namespace cvm::platform::win
-#endif

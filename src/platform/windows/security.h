@@ -1,9 +1,9 @@
 #pragma once
 // Windows' side of the trust rules (core/trust.h): whose a file is and who may change it, read
-// from its security descriptor. A file or folder is trusted when
+// from its security descriptor once, with the file (files.cpp), and judged there (trust.cpp). A
+// file or folder is trusted when
 //   - its owner is the user cvm runs as, SYSTEM, Administrators or TrustedInstaller (judged
-//     here), or an account listed in trusted_owners (judged by core/trust.cpp from the numbers
-//     below), and
+//     here), or an account listed in trusted_owners (judged by trust.cpp), and
 //   - no allow entry of its access list (DACL) that applies to it lets another account change it
 //     (write or append data, add files, delete children, change the access list or the owner);
 //     a missing access list lets everybody do anything. The accounts that may are all kept
@@ -13,7 +13,6 @@
 // one, so they are root's files; git asks for membership since it trusts only the user's own.
 // Deny entries are not weighed (a deny that would make an allow harmless is rare; refusing then
 // is the safe side). Only compiled for Windows.
-#ifdef _WIN32
 #ifndef NOMINMAX
 #define NOMINMAX
 #endif
@@ -27,11 +26,11 @@
 namespace cvm::platform::win {
 
 struct SecurityVerdict {
-    bool read = false;             // the descriptor could be read
+    bool read = false; // the descriptor could be read
     bool owner_trusted = false;
     bool writable_by_others = false;
-    std::string owner_sid;         // "S-1-5-7"
-    std::string writer_sid;        // the first other account that may write ("S-1-1-0"); "" with no DACL
+    std::string owner_sid;  // "S-1-5-7"
+    std::string writer_sid; // the first other account that may write ("S-1-1-0"); "" with no DACL
     std::vector<std::string> writer_sids; // every other account that may write, in the list's order
 };
 
@@ -50,14 +49,11 @@ PSID current_user_sid();
 // "BUILTIN\Users (S-1-5-32-545)", or the SID alone when it has no name here.
 std::string account_text(const std::string& sid);
 
-// Accounts said as the uids of FileMeta (platform.h), so the trust checks can compare owners and
-// writers with trusted_owners: each SID seen gets a number of its own for the process,
-// kAccountBase and up (FileMeta::kOtherOwner stays "cannot be read").
+// Accounts said as the uids of FileMeta (platform.h), so the trust checks can compare owners with
+// trusted_owners: each SID seen gets a number of its own for the process, kAccountBase and up
+// (FileMeta::kOtherOwner stays "cannot be read").
 constexpr std::uint32_t kAccountBase = 0x80000000u;
 std::uint32_t account_uid(const std::string& sid);
-// The accounts of a SecurityVerdict's writer_sids, said as one number (FileMeta::gid), and back.
-std::uint32_t writers_id(const std::vector<std::string>& sids);
-std::vector<std::uint32_t> writer_uids(std::uint32_t writers);
 std::string account_sid(std::uint32_t uid); // "" for a number not given out
 // Everyone, Authenticated Users, Users, Guests, Interactive, Anonymous... accounts that stand
 // for any user: never trusted, even when listed.
@@ -68,4 +64,3 @@ bool stands_for_anyone(const std::string& sid);
 std::optional<std::uint32_t> listed_account_uid(const std::string& name_or_sid);
 
 } // namespace cvm::platform::win
-#endif

@@ -1,0 +1,147 @@
+// The file helpers that read the same on every OS (platform.h): whole-file reads, the C library's
+// words for errno, atomic writes over the OS's own new-file open, the lock's moves.
+#include "platform/platform.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <system_error>
+
+#include "platform/files_detail.h"
+
+namespace cvm::platform {
+
+bool FileRead::absent() const {
+    return error == ENOENT || error == ENOTDIR;
+}
+
+FileRead read_whole_file(const std::string& utf8_path, std::size_t limit) {
+    FileRead r = read_file_checked(utf8_path, limit + 1);
+    if (r.text && r.text->size() > limit) {
+        r.text.reset();
+        r.too_large = true;
+    }
+    return r;
+}
+
+// The C library's words differ between glibc, musl (the shim's, shims/CMakeLists.txt) and
+// Windows' CRT ("Symbolic link loop" against "Too many levels of symbolic links"): the reasons
+// cvm gives for files are its own, in glibc's wording, so cvm and its shim say the same thing.
+std::string error_text(int error) {
+    switch (error) {
+    case EPERM:
+        return "Operation not permitted";
+    case ENOENT:
+        return "No such file or directory";
+    case EIO:
+        return "Input/output error";
+    case ENXIO:
+        return "No such device or address";
+    case ENOEXEC:
+        return "Exec format error";
+    case ENOMEM:
+        return "Cannot allocate memory";
+    case EACCES:
+        return "Permission denied";
+    case EBUSY:
+        return "Device or resource busy";
+    case EEXIST:
+        return "File exists";
+    case EXDEV:
+        return "Invalid cross-device link";
+    case ENOTDIR:
+        return "Not a directory";
+    case EISDIR:
+        return "Is a directory";
+    case EINVAL:
+        return "Invalid argument";
+    case ENFILE:
+        return "Too many open files in system";
+    case EMFILE:
+        return "Too many open files";
+    case ETXTBSY:
+        return "Text file busy";
+    case EFBIG:
+        return "File too large";
+    case ENOSPC:
+        return "No space left on device";
+    case EROFS:
+        return "Read-only file system";
+    case ENAMETOOLONG:
+        return "File name too long";
+    case ENOTEMPTY:
+        return "Directory not empty";
+    case ELOOP:
+        return "Too many levels of symbolic links";
+#ifdef EDQUOT
+    case EDQUOT:
+        return "Disk quota exceeded";
+#endif
+    default:
+        return std::strerror(error);
+    }
+}
+
+std::string file_type_text(const fs::path& p) {
+    std::error_code ec;
+    auto st = fs::status(p, ec);
+    switch (st.type()) {
+    case fs::file_type::directory:
+        return "a folder";
+    case fs::file_type::fifo:
+        return "a FIFO";
+    case fs::file_type::socket:
+        return "a socket";
+    case fs::file_type::block:
+    case fs::file_type::character:
+        return "a device";
+    case fs::file_type::regular:
+        return "a regular file";
+    default:
+        return "not a regular file";
+    }
+}
+
+void write_file_atomically(const fs::path& file, std::string_view text) {
+    fs::path tmp = file.parent_path() / fs::u8path("." + file.filename().u8string() + ".tmp" +
+                                                   std::to_string(process_id()));
+    auto failed = [&](int err) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw fs::filesystem_error("cannot write", file,
+                                   std::error_code(err, std::generic_category()));
+    };
+    int open_error = 0;
+    std::FILE* f = open_new_file(tmp, open_error);
+    if (!f) failed(open_error);
+    errno = 0;
+    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    ok = std::fflush(f) == 0 && ok;
+    int err = errno;
+    ok = std::fclose(f) == 0 && ok;
+    if (!ok) failed(err ? err : (errno ? errno : EIO));
+    std::error_code ec;
+    fs::rename(tmp, file, ec);
+    if (ec) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw fs::filesystem_error("cannot write", file, ec);
+    }
+}
+
+FileLock::FileLock(FileLock&& other) noexcept : handle_(other.handle_) {
+    other.handle_ = -1;
+}
+FileLock& FileLock::operator=(FileLock&& other) noexcept {
+    if (this != &other) {
+        release();
+        handle_ = other.handle_;
+        other.handle_ = -1;
+    }
+    return *this;
+}
+FileLock::~FileLock() {
+    release();
+}
+
+} // namespace cvm::platform

@@ -1,0 +1,270 @@
+// Files on POSIX (platform.h): reading with the check on the open descriptor, stat in trust's
+// terms, folder listing for the shim's hot path, identities, links, locks.
+#include "platform/platform.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <system_error>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
+
+namespace cvm::platform {
+
+static FileMeta meta_of(const struct stat& st) {
+    FileMeta m;
+    m.type = S_ISREG(st.st_mode)   ? FileMeta::Type::Regular
+             : S_ISDIR(st.st_mode) ? FileMeta::Type::Directory
+                                   : FileMeta::Type::Other;
+    m.uid = st.st_uid;
+    m.gid = st.st_gid;
+    m.mode = st.st_mode & 07777;
+    return m;
+}
+
+bool exists(const std::string& utf8_path) {
+    struct stat st;
+    return ::stat(utf8_path.c_str(), &st) == 0;
+}
+
+std::vector<std::string> folder_names(const std::string& utf8_dir, FileMeta* meta) {
+    std::vector<std::string> out;
+    if (meta) *meta = FileMeta{};
+#ifdef __linux__
+    // The shim lists store folders before every tool it runs: the folder's own descriptor is
+    // read with getdents64 into a buffer on the stack (opendir would fstat it again and take a
+    // 32 KiB buffer from the heap), and the owner check is on that same descriptor.
+    int fd = ::open(utf8_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return out;
+    struct stat st;
+    if (meta && ::fstat(fd, &st) == 0) *meta = meta_of(st);
+    struct Record { // the kernel's linux_dirent64
+        std::uint64_t ino;
+        std::int64_t off;
+        unsigned short reclen;
+        unsigned char type;
+        char name[1];
+    };
+    alignas(Record) char buf[8192];
+    for (;;) {
+        long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        for (long at = 0; at < n;) {
+            const auto* e = reinterpret_cast<const Record*>(buf + at);
+            at += e->reclen;
+            const char* name = e->name;
+            if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0))) continue;
+            out.emplace_back(name);
+        }
+    }
+    ::close(fd);
+#else
+    DIR* d = ::opendir(utf8_dir.c_str());
+    if (!d) return out;
+    struct stat st;
+    if (meta && ::fstat(dirfd(d), &st) == 0) *meta = meta_of(st);
+    while (const dirent* e = ::readdir(d)) {
+        const char* n = e->d_name;
+        if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
+        out.emplace_back(n);
+    }
+    ::closedir(d);
+#endif
+    return out;
+}
+
+bool is_executable(const fs::path& p) {
+    struct stat st;
+    if (stat(p.c_str(), &st) != 0) return false;
+    return S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;
+}
+
+std::optional<FileId> file_id(const fs::path& p) {
+    struct stat st;
+    if (stat(p.c_str(), &st) != 0) return std::nullopt;
+    return FileId{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+std::optional<FileId> executable_id(const fs::path& p, FileMeta* meta) {
+    struct stat st;
+    if (stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    if (meta) *meta = meta_of(st);
+    // The mode bits answer for most files without a second system call; access() has the final
+    // word (root, ACLs, noexec mounts are its business).
+    if ((st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) == 0 || access(p.c_str(), X_OK) != 0)
+        return std::nullopt;
+    return FileId{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+void make_link(const fs::path& target, const fs::path& link, bool is_directory) {
+    std::error_code ec;
+    if (is_directory)
+        fs::create_directory_symlink(target, link, ec);
+    else
+        fs::create_symlink(target, link, ec);
+    if (ec)
+        throw std::runtime_error("cannot link " + link.string() + " to " + target.string() + ": " +
+                                 ec.message());
+}
+
+bool FileLock::acquire(const fs::path& path, bool try_only) {
+    int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        throw std::runtime_error("cannot open lock file " + path.string() + ": " +
+                                 std::strerror(errno));
+    int rc;
+    while ((rc = flock(fd, LOCK_EX | (try_only ? LOCK_NB : 0))) != 0 && errno == EINTR) {
+    }
+    if (rc != 0) {
+        int err = errno;
+        close(fd);
+        if (try_only && err == EWOULDBLOCK) return false;
+        throw std::runtime_error("cannot lock " + path.string() + ": " + std::strerror(err));
+    }
+    release();
+    handle_ = fd;
+    return true;
+}
+
+void FileLock::release() {
+    if (handle_ == -1) return;
+    close(static_cast<int>(handle_));
+    handle_ = -1;
+}
+
+static FileRead read_file_posix(const char* path, std::size_t limit) {
+    FileRead r;
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        r.error = errno;
+        return r;
+    }
+    // The check is on the open descriptor, so what is read is what was checked.
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        r.error = errno;
+        close(fd);
+        return r;
+    }
+    r.meta = meta_of(st);
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return r;
+    }
+    std::string out;
+    // procfs files report size 0; read on until the end either way.
+    std::size_t want = std::min<std::size_t>(
+        limit, st.st_size > 0 ? static_cast<std::size_t>(st.st_size) + 1 : 4096);
+    out.resize(want);
+    std::size_t got = 0;
+    while (got < limit) {
+        if (got == out.size()) out.resize(std::min(limit, out.size() * 2));
+        std::size_t asked = out.size() - got;
+        ssize_t n = ::read(fd, out.data() + got, asked);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            r.error = errno; // EIO, EISDIR on odd file systems: not read
+            close(fd);
+            return r;
+        }
+        if (n == 0) break;
+        got += static_cast<std::size_t>(n);
+        // A regular file that gave all of its size and less than was asked is at its end: no
+        // second call to learn what the first already said.
+        if (st.st_size > 0 && got >= static_cast<std::size_t>(st.st_size) &&
+            static_cast<std::size_t>(n) < asked)
+            break;
+    }
+    close(fd);
+    out.resize(got);
+    r.text = std::move(out);
+    return r;
+}
+
+FileRead read_file_checked(const std::string& utf8_path, std::size_t limit) {
+    return read_file_posix(utf8_path.c_str(), limit);
+}
+
+std::optional<std::string> read_file(const std::string& utf8_path, std::size_t limit) {
+    return read_file_checked(utf8_path, limit).text;
+}
+
+std::optional<std::string> read_file(const fs::path& p, std::size_t limit) {
+    return read_file_posix(p.c_str(), limit).text;
+}
+
+std::optional<FileMeta> file_meta(const fs::path& p, int* error) {
+    struct stat st;
+    if (::stat(p.c_str(), &st) != 0) {
+        if (error) *error = errno;
+        return std::nullopt;
+    }
+    return meta_of(st);
+}
+
+std::optional<FileMeta> link_meta(const fs::path& p, bool& link) {
+    link = false;
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0) return std::nullopt;
+    link = S_ISLNK(st.st_mode);
+    return meta_of(st);
+}
+
+std::uint32_t effective_uid() {
+    static const std::uint32_t uid =
+        static_cast<std::uint32_t>(geteuid()); // a system call each time otherwise
+    return uid;
+}
+
+int create_file_for_writing(const fs::path& file) {
+    int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+    if (fd < 0) return errno;
+    struct stat st;
+    int err = 0;
+    if (fstat(fd, &st) != 0)
+        err = errno;
+    else if (!S_ISREG(st.st_mode))
+        err = EINVAL;
+    else if (fchmod(fd, 0644 & ~static_cast<mode_t>(file_creation_mask())) != 0)
+        err = errno;
+    close(fd);
+    return err;
+}
+
+// write_file_atomically's temporary file (files_detail.h): a new file of cvm's own, never through
+// a link or a FIFO someone put at the temporary name (one left by an earlier run is removed:
+// unlink takes the link, not what it points to).
+std::FILE* open_new_file(const fs::path& tmp, int& error) {
+    auto open_new = [&] {
+        return ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    };
+    int fd = open_new();
+    if (fd < 0 && errno == EEXIST && ::unlink(tmp.c_str()) == 0) fd = open_new();
+    if (fd < 0) {
+        error = errno ? errno : EIO;
+        return nullptr;
+    }
+    std::FILE* f = fdopen(fd, "wb");
+    if (!f) {
+        error = errno ? errno : EIO;
+        ::close(fd);
+    }
+    return f;
+}
+
+fs::path self_path_for_identity() {
+    // stat() follows this link to the running program without building its path (readlink does).
+    return fs::path("/proc/self/exe");
+}
+
+} // namespace cvm::platform
