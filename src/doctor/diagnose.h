@@ -3,10 +3,10 @@
 // Python, file system) to the libraries that load and the problems, each with a fix. Everything
 // it looks at arrives in DoctorInputs, so tests build broken machines in temporary folders.
 
+#include "binary/elf_reader.h"
+#include "binary/ld_cache.h"
 #include "driver.h"
-#include "elf_reader.h"
 #include "file_system_view.h"
-#include "ld_cache.h"
 #include "linux_loader.h"
 #include "python_env.h"
 

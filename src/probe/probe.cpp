@@ -1,7 +1,7 @@
 #include "probe.h"
 
 #ifndef _WIN32
-#include "compat/elf_version_symbol.h"
+#include "binary/elf_version_symbol.h"
 #endif
 
 #include "api.h"
