@@ -16,7 +16,6 @@ root = pathlib.Path(sys.argv[1])
 known_loops = {
     frozenset({"core/shell", "core/shell_detail"}): "issue 23: shells as one table per shell",
     frozenset({"probe/probe", "probe/nccl_probe"}): "issue 24: probe.cpp split",
-    frozenset({"core/module_driver", "core/modules"}): "issue 23",
     frozenset({"core/config", "core/download_settings", "core/download_table", "core/folder_chain",
                "core/trust"}): "issue 23",
     frozenset({"cli/cli_model", "cli/completion", "cli/manpage"}): "issue 23",
