@@ -18,7 +18,6 @@ known_loops = {
     frozenset({"probe/probe", "probe/nccl_probe"}): "issue 24: probe.cpp split",
     frozenset({"core/config", "core/download_settings", "core/download_table", "core/folder_chain",
                "core/trust"}): "issue 23",
-    frozenset({"cli/cli_model", "cli/completion", "cli/manpage"}): "issue 23",
 }
 
 # The floors, bottom up, from the one place they are written.
