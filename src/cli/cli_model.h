@@ -52,8 +52,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OptionModel, names, positional, value_name, d
                                    repeats)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CommandModel, name, aliases, description, footer, options, commands, passthrough)
 
-// The hidden commands, answered before the command line is parsed: `__complete WORDS...`,
-// `__man [FILE]` and `__describe NAME`. Returns the exit code, or nothing for any other command.
-std::optional<int> answer_internal(const CLI::App& app, const std::vector<std::string>& args);
+// The companion program `command` was forwarded to (forward_model), or null.
+const std::string* forwarded_to(const CLI::App* command);
 
 } // namespace cvm::cli

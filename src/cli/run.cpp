@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/cli_model.h"
+#include "cli/internal_commands.h"
 #include "cli/commands.h"
 #include "cli/completion.h"
 #include "cli/context.h"

@@ -1,12 +1,12 @@
 #include "compat/cudnn_files.h"
 
-#include "compat/elf_version_symbol.h"
+#include "binary/elf_version_symbol.h"
 #include "doctor/cuda_libraries.h"
 #include "doctor/file_system_view.h"
 
 #include <algorithm>
-#include <map>
 #include <cstring>
+#include <map>
 #include <system_error>
 
 #include "platform/platform.h"

@@ -1,6 +1,6 @@
 #include "compat/nccl_checks.h"
 
-#include "doctor/nccl_version.h"
+#include "binary/nccl_version.h"
 
 #include <filesystem>
 #include <set>

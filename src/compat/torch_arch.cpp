@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "doctor/nccl_version.h"
+#include "binary/nccl_version.h"
 #include "doctor/python_env.h"
 #include "platform/platform.h"
 

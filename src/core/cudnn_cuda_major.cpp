@@ -6,11 +6,11 @@
 #include <set>
 #include <system_error>
 
+#include "binary/byte_source.h"
+#include "binary/elf_reader.h"
+#include "binary/pe_reader.h"
 #include "core/ascii.h"
 #include "core/pattern.h"
-#include "doctor/byte_source.h"
-#include "doctor/elf_reader.h"
-#include "doctor/pe_reader.h"
 
 namespace cvm {
 

@@ -4,7 +4,7 @@
 // imported folder), the imported folder behind an assembled root, and its bin and lib folders.
 // Each must pass the trust rules (trust.h), or another user could put a program or a library
 // where cvm looks. One stat per folder: the shim runs this for every tool it starts.
-#include "core/store.h"
+#include "core/entry.h"
 #include "platform/platform.h"
 
 namespace cvm {

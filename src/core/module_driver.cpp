@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "core/modules.h"
+#include "core/module_strings.h"
 
 namespace cvm {
 

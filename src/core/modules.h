@@ -74,11 +74,6 @@ ModuleFile nccl_module(const Store& store, const Entry& nccl, const std::vector<
 ModuleFile cudnn_module(const Store& store, const Entry& cudnn, const std::vector<Entry>& toolkits,
                         const std::function<fs::path(const Resolved&)>& view_for, platform::Os os);
 
-// A Lua string literal / a Tcl word in double quotes holding `s` exactly (nothing in it is
-// substituted).
-std::string lua_string(const std::string& s);
-std::string tcl_string(const std::string& s);
-
 // The modulefile's text.
 std::string render_module(const ModuleFile& m, ModuleFormat format);
 

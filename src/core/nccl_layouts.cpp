@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <system_error>
 
+#include "binary/nccl_version.h"
 #include "core/detect.h"
 #include "core/pattern.h"
-#include "doctor/nccl_version.h"
 
 namespace cvm {
 

@@ -9,7 +9,7 @@
 //    toolkit folder NCCL was copied into. These get an assembled root of links to NCCL's own
 //    files (assemble.h), so no shared folder lands on LD_LIBRARY_PATH or becomes NCCL_HOME.
 // The version and the CUDA it was built for come from the library itself (its text "NCCL version
-// 2.21.5+cuda12.4", doctor/nccl_version.h), never from a file name alone.
+// 2.21.5+cuda12.4", binary/nccl_version.h), never from a file name alone.
 #include <filesystem>
 #include <optional>
 #include <stdexcept>

@@ -2,8 +2,8 @@
 // The file names of the CUDA and cuDNN libraries the doctor follows, and readers for the
 // versions their files carry (the real file name of a Linux .so, the VS_VERSIONINFO of a DLL).
 
+#include "binary/pe_reader.h"
 #include "file_system_view.h"
-#include "pe_reader.h"
 
 #include <optional>
 #include <string>

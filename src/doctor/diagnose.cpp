@@ -13,18 +13,6 @@
 
 namespace cvm::doctor {
 
-const char* to_string(Severity s) {
-    switch (s) {
-    case Severity::error:
-        return "error";
-    case Severity::warning:
-        return "warning";
-    case Severity::note:
-        return "note";
-    }
-    return "?";
-}
-
 bool DoctorReport::healthy() const {
     return std::none_of(findings.begin(), findings.end(),
                         [](const Finding& f) { return f.severity != Severity::note; });

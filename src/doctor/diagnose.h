@@ -3,10 +3,11 @@
 // Python, file system) to the libraries that load and the problems, each with a fix. Everything
 // it looks at arrives in DoctorInputs, so tests build broken machines in temporary folders.
 
+#include "binary/elf_reader.h"
+#include "binary/ld_cache.h"
 #include "driver.h"
-#include "elf_reader.h"
 #include "file_system_view.h"
-#include "ld_cache.h"
+#include "finding.h"
 #include "linux_loader.h"
 #include "python_env.h"
 
@@ -25,16 +26,6 @@ struct Registry;
 }
 
 namespace cvm::doctor {
-
-enum class Severity { error, warning, note };
-const char* to_string(Severity s);
-
-struct Finding {
-    Severity severity = Severity::note;
-    std::string code;    // stable identifier, e.g. "sublibrary-missing"
-    std::string message; // what is wrong, naming the files
-    std::string fix;     // the command or change that fixes it ("" for notes without one)
-};
 
 struct CandidateRow {
     std::string path;

@@ -1,7 +1,7 @@
 #include "driver.h"
 
+#include "binary/elf_reader.h"
 #include "cuda_libraries.h"
-#include "elf_reader.h"
 #include "file_system_view.h"
 
 #include "core/detect.h"

@@ -2,7 +2,7 @@
 // The loader emulation reads the machine only through this interface, so tests can point it at
 // temporary folders (or a fake) and the search logic stays a pure function of its inputs.
 
-#include "byte_source.h"
+#include "binary/byte_source.h"
 
 #include <memory>
 #include <optional>

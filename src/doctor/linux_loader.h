@@ -15,9 +15,9 @@
 //      has DF_1_NODEFLIB.
 // A file of another ELF class or machine is skipped (ld.so goes on searching).
 
-#include "elf_reader.h"
+#include "binary/elf_reader.h"
+#include "binary/ld_cache.h"
 #include "file_system_view.h"
-#include "ld_cache.h"
 
 #include <optional>
 #include <string>

@@ -1,6 +1,6 @@
 #include "python_env.h"
 
-#include "nccl_version.h"
+#include "binary/nccl_version.h"
 
 #include "core/detect.h"
 #include "platform/platform.h"

@@ -2,7 +2,9 @@
 // Findings about variables of the environment that change how CUDA programs run without
 // changing which libraries load (CUDA_MODULE_LOADING=EAGER).
 
-#include "diagnose.h"
+#include "finding.h"
+
+#include "platform/platform.h"
 
 #include <map>
 #include <string>

@@ -1,9 +1,9 @@
 #include "install/recognize.h"
 
+#include "binary/nccl_version.h"
 #include "core/cudnn_libraries.h"
 #include "core/nccl_layouts.h"
 #include "core/redist_platform.h"
-#include "doctor/nccl_version.h"
 #include "install/error.h"
 #include "platform/platform.h"
 

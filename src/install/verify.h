@@ -7,16 +7,12 @@
 // *.dist-info/RECORD, dpkg's /var/lib/dpkg/info/<package>.md5sums). A merged view is checked for
 // links that lead nowhere.
 #include "core/store.h"
+#include "install/verify_problem.h"
 
 #include <string>
 #include <vector>
 
 namespace cvm::install {
-
-struct VerifyProblem {
-    std::string path; // relative to the entry's root (installed) or absolute (imported)
-    std::string what; // "missing", "content differs (sha256 ...)", ...
-};
 
 struct EntryCheck {
     enum class State {

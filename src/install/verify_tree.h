@@ -1,7 +1,7 @@
 #pragma once
 // The tree below a folder as lstat sees it (links are not followed): what `cvm verify` compares
 // with an install's record of its files and with the merged view cvm would make.
-#include "install/verify.h"
+#include "install/verify_problem.h"
 #include "platform/platform.h"
 
 #include <cstdint>

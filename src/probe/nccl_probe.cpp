@@ -1,6 +1,6 @@
 #include "nccl_probe.h"
 
-#include "doctor/nccl_version.h"
+#include "binary/nccl_version.h"
 #include "nccl_api.h"
 #include "runtime.h"
 

@@ -1,7 +1,7 @@
 // POSIX (glibc) implementation of os.h: dlopen, dlinfo, dl_iterate_phdr.
 #include "os.h"
 
-#include "doctor/ld_cache.h"
+#include "binary/ld_cache.h"
 
 #include <dlfcn.h>
 #include <link.h>

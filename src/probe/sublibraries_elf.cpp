@@ -2,7 +2,7 @@
 // cudnnGetVersion, version symbols, file names): a set of two releases is a finding.
 #include "prober.h"
 
-#include "compat/elf_version_symbol.h"
+#include "binary/elf_version_symbol.h"
 #include "names.h"
 
 #include <algorithm>

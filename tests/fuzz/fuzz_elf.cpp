@@ -1,7 +1,7 @@
 // libFuzzer target for the ELF reader (and the ld.so.cache reader, which shares its input
 // handling): any byte string must give a result or an error, never a crash or a leak.
-#include "doctor/elf_reader.h"
-#include "doctor/ld_cache.h"
+#include "binary/elf_reader.h"
+#include "binary/ld_cache.h"
 #include "doctor/linux_loader.h"
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 // libFuzzer target for the PE reader: any byte string must give a result or an error, never a
 // crash or a leak.
-#include "doctor/pe_reader.h"
+#include "binary/pe_reader.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -2,9 +2,9 @@
 // installed) built here, and on the real cuDNN of /usr/local/cuda-13.0 where it is installed.
 #include <catch2/catch.hpp>
 
+#include "binary/binary_test_support.h"
 #include "core/cudnn_cuda_major.h"
 #include "core/cudnn_layouts.h"
-#include "doctor/doctor_test_support.h"
 #include "test_support.h"
 
 using namespace cvm;

@@ -1,6 +1,6 @@
 #include "doctor/cuda_libraries.h"
 
-#include "doctor_test_support.h"
+#include "binary/binary_test_support.h"
 
 #include <catch2/catch.hpp>
 

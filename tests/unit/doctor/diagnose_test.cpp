@@ -1,7 +1,7 @@
 #include "doctor/diagnose.h"
 #include "doctor/report.h"
 
-#include "doctor_test_support.h"
+#include "binary/binary_test_support.h"
 #include "registry/registry.h"
 
 #include <catch2/catch.hpp>

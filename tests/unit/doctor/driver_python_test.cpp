@@ -1,7 +1,7 @@
 #include "doctor/driver.h"
 #include "doctor/python_env.h"
 
-#include "doctor_test_support.h"
+#include "binary/binary_test_support.h"
 
 #include <catch2/catch.hpp>
 

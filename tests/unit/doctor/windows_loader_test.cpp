@@ -1,7 +1,7 @@
 #include "doctor/windows_loader.h"
 
-#include "doctor/pe_reader.h"
-#include "doctor_test_support.h"
+#include "binary/binary_test_support.h"
+#include "binary/pe_reader.h"
 
 #include <catch2/catch.hpp>
 

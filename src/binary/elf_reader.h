@@ -3,7 +3,7 @@
 // SONAME, DT_NEEDED, DT_RPATH, DT_RUNPATH. Every offset in the file is checked; a hostile or
 // truncated file gives an error or a warning, never a crash.
 
-#include "byte_source.h"
+#include "binary/byte_source.h"
 
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "compat/elf_version_symbol.h"
+#include "binary/elf_version_symbol.h"
 
 #include <cstring>
 #include <vector>
@@ -35,7 +35,7 @@ struct Reader {
     }
 };
 
-struct Section {
+struct SectionHeader {
     std::uint32_t type = 0, link = 0;
     std::uint64_t addr = 0, offset = 0, size = 0, entsize = 0;
 };
@@ -52,10 +52,10 @@ std::optional<RawVersionSymbol> read_cudnn_version_symbol(const doctor::ByteSour
     auto shnum = r.u(is64 ? 0x3c : 0x30, 2);
     if (!shoff || !shentsize || !shnum || *shnum == 0 || *shnum > 4096 || *shentsize < (is64 ? 64u : 40u))
         return std::nullopt;
-    std::vector<Section> sections;
+    std::vector<SectionHeader> sections;
     for (std::uint64_t i = 0; i < *shnum; ++i) {
         std::uint64_t at = *shoff + i * *shentsize;
-        Section s;
+        SectionHeader s;
         auto type = r.u(at + 4, 4);
         auto link = r.u(at + (is64 ? 0x28 : 0x18), 4);
         auto addr = r.u(at + (is64 ? 0x10 : 0x0c), is64 ? 8 : 4);
@@ -71,7 +71,7 @@ std::optional<RawVersionSymbol> read_cudnn_version_symbol(const doctor::ByteSour
     const std::uint32_t kDynsym = 11, kNobits = 8;
     for (const auto& dynsym : sections) {
         if (dynsym.type != kDynsym || dynsym.link >= sections.size()) continue;
-        const Section& strtab = sections[dynsym.link];
+        const SectionHeader& strtab = sections[dynsym.link];
         if (strtab.size > (std::uint64_t(64) << 20) || dynsym.size > (std::uint64_t(64) << 20)) return std::nullopt;
         auto names = file.read(strtab.offset, strtab.size);
         auto syms = file.read(dynsym.offset, dynsym.size);
@@ -93,7 +93,7 @@ std::optional<RawVersionSymbol> read_cudnn_version_symbol(const doctor::ByteSour
             std::string name(begin, strnlen(begin, names->size() - *name_off));
             if (name.compare(0, 5, "cudnn") != 0 || name.size() < 8 || name.compare(name.size() - 8, 8, "_version") != 0)
                 continue;
-            const Section& home = sections[*shndx];
+            const SectionHeader& home = sections[*shndx];
             if (home.type == kNobits || *value < home.addr || *value + 4 > home.addr + home.size) continue;
             auto raw = r.u(home.offset + (*value - home.addr), 4);
             if (!raw) continue;

@@ -4,7 +4,7 @@
 // and product versions, and the strings of the first StringFileInfo table). Every offset is
 // checked; a hostile or truncated file gives an error or a warning, never a crash.
 
-#include "byte_source.h"
+#include "binary/byte_source.h"
 
 #include <array>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "ld_cache.h"
+#include "binary/ld_cache.h"
 
 namespace cvm::doctor {
 

@@ -6,7 +6,7 @@
 //    also names the CUDA it was built for.
 // Standard C++ and the binary readers only: cvm-probe links it too.
 
-#include "byte_source.h"
+#include "binary/byte_source.h"
 
 #include <array>
 #include <optional>

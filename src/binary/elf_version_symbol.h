@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "doctor/byte_source.h"
+#include "binary/byte_source.h"
 
 namespace cvm::compat {
 

@@ -1,4 +1,4 @@
-#include "pe_reader.h"
+#include "binary/pe_reader.h"
 
 #include <algorithm>
 #include <cstring>

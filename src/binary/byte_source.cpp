@@ -1,4 +1,4 @@
-#include "byte_source.h"
+#include "binary/byte_source.h"
 
 #include <filesystem>
 #include <system_error>

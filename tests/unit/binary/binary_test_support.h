@@ -1,6 +1,6 @@
 #pragma once
-// Helpers for the doctor tests: running the system compiler to build real
-// ELF shared objects and PE DLLs, reading files back.
+// Helpers for the tests of the binary readers (and of doctor and core, which read binaries):
+// running the system compiler to build real ELF shared objects and PE DLLs, reading files back.
 
 #include <cstdint>
 #include <cstdlib>

@@ -3,7 +3,7 @@
 // they need (headers, the dynamic segment, the import table), so a 600 MB cuDNN library is
 // never read whole.
 
-#include "byte_view.h"
+#include "binary/byte_view.h"
 
 #include <cstdint>
 #include <fstream>

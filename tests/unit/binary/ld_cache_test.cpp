@@ -1,6 +1,6 @@
-#include "doctor/ld_cache.h"
+#include "binary/ld_cache.h"
 
-#include "doctor_test_support.h"
+#include "binary/binary_test_support.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
-#include "nccl_version.h"
+#include "binary/nccl_version.h"
 
-#include "elf_reader.h"
+#include "binary/elf_reader.h"
 
 #include <algorithm>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "elf_reader.h"
+#include "binary/elf_reader.h"
 
 #include <algorithm>
 

@@ -2,8 +2,8 @@
 // A reader for glibc's binary /etc/ld.so.cache: the new format ("glibc-ld.so.cache1.1",
 // glibc 2.32 and later) alone or behind the old "ld.so-1.7.0" table (older glibc writes both).
 
-#include "byte_source.h"
-#include "elf_reader.h"
+#include "binary/byte_source.h"
+#include "binary/elf_reader.h"
 
 #include <cstdint>
 #include <optional>
