@@ -273,4 +273,19 @@ std::optional<ArchiveName> parse_archive_name(std::string_view filename) {
     return name;
 }
 
+std::string basename_of_url(const std::string& url) {
+    std::string path = url;
+    auto q = path.find_first_of("?#");
+    if (q != std::string::npos) path.resize(q);
+    auto slash = path.rfind('/');
+    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    std::string clean;
+    for (char c : name)
+        clean += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')
+                     ? c
+                     : '_';
+    if (clean.empty() || clean == "." || clean == "..") clean = "download";
+    return clean;
+}
+
 } // namespace cvm::install

@@ -43,4 +43,8 @@ std::string normalize_platform(std::string_view os, std::string_view arch);
 // PEP 503 normalisation: lower case, runs of "-", "_", "." become "-".
 std::string normalize_project_name(std::string_view name);
 
+// The name a URL's download has in the cache: its last path segment, characters other than
+// letters, digits, '.', '_' and '-' as '_' ("download" when nothing is left).
+std::string basename_of_url(const std::string& url);
+
 } // namespace cvm::install

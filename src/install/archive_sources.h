@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "install/archive_handles.h"
-#include "install/extract.h"
+#include "install/archive_types.h"
 
 namespace cvm::install {
 

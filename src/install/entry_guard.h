@@ -8,7 +8,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "install/extract.h"
+#include "install/entry_rules.h"
 
 namespace cvm::install {
 

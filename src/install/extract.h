@@ -13,6 +13,8 @@
 // Speed: .xz is decoded by liblzma on its own thread (several threads for multi-block
 // files, as `xz -T2` writes them) while libarchive writes files; zip entries are written
 // by several threads at once.
+#include "install/archive_types.h"
+#include "install/entry_rules.h"
 #include "install/error.h"
 
 #include <atomic>
@@ -23,8 +25,6 @@
 #include <vector>
 
 namespace cvm::install {
-
-enum class ArchiveFormat { Unknown, TarXz, TarGz, TarBz2, TarZstd, Tar, Zip };
 
 // Recognises the container from the first bytes of the file (not the name).
 ArchiveFormat detect_archive_format(const std::filesystem::path& archive);
@@ -42,16 +42,6 @@ struct ExtractOptions {
     std::function<bool(const std::string& path)> select;
 };
 
-struct ExtractedEntry {
-    enum class Type { File, Directory, Symlink, Hardlink };
-    std::string path; // relative, '/'-separated, normalised
-    Type type = Type::File;
-    std::string link_target; // symlinks and hard links
-    std::uint64_t size = 0;  // files and hard links: the bytes written
-    std::string sha256;      // files and hard links: of the bytes as they were written
-    std::uint32_t crc32 = 0; // files, from extract_archive_stream of a zip only
-};
-
 struct ExtractResult {
     ArchiveFormat format = ArchiveFormat::Unknown;
     std::vector<ExtractedEntry> entries;
@@ -65,23 +55,6 @@ ExtractResult extract_archive(const std::filesystem::path& archive,
                               const std::filesystem::path& destination,
                               const ExtractOptions& options = {});
 
-// The mode an extracted file or folder gets from the archive's `perm`: masked like any file the
-// user creates, never group- or world-writable, with what its owner needs to read and clean up.
-unsigned extracted_mode(unsigned perm, bool directory);
-
-// Each symlink among `entries`, followed on disk below `root` (through the others too), must end
-// inside `root`; throws InstallError (input) naming the archive (`name`) and the entry.
-void verify_symlinks(const std::filesystem::path& root, const std::vector<ExtractedEntry>& entries,
-                     const std::string& name);
-
-// An archive stored inside another file (an installer's payload behind its script or stub).
-struct EmbeddedArchive {
-    enum class Format { CompressedTar, SevenZip };
-    Format format = Format::CompressedTar;
-    std::uint64_t offset = 0; // where the archive starts in the file
-    std::uint64_t length = 0; // its bytes from there
-};
-
 // Extracts the archive `slice` of `file` into `destination` (an existing empty folder), with
 // the checks extract_archive makes. Throws InstallError as extract_archive does.
 ExtractResult extract_embedded_archive(const std::filesystem::path& file,
@@ -89,44 +62,18 @@ ExtractResult extract_embedded_archive(const std::filesystem::path& file,
                                        const std::filesystem::path& destination,
                                        const ExtractOptions& options = {});
 
-// Archive bytes that arrive in order (a download in progress). read() blocks until some are
-// there, returns 0 at the end, and throws InstallError when the rest will not come.
-class ArchiveSource {
-public:
-    virtual ~ArchiveSource() = default;
-    virtual std::size_t read(void* buffer, std::size_t size) = 0;
-    virtual std::uint64_t expected_size() const = 0; // 0 when unknown
-};
-
 // Extracts an archive while its bytes arrive (stream_extract.h feeds it from a download), with
 // every check extract_archive makes. The format is recognised from the first bytes; `name` is the
 // archive's name in messages. A zip is read through its local headers (libarchive's streaming
 // reader), and each file's CRC-32 is recorded for a comparison with the central directory
-// (zip_streamed.h), which only the complete file holds.
-// What extract_archive_stream throws when the first bytes are no archive it reads, or the archive
-// ends holding nothing: the complete file would say the same, so nobody waits for it.
-class NotAnArchive : public InstallError {
-public:
-    explicit NotAnArchive(const std::string& message) : InstallError(Kind::Input, message) {}
-};
-
+// (zip_streamed.h), which only the complete file holds. Throws NotAnArchive (archive_types.h)
+// when the first bytes are no archive it reads.
 ExtractResult extract_archive_stream(ArchiveSource& source, const std::string& name,
                                      const std::filesystem::path& destination,
                                      const ExtractOptions& options = {});
 
 // The container recognised from an archive's first bytes (up to 512).
 ArchiveFormat detect_archive_format(const unsigned char* head, std::size_t size);
-
-// Entry-path rules, exposed for tests and fuzzing: returns the normalised relative path
-// ('/'-separated, no "." components) or an empty string with `why` set when refused.
-// An entry naming the root itself ("./") yields "." .
-std::string normalize_entry_path(const std::string& raw, std::string* why);
-
-// Where a symlink at `link_path` (normalised, relative) pointing to `target` ends up,
-// resolved lexically from the link's folder; empty with `why` set when it leaves the root
-// or is absolute.
-std::string resolve_link_target(const std::string& link_path, const std::string& target,
-                                std::string* why);
 
 struct ArchiveJob {
     std::filesystem::path archive;

@@ -103,22 +103,8 @@ void write_file(const fs::path& p, const std::string& text) {
                        (err == ENOSPC ? "; free space and run the install again" : ""));
 }
 
-std::string basename_of_url(const std::string& url) {
-    std::string path = url;
-    auto q = path.find_first_of("?#");
-    if (q != std::string::npos) path.resize(q);
-    auto slash = path.rfind('/');
-    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-    std::string clean;
-    for (char c : name)
-        clean += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')
-                     ? c
-                     : '_';
-    if (clean.empty() || clean == "." || clean == "..") clean = "download";
-    return clean;
-}
 
-StoreInstaller::Staged::Staged(const Store& store) {
+Staged::Staged(const Store& store) {
     std::string name = "install-" + std::to_string(platform::process_id()) + "-" + random_name();
     lock_path = store.locks_dir() / ("staging-" + name + ".lock");
     lock.acquire(lock_path);
@@ -127,7 +113,7 @@ StoreInstaller::Staged::Staged(const Store& store) {
     fs::create_directory(dir);
 }
 
-StoreInstaller::Staged::~Staged() {
+Staged::~Staged() {
     std::error_code ec;
     if (!dir.empty()) {
         // Make read-only folders writable again so they can be removed.
@@ -142,7 +128,7 @@ StoreInstaller::Staged::~Staged() {
     fs::remove(lock_path, ec);
 }
 
-void StoreInstaller::Staged::record(const ExtractResult& result, const fs::path& extracted,
+void Staged::record(const ExtractResult& result, const fs::path& extracted,
                                     const fs::path& content,
                                     const std::function<std::string(const std::string&)>& place) {
     std::string prefix = content.lexically_relative(extracted).generic_u8string();

@@ -1,5 +1,5 @@
 #pragma once
-// The StoreInstaller's staging folder (StoreInstaller::Staged), and what the files of its installs
+// The StoreInstaller's staging folder (Staged), and what the files of its installs
 // share to fill one and move it into the store: install_staging.cpp (the folder, the version locks,
 // the commit), store_install.cpp, install_archive.cpp (archives, NVIDIA's installers, URLs) and
 // install_toolkit.cpp (toolkits and cuDNN from NVIDIA's manifests).
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "core/installed_files.h"
+#include "core/store.h"
 #include "install/extract.h"
-#include "install/store_install.h"
 #include "platform/cleanup_on_signal.h"
 #include "platform/platform.h"
 
@@ -19,7 +19,7 @@ namespace cvm::install {
 
 // A staging folder, locked while this process uses it; removed with everything in it, also
 // when the process is interrupted.
-struct StoreInstaller::Staged {
+struct Staged {
     std::filesystem::path dir;
     std::filesystem::path lock_path;
     platform::FileLock lock;
@@ -46,8 +46,5 @@ void write_file(const std::filesystem::path& p, const std::string& text);
 // different contents keep the first and are reported.
 void merge_into(const std::filesystem::path& from, const std::filesystem::path& to,
                 std::vector<std::string>& conflicts, const std::filesystem::path& top);
-// The name a URL's download has in the cache: its last path segment, characters other than
-// letters, digits, '.', '_' and '-' as '_' ("download" when nothing is left).
-std::string basename_of_url(const std::string& url);
 
 } // namespace cvm::install

@@ -2,7 +2,7 @@
 // installs live in install_archive.cpp, install_toolkit.cpp, install_legacy.cpp,
 // install_cuda_installer.cpp and install_nccl.cpp, on the staging of install_staging.cpp.
 #include "install/store_install.h"
-#include "install/install_staging.h"
+#include "install/archive_name.h"
 
 #include "core/installed_files.h"
 #include "core/redist_platform.h"

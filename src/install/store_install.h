@@ -33,6 +33,7 @@ struct CudnnRelease;
 namespace cvm::install {
 
 class Progress;
+struct Staged; // a staging folder, locked while in use (install_staging.h)
 
 // The NCCL archive an install of a version for a CUDA fetches (install_nccl.cpp): decided from the
 // registry before anything is downloaded.
@@ -112,7 +113,6 @@ public:
     void clean_staging() const;
 
 private:
-    struct Staged;
     InstallResult commit(Staged& staged, Entry entry);
     void finish_toolkit_root(Staged& staged, const std::filesystem::path& root,
                              const std::string& host, const nlohmann::json& version_json, Entry& e);

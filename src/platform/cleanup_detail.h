@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <filesystem>
 
-#include "platform/cleanup_on_signal.h"
+#include "platform/cleanup_slots.h"
 
 namespace cvm::platform::cleanup {
 

@@ -22,13 +22,11 @@
 //     ...
 //     guard.release();                                 // it became the real file: keep it
 //     platform::CleanupOnSignal stage(dir, platform::Removal::Tree); // a folder and its contents
+#include "platform/cleanup_slots.h"
+
 #include <filesystem>
 
 namespace cvm::platform {
-
-constexpr int kCleanupSlots = 64;
-
-enum class Removal { File, Tree };
 
 class CleanupOnSignal {
 public:

@@ -1,5 +1,5 @@
 // cvm-probe's command line and the environment it warns about.
-#include "probe.h"
+#include "arguments.h"
 
 #include <cctype>
 #include <cstdlib>

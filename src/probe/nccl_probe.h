@@ -3,7 +3,7 @@
 // every visible GPU (ncclCommInitAll), all-reduces from 8 MiB to 1 GiB checked exactly on every
 // rank, timed, with the bus bandwidth nccl-tests define; NCCL's version and the topology it chose.
 
-#include "probe.h"
+#include "arguments.h"
 #include "report.h"
 
 #include <cstddef>

@@ -1,5 +1,7 @@
 // cvm-probe's run: loads cuDNN and the CUDA runtime by their standard names, opens the device,
 // creates the handle, then hands over to the checks (prober.h says where each lives).
+#include "probe.h"
+
 #include "prober.h"
 
 #include "names.h"

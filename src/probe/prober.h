@@ -7,7 +7,7 @@
 
 #include "api.h"
 #include "os.h"
-#include "probe.h"
+#include "arguments.h"
 #include "report.h"
 #include "runtime.h"
 
