@@ -1,13 +1,14 @@
 #include "image/image_config.h"
 
+#include "platform/platform.h"
+
 #include <algorithm>
 #include <cstdio>
 
 namespace cvm::image {
 
 std::string rfc3339(std::time_t t) {
-    std::tm tm{};
-    gmtime_r(&t, &tm);
+    std::tm tm = platform::utc_time(t);
     char text[64];
     std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
                   tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
