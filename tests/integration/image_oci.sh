@@ -379,9 +379,8 @@ for sig in INT TERM; do
     done
     [[ -n $(find "$FULL" -name '.layer.tmp*' | head -1) ]] || fail "the export never started writing"
     kill -"$sig" "$pid"
-    rc=0
-    wait "$pid" || rc=$?
-    assert_eq "$rc" "$((128 + $(kill -l "$sig")))" "exit status after SIG$sig"
+    finish "$pid" 120 "cvm-install export after SIG$sig"
+    assert_eq "$RC" "$((128 + $(kill -l "$sig")))" "exit status after SIG$sig"
     assert_eq "$(ls -A "$FULL" | grep -v '^layout$' || true)" "" "$FULL right after SIG$sig"
 done
 echo "image_oci: ok${ENGINE:+ (ran in $ENGINE)}"

@@ -14,7 +14,8 @@ for i in 1 2 3; do
     "$CVM" install "$A/$name" 2> "$TEST_TMP/c$i.err" & pids+=($!)
 done
 for i in 0 1 2; do
-    wait "${pids[$i]}" || fail "concurrent install $i failed: $(cat "$TEST_TMP/c$((i + 1)).err")"
+    finish "${pids[$i]}" 300 "concurrent install $i"
+    ((RC == 0)) || fail "concurrent install $i failed: $(cat "$TEST_TMP/c$((i + 1)).err")"
 done
 assert_store cudnn "9.1.0.70-cuda12"
 n=$(cat "$TEST_TMP"/c*.err | grep -c "installed cuDNN 9.1.0.70-cuda12 in" || true)

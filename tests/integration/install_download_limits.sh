@@ -75,13 +75,12 @@ rm "$CVM_CONFIG"
 "$CVM" install cudnn 9.1.0 --cuda 12 2>"$T/term.err" &
 CVM_PID=$!
 has_part() { compgen -G "$CACHE/*.part" >/dev/null; }
-while kill -0 "$CVM_PID" 2>/dev/null && ! has_part; do sleep 0.05; done
+wait_running "$CVM_PID" 300 has_part
 compgen -G "$CACHE/*.part" >/dev/null || fail "no .part appeared: $(cat "$T/term.err")"
 kill -TERM "$CVM_PID"
-rc=0
-wait "$CVM_PID" || rc=$?
+finish "$CVM_PID" 120 "cvm install after SIGTERM"
 CVM_PID=
-assert_eq "$rc" 143 "exit status after SIGTERM"
+assert_eq "$RC" 143 "exit status after SIGTERM"
 no_part "SIGTERM"
 stop_server
 

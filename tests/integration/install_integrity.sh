@@ -87,12 +87,11 @@ for sig in INT TERM; do
         "$CVM_BIN/cvm-install" install "$A/many/$tgz" 2> "$TEST_TMP/err" &
     pid=$!
     writing() { [[ -n $(find "$STAGING" -type f -path '*/x/*' 2> /dev/null | head -1) ]]; }
-    while kill -0 "$pid" 2> /dev/null && ! writing; do sleep 0.05; done
+    wait_running "$pid" 300 writing
     [[ -n $(find "$STAGING" -type f -path '*/x/*' | head -1) ]] || fail "the install never started writing"
     kill -"$sig" "$pid"
-    rc=0
-    wait "$pid" || rc=$?
-    assert_eq "$rc" "$((128 + $(kill -l "$sig")))" "exit status after SIG$sig"
+    finish "$pid" 120 "cvm-install after SIG$sig"
+    assert_eq "$RC" "$((128 + $(kill -l "$sig")))" "exit status after SIG$sig"
     assert_eq "$(ls -A "$STAGING")" "" "staging right after SIG$sig"
     assert_store cudnn "8.1.0.77-cuda11.2"
 done

@@ -29,10 +29,11 @@ export CVM_MIRROR="http://127.0.0.1:$HTTP_PORT"
 CVM_STALL_TIMEOUT=3600 CVM_DOWNLOAD_MIN_RATE=0 CVM_DOWNLOAD_DEADLINE=0 timeout 300 "$CVM" install cuda 12.4.1 \
     > "$T/out" 2> "$T/err" &
 pid=$!
-while kill -0 "$pid" 2> /dev/null && ! grep -q "^HELD $HELD" "$HTTP_LOG"; do sleep 0.05; done
+held() { grep -q "^HELD $HELD" "$HTTP_LOG"; }
+wait_running "$pid" 300 held
 touch "$T/go"
-rc=0
-wait "$pid" || rc=$?
+finish "$pid" 330 "the install beside a held download"
+rc=$RC
 ERR=$(cat "$T/err")
 assert_eq "$rc" 2 "exit code of the refused install (stderr: $ERR)"
 assert_contains "$ERR" "refused"

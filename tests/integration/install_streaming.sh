@@ -44,11 +44,12 @@ export CVM_MIRROR="http://127.0.0.1:$HTTP_PORT"
 "$CVM" install cudnn 9.1.0 --cuda 12 > "$T/out" 2> "$T/err" &
 pid=$!
 staged() { compgen -G "$CVM_ROOT/.staging/install-*/x/*/include/cudnn_version.h" > /dev/null; }
-while kill -0 "$pid" 2> /dev/null && ! staged; do sleep 0.05; done
+wait_running "$pid" 300 staged
 staged || fail "nothing was extracted from the first 1500000 of $SIZE bytes: $(cat "$T/err")"
 [[ -f $CACHE/$NAME.part ]] || fail "no .part while the download was held"
 touch "$T/go"
-wait "$pid" || fail "the streamed install failed: $(cat "$T/err")"
+finish "$pid" 300 "the streamed install"
+((RC == 0)) || fail "the streamed install failed: $(cat "$T/err")"
 installed_ok "a streamed install"
 [[ -L $CVM_ROOT/cudnn/$ID/root/lib/libcudnn.so ]] || fail "a streamed tar lost its symlinks"
 stop_server
@@ -200,11 +201,13 @@ pid=$!
 count() { (compgen -G "$1" || true) | wc -l; }
 parts() { count "$CACHE/*.part"; }
 extracting() { count "$CVM_ROOT/.staging/install-*/x/*/*/include"; }
-while kill -0 "$pid" 2> /dev/null && (($(parts) < 2 || $(extracting) < 2)); do sleep 0.05; done
+both() { (($(parts) >= 2 && $(extracting) >= 2)); }
+wait_running "$pid" 300 both
 (($(parts) >= 2)) || fail "the components were not downloaded at the same time: $(cat "$T/err")"
 (($(extracting) >= 2)) || fail "the components were not extracted at the same time: $(cat "$T/err")"
 touch "$T/go-toolkit"
-wait "$pid" || fail "the toolkit install failed: $(cat "$T/err")"
+finish "$pid" 300 "the toolkit install"
+((RC == 0)) || fail "the toolkit install failed: $(cat "$T/err")"
 for f in bin/t_cuda_nvcc include/h_libcublas.h include/cuda.h lib/big.bin; do
     [[ -e $CVM_ROOT/cuda/12.4.1/root/$f ]] || fail "the toolkit lacks $f"
 done

@@ -28,6 +28,50 @@ wait_until() {
         sleep 0.05
     done
 }
+# A test waiting on a program it started in the background never waits for good: a hang fails
+# the test while ctest still shows its output, naming what was waited for and what still runs
+# (ctest's TIMEOUT kills a test silently). The limits are generous: a busy machine is slow.
+# running_processes: what this test still runs, for a hang's message: the test shell's
+# descendants (a program, its Wine processes, a server), each as pid, state, seconds and command.
+running_processes() {
+    local pids me=$BASHPID
+    pids=$(ps -eo pid=,ppid= 2> /dev/null | awk -v top=$$ -v self=$me '
+        { parent[$1] = $2 }
+        END {
+            mine[top] = 1
+            do {
+                more = 0
+                for (p in parent) if (!(p in mine) && (parent[p] in mine)) { mine[p] = 1; more = 1 }
+            } while (more)
+            for (p in mine) if (p != top && p != self) printf "%s,", p
+        }')
+    [[ -n $pids ]] || { echo "(nothing)"; return 0; }
+    ps -o pid=,stat=,etimes=,args= -p "${pids%,}" 2> /dev/null | cut -c1-200 | grep -v -E ' ps -o | awk -v top' || true
+}
+hung() { fail "$*; still running: $(running_processes)"; }
+# wait_running PID SECONDS CMD...: waits while PID runs and CMD fails (CMD's verdict, or PID's
+# end, is the caller's to check); fails once SECONDS pass with PID running and CMD failing.
+wait_running() {
+    local pid=$1 limit=$2
+    local end=$((SECONDS + limit))
+    shift 2
+    while kill -0 "$pid" 2> /dev/null && ! "$@"; do
+        ((SECONDS < end)) || hung "waited $limit s for [$*] while pid $pid ran"
+        sleep 0.05
+    done
+}
+# finish PID SECONDS [WHAT]: waits for the background job PID, its exit code in RC; fails when it
+# still runs after SECONDS.
+finish() {
+    local pid=$1 limit=$2 what=${3:-pid $1}
+    local end=$((SECONDS + limit))
+    while kill -0 "$pid" 2> /dev/null; do
+        ((SECONDS < end)) || hung "$what still ran after $limit s"
+        sleep 0.05
+    done
+    RC=0
+    wait "$pid" || RC=$?
+}
 export CVM_ROOT="$TEST_TMP/root"
 unset CVM_VERSION CVM_STORE_PATH CUDA_PATH CUDA_HOME CUDNN_PATH CVM_ACTIVE CUDACXX CUDAHOSTCXX NVCC_CCBIN \
     CUDNN_ROOT CUDNN_INCLUDE_DIR CUDNN_LIB_DIR NCCL_HOME NCCL_ROOT LIBRARY_PATH CPATH _CVM_CCBIN _CVM_SAVED \

@@ -151,9 +151,15 @@ wine_check() {
 
 # wrun PROGRAM.exe ARGS...: runs under Wine with stdout in $OUT, stderr in $ERR, exit code in $RC
 # (the program's: Wine's own failures end the test here). CR characters are removed.
+# A program still running after CVM_TEST_WINE_LIMIT seconds (default 300) fails the test as hung,
+# naming it, before ctest's TIMEOUT would end the test with no output.
 wrun() {
+    local limit=${CVM_TEST_WINE_LIMIT:-300} start=$SECONDS
     RC=0
-    OUT=$("$WINE" "$@" 2> "$TEST_TMP/.stderr") || RC=$?
+    OUT=$(timeout --foreground -k 10 "$limit" "$WINE" "$@" 2> "$TEST_TMP/.stderr") || RC=$?
+    if [[ $RC == 124 || $RC == 137 ]] && ((SECONDS - start >= limit)); then
+        hung "[$*] under Wine still ran after $limit s; stderr: $(tr -d '\r' < "$TEST_TMP/.stderr")"
+    fi
     OUT=${OUT//$'\r'/}
     ERR=$(tr -d '\r' < "$TEST_TMP/.stderr")
     wine_check "$*" "$ERR"

@@ -73,14 +73,13 @@ export CVM_MIRROR="http://127.0.0.1:$HTTP_PORT"
 "$WINE" "$CVM_EXE" install cudnn 9.1.0 --cuda 12 > "$T/out" 2> "$T/err" &
 pid=$!
 staged() { compgen -G "$STORE/.staging/install-*/x/*/include/cudnn_version.h" > /dev/null; }
-while kill -0 "$pid" 2> /dev/null && ! staged; do sleep 0.05; done
+wait_running "$pid" 300 staged
 staged || fail "nothing was extracted from the first 1500000 bytes: $(tr -d '\r' < "$T/err")"
 [[ -f $CACHE/$NAME.part ]] || fail "no .part while the download was held"
 touch "$T/go"
-rc=0
-wait "$pid" || rc=$?
+finish "$pid" 300 "the streamed cvm.exe install"
 wine_check "cvm.exe install cudnn 9.1.0 --cuda 12 (streamed)" "$(tr -d '\r' < "$T/err")"
-((rc == 0)) || fail "the streamed install failed ($rc): $(tr -d '\r' < "$T/err")"
+((RC == 0)) || fail "the streamed install failed ($RC): $(tr -d '\r' < "$T/err")"
 installed_ok "a streamed install"
 wexpect 0 "$CVM_EXE" verify "$ID"
 stop_server
@@ -135,10 +134,11 @@ export CVM_MIRROR="http://127.0.0.1:$HTTP_PORT"
 cmd=$(printf 'echo $$ > %q; exec %q %q install cudnn 9.1.0 --cuda 12' "$T/pid" "$WINE" "$CVM_EXE")
 script -qfec "$cmd" /dev/null > "$T/out" 2>&1 < /dev/null &
 pid=$!
-while kill -0 "$pid" 2> /dev/null && ! { staged && [[ -f $CACHE/$NAME.part && -s $T/pid ]]; }; do sleep 0.05; done
-[[ -f $CACHE/$NAME.part && -s $T/pid ]] && staged || fail "the install to interrupt never began extracting: $(cat "$T/out")"
+extracting() { staged && [[ -f $CACHE/$NAME.part && -s $T/pid ]]; }
+wait_running "$pid" 300 extracting
+extracting || fail "the install to interrupt never began extracting: $(cat "$T/out")"
 kill -INT "$(cat "$T/pid")"
-wait "$pid" || true
+finish "$pid" 120 "cvm.exe install after Ctrl-C (SIGINT to Wine)"
 wine_check "cvm.exe install cudnn 9.1.0 --cuda 12 (interrupted)" "$(tr -d '\r' < "$T/out")"
 store_is ""
 no_part "an interrupted install"
