@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# cvm's libraries compile as unity batches (CMakeLists.txt): the files of one folder become parts of
-# one larger file, where two files' own helpers of one name meet. With different parameters they
+# cvm's libraries and unit tests compile as unity batches (CMakeLists.txt, tests/CMakeLists.txt):
+# the files of one folder become parts of one larger file, where two files' own helpers of one
+# name meet. With different parameters they
 # silently become overloads of each other, or one hides a public function of the same name (how
 # toolkit_layouts' multiarch_dirs(prefix) once took the calls meant for detect's multiarch_dirs(lib)
 # and broke `cvm import` of NVIDIA's NCCL packages). This test fails when two source files of one
@@ -39,11 +40,13 @@ def never_together(a, b):
     return any((a.endswith(x) and b.endswith(y)) or (a.endswith(y) and b.endswith(x)) for x, y in alternatives)
 
 found = False
-for folder in sorted(p for p in (root / "src").iterdir() if p.is_dir()):
+# The libraries' folders, and the unit tests' (one executable per folder, also in unity batches).
+folders = [(base, p) for base in (root / "src", root / "tests" / "unit") for p in sorted(base.iterdir()) if p.is_dir()]
+for base, folder in folders:
     names = collections.defaultdict(set)
     for cpp in sorted(folder.rglob("*.cpp")):
         text = cpp.read_text(encoding="utf-8", errors="replace")
-        rel = cpp.relative_to(root / "src").as_posix()
+        rel = cpp.relative_to(base).as_posix()
         for m in function.finditer(text):
             if m.group(1) not in keywords and m.group(1) not in overloads:
                 names[m.group(1)].add(rel)

@@ -12,6 +12,12 @@ namespace cvm::test {
 
 namespace fs = std::filesystem;
 
+// A cudnn_version.h (or cudnn.h) that says MAJOR.MINOR.PATCHLEVEL, as NVIDIA's headers do.
+inline std::string cudnn_version_header(unsigned major, unsigned minor, unsigned patch) {
+    return "#define CUDNN_MAJOR " + std::to_string(major) + "\n#define CUDNN_MINOR " +
+           std::to_string(minor) + "\n#define CUDNN_PATCHLEVEL " + std::to_string(patch) + "\n";
+}
+
 // A fresh folder under the system temp folder (links resolved), removed with everything in it at
 // scope end, folders a test made read-only included. The one temporary folder of the unit tests:
 // `path` for fs::path work, `/` to name a child, `str()` and `str(child)` where a test works in

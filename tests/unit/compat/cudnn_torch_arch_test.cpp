@@ -5,12 +5,13 @@
 #include "compat/cudnn_arch.h"
 #include "compat/torch_arch.h"
 #include "registry/registry.h"
+#include "version_support.h"
 
 using namespace cvm;
 using namespace cvm::compat;
+using cvm::test::v;
 
 namespace {
-Version v(const char* text) { return *parse_version(text); }
 const Gpu kH200{"NVIDIA H200", 90};
 const Gpu kV100{"Tesla V100-SXM2-16GB", 70};
 const Gpu kRtx5090{"NVIDIA GeForce RTX 5090", 120};

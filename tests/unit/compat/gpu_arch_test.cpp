@@ -5,12 +5,13 @@
 #include "compat/gpu_arch.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
+#include "version_support.h"
 
 using namespace cvm;
 using namespace cvm::compat;
+using cvm::test::v;
 
 namespace {
-Version v(const char* text) { return *parse_version(text); }
 
 // "compute_75 compute_80 ..." of `nvcc --list-gpu-arch` as numbers.
 std::vector<unsigned> listed(const std::string& text) {

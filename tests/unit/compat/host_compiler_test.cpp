@@ -7,19 +7,21 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/host_compiler_choice.h"
 #include "compat/compiler_id.h"
 #include "compat/host_compiler.h"
 #include "compat/host_compiler_limits.h"
 #include "compat/visual_studio.h"
+#include "core/host_compiler_choice.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
 #include "test_support.h"
+#include "version_support.h"
 
 using namespace cvm;
 using namespace cvm::compat;
 namespace fs = std::filesystem;
 using cvm::test::TempDir;
+using cvm::test::v;
 
 namespace {
 
@@ -40,8 +42,6 @@ const char* kGpp11 = "g++ (Ubuntu 11.4.0-1ubuntu1~22.04) 11.4.0\nCopyright (C) 2
 const char* kClang14 = "Debian clang version 14.0.6\nTarget: x86_64-pc-linux-gnu\nThread model: posix\n"
                        "InstalledDir: /usr/bin\n";
 const char* kClang17 = "Ubuntu clang version 17.0.6 (9ubuntu1)\nTarget: x86_64-pc-linux-gnu\n";
-
-Version v(const char* text) { return *parse_version(text); }
 
 HostCompilerLimits cuda118() {
     HostCompilerLimits l;

@@ -7,15 +7,13 @@
 
 #include "compat/solver.h"
 #include "platform/platform.h"
+#include "version_support.h"
 
 using namespace cvm;
 using namespace cvm::compat;
+using cvm::test::v;
 
 namespace {
-
-Version v(const char* text) {
-    return *parse_version(text);
-}
 
 struct Tables {
     registry::Registry reg = registry::load_default_registry();

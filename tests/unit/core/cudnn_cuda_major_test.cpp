@@ -12,6 +12,7 @@ using cvm::doctor::test::c_compiler;
 using cvm::doctor::test::find_program;
 using cvm::doctor::test::run_command;
 using cvm::doctor::test::shell_quote;
+using cvm::test::cudnn_version_header;
 using cvm::test::TempDir;
 using cvm::test::write_file;
 
@@ -44,18 +45,13 @@ std::string loads(const std::string& name) {
 }
 const char* plain = "int cvm_fn(void) { return 1; }\n";
 
-std::string version_header(unsigned ma, unsigned mi, unsigned pa) {
-    return "#define CUDNN_MAJOR " + std::to_string(ma) + "\n#define CUDNN_MINOR " +
-           std::to_string(mi) + "\n#define CUDNN_PATCHLEVEL " + std::to_string(pa) + "\n";
-}
-
 // NVIDIA's RPM packages of cuDNN 9.1.0 under <root>/usr whose sub-libraries load `cublas_lt`
 // ("" for none) and `nvrtc`.
 fs::path make_rpm_cudnn(const std::string& cc, const fs::path& root, const std::string& cublas_lt,
                         const std::string& nvrtc) {
     fs::path usr = root / "usr";
     write_file(usr / "include" / "cudnn.h", "#include <cudnn_version.h>\n");
-    write_file(usr / "include" / "cudnn_version.h", version_header(9, 1, 0));
+    write_file(usr / "include" / "cudnn_version.h", cudnn_version_header(9, 1, 0));
     fs::path lib = usr / "lib64";
     build(cc, lib / "libcudnn.so.9.1.0", plain);
     build(cc, lib / "libcudnn_adv.so.9.1.0", cublas_lt.empty() ? plain : loads(cublas_lt));
@@ -237,7 +233,7 @@ TEST_CASE("cuDNN import: a plain folder of cuDNN 8 takes the CUDA its libraries 
     TempDir t("cmajor-plain");
     build(*cc, t.path / "stubs" / "libcublasLt.so.12", plain, "-Wl,-soname,libcublasLt.so.12");
     fs::path dir = t.path / "cudnn";
-    write_file(dir / "include" / "cudnn_version.h", version_header(8, 9, 7));
+    write_file(dir / "include" / "cudnn_version.h", cudnn_version_header(8, 9, 7));
     build(*cc, dir / "lib" / "libcudnn.so.8.9.7", plain);
     build(*cc, dir / "lib" / "libcudnn_ops_infer.so.8.9.7", plain,
           "-Wl,--no-as-needed -L" + shell_quote((t.path / "stubs").string()) +
@@ -247,7 +243,7 @@ TEST_CASE("cuDNN import: a plain folder of cuDNN 8 takes the CUDA its libraries 
     CHECK(imp->entry.id == "8.9.7-cuda12");
     // A release built per CUDA minor: the registry's only variant of the major the libraries link.
     fs::path old = t.path / "cudnn81";
-    write_file(old / "include" / "cudnn_version.h", version_header(8, 1, 0));
+    write_file(old / "include" / "cudnn_version.h", cudnn_version_header(8, 1, 0));
     build(*cc, t.path / "stubs" / "libcublasLt.so.11", plain, "-Wl,-soname,libcublasLt.so.11");
     build(*cc, old / "lib" / "libcudnn_ops_infer.so.8.1.0", plain,
           "-Wl,--no-as-needed -L" + shell_quote((t.path / "stubs").string()) +

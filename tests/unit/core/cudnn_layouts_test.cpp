@@ -4,15 +4,11 @@
 #include "test_support.h"
 
 using namespace cvm;
+using cvm::test::cudnn_version_header;
 using cvm::test::TempDir;
 using cvm::test::write_file;
 
 namespace {
-
-std::string version_header(unsigned ma, unsigned mi, unsigned pa) {
-    return "#define CUDNN_MAJOR " + std::to_string(ma) + "\n#define CUDNN_MINOR " + std::to_string(mi) +
-           "\n#define CUDNN_PATCHLEVEL " + std::to_string(pa) + "\n";
-}
 
 // NVIDIA's apt packages of cuDNN 9.14.0.64 for CUDA 13 under <root>/usr, with dpkg's record.
 fs::path make_apt_cudnn(const fs::path& root, bool with_dpkg = true) {
@@ -20,7 +16,7 @@ fs::path make_apt_cudnn(const fs::path& root, bool with_dpkg = true) {
     fs::path lib = usr / "lib" / "x86_64-linux-gnu";
     fs::path inc = usr / "include" / "x86_64-linux-gnu";
     write_file(inc / "cudnn_v9.h", "#include <cudnn_version_v9.h>\n");
-    write_file(inc / "cudnn_version_v9.h", version_header(9, 14, 0));
+    write_file(inc / "cudnn_version_v9.h", cudnn_version_header(9, 14, 0));
     write_file(inc / "cudnn_ops_v9.h", "ops\n");
     fs::create_directories(root / "etc" / "alternatives");
     fs::create_symlink(inc / "cudnn_v9.h", root / "etc" / "alternatives" / "libcudnn");
@@ -85,7 +81,8 @@ TEST_CASE("cuDNN import: NVIDIA's apt packages get an assembled root of de-versi
     CHECK(imp->entry.stamp.find("libcudnn.so.9.14.0") != std::string::npos);
     // The root built from the plan reads as an ordinary cuDNN root.
     build_assembled_root(t.path / "root", imp->plan);
-    CHECK(platform::read_file(t.path / "root" / "include" / "cudnn_version.h") == version_header(9, 14, 0));
+    CHECK(platform::read_file(t.path / "root" / "include" / "cudnn_version.h") ==
+          cudnn_version_header(9, 14, 0));
 }
 
 TEST_CASE("cuDNN import: without dpkg's record the library names give 3 numbers and --cuda is needed") {
@@ -108,7 +105,7 @@ TEST_CASE("cuDNN import: RPM packages in usr/lib64 with headers in usr/include")
     TempDir t("rpm");
     fs::path usr = t.path / "usr";
     write_file(usr / "include" / "cudnn.h", "#include <cudnn_version.h>\n");
-    write_file(usr / "include" / "cudnn_version.h", version_header(9, 1, 0));
+    write_file(usr / "include" / "cudnn_version.h", cudnn_version_header(9, 1, 0));
     write_file(usr / "lib64" / "libcudnn.so.9.1.0", "elf");
     fs::create_symlink("libcudnn.so.9.1.0", usr / "lib64" / "libcudnn.so.9");
     write_file(usr / "lib64" / "libcudnn_ops.so.9.1.0", "elf");
@@ -146,7 +143,8 @@ TEST_CASE("cuDNN import: a wheel is found from site-packages, nvidia/ and nvidia
         fs::create_directories(site / (name + ".dist-info"));
         bool cu13 = name.find("cu13") != std::string::npos;
         fs::path d = site / "nvidia" / "cudnn";
-        write_file(d / "include" / "cudnn_version.h", cu13 ? version_header(9, 19, 0) : version_header(9, 1, 0));
+        write_file(d / "include" / "cudnn_version.h",
+                   cu13 ? cudnn_version_header(9, 19, 0) : cudnn_version_header(9, 1, 0));
         write_file(d / "lib" / "libcudnn.so.9", "elf");
         std::string want = cu13 ? "9.19.0.56-cuda13" : "9.1.0.70-cuda12";
         for (const fs::path& from : {site, site / "nvidia", d}) {
@@ -163,13 +161,13 @@ TEST_CASE("cuDNN import: an extracted legacy archive, from its parent folder or 
     TempDir t("legacy");
     // Windows' "Extract all" of cudnn-11.2-windows-x64-v8.1.0.77.zip.
     fs::path zip = t.path / "cudnn-11.2-windows-x64-v8.1.0.77";
-    write_file(zip / "cuda" / "include" / "cudnn_version.h", version_header(8, 1, 0));
+    write_file(zip / "cuda" / "include" / "cudnn_version.h", cudnn_version_header(8, 1, 0));
     write_file(zip / "cuda" / "include" / "cudnn.h", "");
     write_file(zip / "cuda" / "bin" / "cudnn64_8.dll", "pe");
     write_file(zip / "cuda" / "lib" / "x64" / "cudnn.lib", "lib");
     // tar xzf cudnn-11.2-linux-x64-v8.1.0.77.tgz into a folder named after it.
     fs::path tgz = t.path / "cudnn-11.2-linux-x64-v8.1.0.77";
-    write_file(tgz / "cuda" / "include" / "cudnn_version.h", version_header(8, 1, 0));
+    write_file(tgz / "cuda" / "include" / "cudnn_version.h", cudnn_version_header(8, 1, 0));
     write_file(tgz / "cuda" / "lib64" / "libcudnn.so.8.1.0", "elf");
     fs::create_symlink("libcudnn.so.8.1.0", tgz / "cuda" / "lib64" / "libcudnn.so.8");
     for (const auto& [dir, os] : {std::pair{zip, platform::Os::Windows}, std::pair{tgz, platform::Os::Linux}}) {
@@ -209,7 +207,7 @@ TEST_CASE("cuDNN import: an extracted legacy archive, from its parent folder or 
 TEST_CASE("cuDNN import: a toolkit named cuda with cuDNN copied in takes the toolkit's CUDA") {
     TempDir t("tkcuda");
     fs::path d = t.path / "cuda";
-    write_file(d / "include" / "cudnn_version.h", version_header(9, 1, 0));
+    write_file(d / "include" / "cudnn_version.h", cudnn_version_header(9, 1, 0));
     write_file(d / "lib64" / "libcudnn.so.9", "elf");
     auto imp = cudnn_import_of(d, platform::Os::Linux, std::nullopt, Version{{12, 4, 1}});
     REQUIRE(imp);
@@ -220,7 +218,7 @@ TEST_CASE("cuDNN import: folders without cuDNN give nothing") {
     TempDir t("none");
     CHECK_FALSE(cudnn_import_of(t.path, platform::Os::Linux, std::nullopt, std::nullopt));
     // Headers without libraries are not a cuDNN.
-    write_file(t.path / "include" / "cudnn_version.h", version_header(9, 1, 0));
+    write_file(t.path / "include" / "cudnn_version.h", cudnn_version_header(9, 1, 0));
     CHECK_FALSE(cudnn_import_of(t.path, platform::Os::Linux, std::nullopt, std::nullopt));
     // A system folder whose libraries do not name their release.
     fs::path usr = t.path / "usr";

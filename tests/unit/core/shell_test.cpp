@@ -26,7 +26,7 @@ std::string read_all(const fs::path& p) {
     return s.str();
 }
 
-fs::path find_program(const std::string& name) {
+fs::path program_on_path(const std::string& name) {
     auto path = platform::get_env("PATH");
     return path ? platform::find_executable(name, *path) : fs::path();
 }
@@ -34,7 +34,7 @@ fs::path find_program(const std::string& name) {
 // Runs `script` in a real shell; returns stdout (nullopt when the shell is not installed).
 std::optional<std::string> run_in(const std::string& shell, const std::string& script,
                                   const fs::path& dir) {
-    fs::path program = find_program(shell);
+    fs::path program = program_on_path(shell);
     if (program.empty()) return std::nullopt;
     fs::path file = dir / ("script." + shell);
     cvm::test::write_file(file, script);
@@ -379,8 +379,8 @@ std::map<std::string, std::string> read_set_dump(const fs::path& file) {
 
 // Hidden: needs wine (tests/integration/shell_cmd_wine.sh runs it when wine is installed).
 TEST_CASE("cmd activation scripts run in wine's cmd", "[.wine]") {
-    fs::path wine = find_program("wine");
-    if (wine.empty()) wine = find_program("wine64");
+    fs::path wine = program_on_path("wine");
+    if (wine.empty()) wine = program_on_path("wine64");
     REQUIRE_FALSE(wine.empty());
     TempDir tmp("shell-wine");
     // wine's cmd (8.0) expands %...% again inside expanded values and reads batch files in the

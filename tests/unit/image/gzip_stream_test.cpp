@@ -44,7 +44,7 @@ std::string gunzip(const std::string& in) {
     return out;
 }
 
-std::string sample(std::size_t size) {
+std::string sample_bytes(std::size_t size) {
     std::mt19937 rng(7);
     std::string s;
     s.reserve(size);
@@ -64,7 +64,7 @@ std::string sample(std::size_t size) {
 TEST_CASE("gzip stream: readable, and the same bytes whatever the threads and write sizes") {
     for (std::size_t size :
          {std::size_t(0), std::size_t(10), GzipStream::kBlock, 3 * GzipStream::kBlock + 12345}) {
-        std::string input = sample(size);
+        std::string input = sample_bytes(size);
         std::string one = compressed(input, 0, 4096);
         CHECK(gunzip(one) == input);
         CHECK(compressed(input, 3, 1 << 20) == one);
@@ -83,7 +83,7 @@ TEST_CASE("gzip stream: each block is primed with the 32 KiB before it (pigz's w
     // 16 KiB of noise repeated over three blocks: one copy is stored, the rest are matches, also
     // at the start of the second and third block. Without the window each block would store it
     // again.
-    std::string pattern = sample(700000).substr(310000, 16384);
+    std::string pattern = sample_bytes(700000).substr(310000, 16384);
     std::string input;
     while (input.size() < 3 * GzipStream::kBlock)
         input += pattern;
@@ -108,7 +108,7 @@ TEST_CASE("gzip stream: a sink that fails is reported, from the header on, whate
                         if (++calls == fail_at) throw std::runtime_error("disk full");
                     },
                     threads);
-                std::string input = sample(6 * GzipStream::kBlock);
+                std::string input = sample_bytes(6 * GzipStream::kBlock);
                 gz.write(input.data(), input.size());
                 gz.finish();
             };

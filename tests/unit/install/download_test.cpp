@@ -58,15 +58,6 @@ struct Fixture {
     }
 };
 
-std::string failure(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const InstallError& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-
 } // namespace
 
 TEST_CASE("sha256 of files matches sha256sum", "[sha256]") {
@@ -125,7 +116,7 @@ TEST_CASE("a wrong checksum deletes the file and fails", "[download]") {
     HttpServer server(f.served, {}, f.log);
     auto r = f.request(server);
     r.sha256 = std::string(64, '0');
-    std::string m = failure([&] { download_all({r}, f.options()); });
+    std::string m = install_error_of([&] { download_all({r}, f.options()); });
     CHECK(m.find("checksum mismatch") != std::string::npos);
     CHECK(m.find(r.url) != std::string::npos);
     CHECK_FALSE(fs::exists(r.destination));
@@ -201,7 +192,7 @@ TEST_CASE("404 fails at once, naming the URL", "[download]") {
     HttpServer server(f.served, {}, f.log);
     auto r = f.request(server);
     r.url = server.url("missing.tar.xz");
-    std::string m = failure([&] { download_all({r}, f.options()); });
+    std::string m = install_error_of([&] { download_all({r}, f.options()); });
     CHECK(m.find("HTTP 404") != std::string::npos);
     CHECK(m.find("missing.tar.xz") != std::string::npos);
     CHECK(f.count("GET /missing.tar.xz") == 1);
@@ -226,7 +217,7 @@ TEST_CASE("a failed download leaves no partial file; one left by a killed run is
         auto options = f.options();
         options.retries = 1;
         auto r = r0(dying);
-        std::string m = failure([&] { download_all({r}, options); });
+        std::string m = install_error_of([&] { download_all({r}, options); });
         CHECK(m.find("a.tar.xz") != std::string::npos);
         CHECK(f.count("bytes=1500000-") == 1); // the retry in this run resumed it
         CHECK_FALSE(fs::exists(fs::path(r.destination.string() + ".part")));
@@ -267,7 +258,7 @@ TEST_CASE("a stalled server times out", "[download]") {
     auto options = f.options();
     options.retries = 0;
     options.stall_timeout_s = 1;
-    std::string m = failure([&] { download_all({r}, options); });
+    std::string m = install_error_of([&] { download_all({r}, options); });
     CHECK(m.find("stalled") != std::string::npos);
 }
 
@@ -283,7 +274,7 @@ TEST_CASE("transient 503s are retried", "[download]") {
     r.destination = f.cache / "b";
     auto options = f.options();
     options.retries = 2;
-    std::string m = failure([&] { download_all({r}, options); });
+    std::string m = install_error_of([&] { download_all({r}, options); });
     CHECK(m.find("HTTP 503") != std::string::npos);
     CHECK(m.find("3 attempts") != std::string::npos);
 }
@@ -334,9 +325,10 @@ TEST_CASE("file:// URLs and fetch_text", "[download]") {
     HttpServer server(f.served, {}, f.log);
     CHECK(fetch_text(server.url("m.json"), f.options()) == "{\"x\":1}");
     CHECK(fetch_text("file://" + (f.served / "m.json").string(), f.options()) == "{\"x\":1}");
-    std::string m = failure([&] { fetch_text(server.url("nope.json"), f.options()); });
+    std::string m = install_error_of([&] { fetch_text(server.url("nope.json"), f.options()); });
     CHECK(m.find("404") != std::string::npos);
-    std::string big = failure([&] { fetch_text(server.url("a.tar.xz"), f.options(), 1000); });
+    std::string big =
+        install_error_of([&] { fetch_text(server.url("a.tar.xz"), f.options(), 1000); });
     CHECK(big.find("larger than") != std::string::npos);
 }
 
@@ -366,7 +358,7 @@ TEST_CASE("an endless body stops right after the manifest's size", "[download]")
     Fixture f;
     HttpServer server(f.served, {"/a.tar.xz=endless"}, f.log);
     auto r = f.request(server);
-    std::string m = failure([&] { download_all({r}, f.options()); });
+    std::string m = install_error_of([&] { download_all({r}, f.options()); });
     CHECK(m.find("more than the " + std::to_string(f.content.size()) + " bytes") !=
           std::string::npos);
     CHECK(m.find("manifest") != std::string::npos);
@@ -389,7 +381,7 @@ TEST_CASE("an endless body of unknown size stops at max_size", "[download]") {
     r.expected_size = 0;
     auto options = f.options();
     options.max_size = 1 << 20;
-    std::string m = failure([&] { download_all({r}, options); });
+    std::string m = install_error_of([&] { download_all({r}, options); });
     CHECK(m.find("more than 1048576 bytes") != std::string::npos);
     CHECK(m.find("CVM_DOWNLOAD_MAX_SIZE") != std::string::npos);
     CHECK_FALSE(part_left(r));
@@ -400,7 +392,7 @@ TEST_CASE("a Content-Length beyond the manifest's size is refused before the bod
     Fixture f;
     HttpServer server(f.served, {"/a.tar.xz=pad:5000"}, f.log);
     auto r = f.request(server);
-    std::string m = failure([&] { download_all({r}, f.options()); });
+    std::string m = install_error_of([&] { download_all({r}, f.options()); });
     CHECK(m.find("announces " + std::to_string(f.content.size() + 5000) + " bytes") !=
           std::string::npos);
     CHECK_FALSE(part_left(r));
@@ -408,7 +400,7 @@ TEST_CASE("a Content-Length beyond the manifest's size is refused before the bod
     r.expected_size = 0;
     auto options = f.options();
     options.max_size = 1 << 20;
-    m = failure([&] { download_all({r}, options); });
+    m = install_error_of([&] { download_all({r}, options); });
     CHECK(m.find("announces " + std::to_string(f.content.size() + 5000) + " bytes") !=
           std::string::npos);
     CHECK(m.find("CVM_DOWNLOAD_MAX_SIZE") != std::string::npos);
@@ -424,7 +416,7 @@ TEST_CASE("a dripping server is stopped by the minimum rate", "[download]") {
     options.min_rate = 1000;
     options.rate_window_s = 1;
     options.retries = 1;
-    std::string m = failure([&] { download_all({r}, options); });
+    std::string m = install_error_of([&] { download_all({r}, options); });
     CHECK(m.find("too slow") != std::string::npos);
     CHECK(m.find("CVM_DOWNLOAD_MIN_RATE") != std::string::npos);
     CHECK(m.find("2 attempts") != std::string::npos);
@@ -440,7 +432,7 @@ TEST_CASE("a download past its deadline is stopped", "[download]") {
     options.min_rate = 0;
     options.deadline_s = 1;
     options.deadline_rate = 1 << 30; // the 3 MiB add almost nothing
-    std::string m = failure([&] { download_all({r}, options); });
+    std::string m = install_error_of([&] { download_all({r}, options); });
     CHECK(m.find("deadline") != std::string::npos);
     CHECK(m.find("CVM_DOWNLOAD_DEADLINE") != std::string::npos);
     CHECK(f.count("GET /a.tar.xz") == 1);
@@ -456,7 +448,7 @@ TEST_CASE("a refused connection is tried twice and says what to do offline", "[d
     r.destination = f.cache / "a.tar.xz";
     auto options = f.options();
     options.retries = 4;
-    std::string m = failure([&] { download_all({r}, options); });
+    std::string m = install_error_of([&] { download_all({r}, options); });
     CHECK(m.find("(after 2 attempts)") != std::string::npos);
     CHECK(m.find("cannot connect to 127.0.0.1:") != std::string::npos); // in cvm's words,
     CHECK(m.find("Couldn't") == std::string::npos);                     // not libcurl's

@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
+std::string usage_error_of(const std::function<void()>& f) {
     try {
         f();
     } catch (const InstallError& e) {
@@ -53,11 +53,12 @@ TEST_CASE("makeself headers give the payload's offset and size", "[installer]") 
     CHECK(h.header_lines == 7);
     CHECK(h.payload_size == 123);
     CHECK(h.label == "CUDA Installer");
-    CHECK_THAT(error_of([] { parse_makeself_header("#!/bin/sh\nfilesizes=\"5\"\n", "a.run"); }),
-               Catch::Contains("a.run") && Catch::Contains("payload offset"));
-    CHECK_THAT(error_of([] { parse_makeself_header("#!/bin/sh\nhead -n 3 x\n", "b.run"); }),
+    CHECK_THAT(
+        usage_error_of([] { parse_makeself_header("#!/bin/sh\nfilesizes=\"5\"\n", "a.run"); }),
+        Catch::Contains("a.run") && Catch::Contains("payload offset"));
+    CHECK_THAT(usage_error_of([] { parse_makeself_header("#!/bin/sh\nhead -n 3 x\n", "b.run"); }),
                Catch::Contains("b.run") && Catch::Contains("payload size"));
-    CHECK_THAT(error_of([] {
+    CHECK_THAT(usage_error_of([] {
                    parse_makeself_header("head -n 3\nfilesizes=\"99999999999999999999999\"\n", "c");
                }),
                Catch::Contains("impossible"));
@@ -144,8 +145,9 @@ TEST_CASE("7-Zip archives behind a Windows program, inside and outside libarchiv
     }
     fs::path exe = windows_installer(tmp, "cut.exe", 0);
     fs::resize_file(exe, fs::file_size(exe) - 10);
-    CHECK_THAT(error_of([&] { find_7z_archive(exe); }), Catch::Contains("cut.exe is truncated"));
-    CHECK_THAT(error_of([&] { find_7z_archive(tmp / "stub.exe"); }),
+    CHECK_THAT(usage_error_of([&] { find_7z_archive(exe); }),
+               Catch::Contains("cut.exe is truncated"));
+    CHECK_THAT(usage_error_of([&] { find_7z_archive(tmp / "stub.exe"); }),
                Catch::Contains("stub.exe holds no 7-Zip archive"));
 }
 
@@ -185,7 +187,7 @@ TEST_CASE("a Windows local installer installs like a redist toolkit", "[installe
     StoreInstallerOptions again = options;
     again.reinstall = true;
     StoreInstaller reinstaller(store, again);
-    CHECK_THAT(error_of([&] {
+    CHECK_THAT(usage_error_of([&] {
                    reinstaller.install_installer(exe, {"cuda_nvcc", "cublas"});
                }),
                Catch::Contains("\"cublas\"") && Catch::Contains("libcublas"));

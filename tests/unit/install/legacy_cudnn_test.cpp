@@ -26,7 +26,7 @@ const registry::CudnnRelease& release(const std::string& v) {
 }
 
 // "CODE: message" of an InstallError `f` throws; "" when it throws none.
-template <class F> std::string refusal(F f) {
+template <class F> std::string refusal_of(F f) {
     try {
         f();
     } catch (const InstallError& e) {
@@ -57,12 +57,17 @@ TEST_CASE("the archive of a legacy build is chosen by CUDA and platform, or refu
     // cuDNN 7's Windows 10 zip comes first.
     CHECK(choose_legacy_archive(release("7.6.5.32"), "10.2", "windows-x86_64").name ==
           "cudnn-10.2-windows10-x64-v7.6.5.32.zip");
-    CHECK(refusal([] { choose_legacy_archive(release("8.1.0.77"), "12", "linux-x86_64"); })
-              .rfind("not_found: cuDNN 8.1.0.77 has no build for CUDA 12 (its builds are for CUDA 10.2, 11.2)", 0) == 0);
-    CHECK(refusal([] { choose_legacy_archive(release("8.1.0.77"), "", "linux-x86_64"); })
-              .rfind("not_found: cuDNN 8.1.0.77 has builds for CUDA 10.2, 11.2; say which with --cuda", 0) == 0);
-    CHECK(refusal([] { choose_legacy_archive(release("8.1.0.77"), "11.2", "linux-sbsa"); })
-              .rfind("not_installable: cuDNN 8.1.0.77 predates NVIDIA's manifests", 0) == 0);
+    CHECK(refusal_of([] { choose_legacy_archive(release("8.1.0.77"), "12", "linux-x86_64"); })
+              .rfind("not_found: cuDNN 8.1.0.77 has no build for CUDA 12 (its builds are for CUDA "
+                     "10.2, 11.2)",
+                     0) == 0);
+    CHECK(refusal_of([] { choose_legacy_archive(release("8.1.0.77"), "", "linux-x86_64"); })
+              .rfind(
+                  "not_found: cuDNN 8.1.0.77 has builds for CUDA 10.2, 11.2; say which with --cuda",
+                  0) == 0);
+    CHECK(refusal_of([] {
+              choose_legacy_archive(release("8.1.0.77"), "11.2", "linux-sbsa");
+          }).rfind("not_installable: cuDNN 8.1.0.77 predates NVIDIA's manifests", 0) == 0);
 }
 
 TEST_CASE("the shipped checksum table names only archives the registry knows, each with a source") {
@@ -88,11 +93,15 @@ TEST_CASE("the shipped checksum table names only archives the registry knows, ea
 }
 
 TEST_CASE("a malformed checksum table is refused with its file and line") {
-    CHECK(refusal([] { parse_known_archive_sums("[[archive]]\nname = \"a.tgz\"\nsha256 = \"ABC\"\n", "t.toml"); })
-              .rfind("registry: t.toml:1: a.tgz: sha256 must be 64 lower-case hex digits", 0) == 0);
+    CHECK(refusal_of([] {
+              parse_known_archive_sums("[[archive]]\nname = \"a.tgz\"\nsha256 = \"ABC\"\n",
+                                       "t.toml");
+          }).rfind("registry: t.toml:1: a.tgz: sha256 must be 64 lower-case hex digits", 0) == 0);
     std::string sum(64, 'a');
     std::string row = "[[archive]]\nname = \"a.tgz\"\nsha256 = \"" + sum + "\"\n";
-    CHECK(refusal([&] { parse_known_archive_sums(row + row, "t.toml"); }).find("a.tgz: listed twice") != std::string::npos);
+    CHECK(refusal_of([&] {
+              parse_known_archive_sums(row + row, "t.toml");
+          }).find("a.tgz: listed twice") != std::string::npos);
     CHECK(parse_known_archive_sums(row + "size = 12\n", "t.toml").at("a.tgz").size == 12);
 }
 
@@ -113,9 +122,14 @@ TEST_CASE("first-use records read back as written; a malformed one names its lin
     REQUIRE(odd_back.size() == 1);
     CHECK(odd_back[0].name == odd.name);
     CHECK(odd_back[0].url == odd.url);
-    CHECK(refusal([] { parse_first_use("[[archive]]\nname = \"x\"\nsha256 = \"" + std::string(64, 'c') + "\"\n", "f.toml"); })
-              .rfind("first_use: f.toml:1: x: size must be a positive number", 0) == 0);
-    CHECK(refusal([] { parse_first_use("[[archive\n", "f.toml"); }).rfind("first_use: f.toml:1: ", 0) == 0);
+    CHECK(refusal_of([] {
+              parse_first_use("[[archive]]\nname = \"x\"\nsha256 = \"" + std::string(64, 'c') +
+                                  "\"\n",
+                              "f.toml");
+          }).rfind("first_use: f.toml:1: x: size must be a positive number", 0) == 0);
+    CHECK(refusal_of([] {
+              parse_first_use("[[archive\n", "f.toml");
+          }).rfind("first_use: f.toml:1: ", 0) == 0);
 }
 
 TEST_CASE("a first-use record is added once; the first one stays") {

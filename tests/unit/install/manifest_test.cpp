@@ -5,6 +5,7 @@
 #include <algorithm>
 
 using namespace cvm::install;
+using cvm::install::test::install_error_of;
 using cvm::install::test::read_text;
 using cvm::install::test::redist_fixtures;
 
@@ -18,15 +19,6 @@ Manifest cuda_118() {
 Manifest cudnn_897() {
     auto path = redist_fixtures() / "cudnn" / "redistrib_8.9.7.json";
     return parse_manifest(read_text(path), path.filename().string());
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const InstallError& e) {
-        return e.what();
-    }
-    return "(no error)";
 }
 
 } // namespace
@@ -60,7 +52,7 @@ TEST_CASE("platform selection refuses a platform without an archive", "[manifest
     REQUIRE(compat != nullptr);
     CHECK(compat->available_on("linux-aarch64"));
     CHECK_FALSE(compat->available_on("linux-x86_64"));
-    std::string msg = error_of([&] { select_artifact(*compat, "linux-x86_64"); });
+    std::string msg = install_error_of([&] { select_artifact(*compat, "linux-x86_64"); });
     CHECK(msg.find("cuda_compat") != std::string::npos);
     CHECK(msg.find("linux-x86_64") != std::string::npos);
     CHECK(msg.find("linux-aarch64") != std::string::npos);
@@ -83,13 +75,14 @@ TEST_CASE("cuDNN 8.9.7 manifest: variant level", "[manifest]") {
     CHECK(select_artifact(*cudnn, "windows-x86_64", "12.4").relative_path ==
           "cudnn/windows-x86_64/cudnn-windows-x86_64-8.9.7.29_cuda12-archive.zip");
     CHECK(select_variant(*cudnn, "linux-sbsa", "11") == "cuda11");
-    std::string msg = error_of([&] { select_artifact(*cudnn, "linux-x86_64", "10.2"); });
+    std::string msg = install_error_of([&] { select_artifact(*cudnn, "linux-x86_64", "10.2"); });
     CHECK(msg.find("CUDA 10.2") != std::string::npos);
     CHECK(msg.find("cuda11, cuda12") != std::string::npos);
-    CHECK(error_of([&] { select_artifact(*cudnn, "linux-x86_64", ""); }).find("--cuda") !=
+    CHECK(install_error_of([&] { select_artifact(*cudnn, "linux-x86_64", ""); }).find("--cuda") !=
           std::string::npos);
-    CHECK(error_of([&] { select_artifact(*cudnn, "linux-x86_64", "twelve"); }).find("\"twelve\"") !=
-          std::string::npos);
+    CHECK(install_error_of([&] {
+              select_artifact(*cudnn, "linux-x86_64", "twelve");
+          }).find("\"twelve\"") != std::string::npos);
 }
 
 TEST_CASE("default toolkit components are those present for the platform", "[manifest]") {
@@ -112,11 +105,12 @@ TEST_CASE("--components validation names the unknown one and what exists", "[man
     CHECK(with_gdb.back() == "cuda_gdb");
     CHECK(with_gdb.size() == 5);
     std::string msg =
-        error_of([&] { resolve_components(m, "linux-x86_64", {"cuda_nvcc,cublas"}); });
+        install_error_of([&] { resolve_components(m, "linux-x86_64", {"cuda_nvcc,cublas"}); });
     CHECK(msg.find("\"cublas\"") != std::string::npos);
     CHECK(msg.find("cuda_nvrtc") != std::string::npos);
     CHECK(msg.find("fabricmanager") != std::string::npos);
-    std::string plat = error_of([&] { resolve_components(m, "linux-x86_64", {"cuda_compat"}); });
+    std::string plat =
+        install_error_of([&] { resolve_components(m, "linux-x86_64", {"cuda_compat"}); });
     CHECK(plat.find("no archive for linux-x86_64") != std::string::npos);
     try {
         resolve_components(m, "linux-x86_64", {"nope"});
@@ -128,7 +122,7 @@ TEST_CASE("--components validation names the unknown one and what exists", "[man
 
 TEST_CASE("malformed manifests are refused with the origin named", "[manifest]") {
     auto msg = [](const std::string& text) {
-        return error_of([&] { parse_manifest(text, "m.json"); });
+        return install_error_of([&] { parse_manifest(text, "m.json"); });
     };
     CHECK(msg("{").find("m.json is not valid JSON") != std::string::npos);
     CHECK(msg("[]").find("not a JSON object") != std::string::npos);

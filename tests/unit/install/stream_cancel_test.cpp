@@ -50,15 +50,6 @@ struct Setup {
     }
 };
 
-std::string failure(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const InstallError& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-
 // Opens a gate file (an http_server.py "hold" rule waits for it) once the server's log shows
 // `text`; a thread of its own, while the test waits for download_and_extract.
 class GateOpener {
@@ -116,7 +107,7 @@ TEST_CASE("a refused archive stops the other downloads of the install") {
     SECTION("a downloaded archive") {
         std::vector<StreamJob> jobs = {s.job(server, "bad.tar.xz", "bad"),
                                        s.job(server, "slow.tar", "slow")};
-        std::string error = failure([&] { download_and_extract(jobs, options, 2); });
+        std::string error = install_error_of([&] { download_and_extract(jobs, options, 2); });
         CHECK_THAT(error, Catch::Contains("bad.tar.xz refused"));
         CHECK(read_text(s.log).find("HELD /slow.tar") != std::string::npos);
     }
@@ -125,7 +116,7 @@ TEST_CASE("a refused archive stops the other downloads of the install") {
         local.local = s.served / "bad.tar.xz";
         local.destination = s.t / "x/bad";
         std::vector<StreamJob> jobs = {local, s.job(server, "slow.tar", "slow")};
-        std::string error = failure([&] { download_and_extract(jobs, options, 2); });
+        std::string error = install_error_of([&] { download_and_extract(jobs, options, 2); });
         CHECK_THAT(error, Catch::Contains("bad.tar.xz refused"));
     }
     CHECK_FALSE(fs::exists(s.cache / "slow.tar.part"));
@@ -136,6 +127,6 @@ TEST_CASE("a download that fails is reported as such, not as its extraction") {
     Setup s;
     HttpServer server(s.served, {"/slow.tar=die:300000"}, s.log);
     std::vector<StreamJob> jobs = {s.job(server, "slow.tar", "slow")};
-    std::string error = failure([&] { download_and_extract(jobs, quick(), 1); });
+    std::string error = install_error_of([&] { download_and_extract(jobs, quick(), 1); });
     CHECK_THAT(error, Catch::Contains("download of " + server.url("slow.tar") + " failed"));
 }

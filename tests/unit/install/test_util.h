@@ -6,15 +6,27 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 
+#include "install/error.h"
 #include "registry/registry.h"
 #include "test_support.h"
 
 namespace cvm::install::test {
 
 namespace fs = std::filesystem;
+
+// The message of the InstallError that `f` throws; "(no error)" when it throws none.
+inline std::string install_error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const InstallError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
 
 inline fs::path repo_root() {
 #ifdef CVM_SOURCE_DIR

@@ -10,6 +10,7 @@
 #include "registry/index_listing.h"
 #include "registry/overlay.h"
 #include "test_support.h"
+#include "version_support.h"
 
 namespace fs = std::filesystem;
 using namespace cvm;
@@ -17,14 +18,9 @@ using namespace cvm::registry;
 // A fresh temporary folder, its name this process's own: never another run's (std::rand() without
 // a seed named the same folder in every run).
 using cvm::test::TempDir;
+using cvm::test::v;
 
 namespace {
-
-Version V(const char* text) {
-    auto v = parse_version(text, 1, 4);
-    REQUIRE(v);
-    return *v;
-}
 
 std::vector<std::string> names(const std::vector<ListingEntry>& entries) {
     std::vector<std::string> out;
@@ -88,31 +84,31 @@ TEST_CASE("a garbled listing gives nothing, never a crash") {
 }
 
 TEST_CASE("release names: manifests, legacy folders and legacy archives") {
-    CHECK(manifest_version("redistrib_13.4.1.json") == V("13.4.1"));
-    CHECK(manifest_version("redistrib_8.9.7.29.json") == V("8.9.7.29"));
+    CHECK(manifest_version("redistrib_13.4.1.json") == v("13.4.1"));
+    CHECK(manifest_version("redistrib_8.9.7.29.json") == v("8.9.7.29"));
     CHECK_FALSE(manifest_version("redistrib_13.4.json"));
     CHECK_FALSE(manifest_version("redistrib_13.4.1.json.sig"));
     CHECK_FALSE(manifest_version("redistrib_999.0.0.json"));
     CHECK_FALSE(manifest_version("redistrib_1.0.99999999.json"));
     CHECK_FALSE(manifest_version("redistrib_99999999999999999999.0.0.json"));
     CHECK_FALSE(manifest_version("redistrib_13.4.1.1.1.json"));
-    CHECK(legacy_folder_version("v8.1.0/") == V("8.1.0"));
+    CHECK(legacy_folder_version("v8.1.0/") == v("8.1.0"));
     CHECK_FALSE(legacy_folder_version("v8.1.0"));
     CHECK_FALSE(legacy_folder_version("v8.1/"));
 
     auto a = legacy_archive("cudnn-11.2-linux-x64-v8.1.0.77.tgz");
     REQUIRE(a);
-    CHECK(a->cudnn == V("8.1.0.77"));
-    CHECK(a->cuda == V("11.2"));
+    CHECK(a->cudnn == v("8.1.0.77"));
+    CHECK(a->cuda == v("11.2"));
     CHECK_FALSE(a->windows);
     auto w = legacy_archive("cudnn-10.2-windows10-x64-v8.1.0.77.zip");
     REQUIRE(w);
     CHECK(w->windows);
-    CHECK(w->cuda == V("10.2"));
+    CHECK(w->cuda == v("10.2"));
     auto r = legacy_archive("cudnn-windows-x86_64-8.3.1.22_cuda11.5-archive.zip");
     REQUIRE(r);
-    CHECK(r->cudnn == V("8.3.1.22"));
-    CHECK(r->cuda == V("11.5"));
+    CHECK(r->cudnn == v("8.3.1.22"));
+    CHECK(r->cuda == v("11.5"));
     CHECK(r->windows);
     CHECK_FALSE(legacy_archive("cudnn-11.2-osx-x64-v8.1.0.77.tgz"));
     CHECK_FALSE(legacy_archive("cudnn-11.2-linux-x64-v8.1.0.77.zip"));
@@ -126,25 +122,25 @@ TEST_CASE("an overlay reads back what was written, and merges below the shipped 
     o.updated = "2026-12-01T04:14:22Z";
     o.mirror = "http://127.0.0.1:8000";
     CudaRelease c;
-    c.version = V("13.4.1");
+    c.version = v("13.4.1");
     c.date = "2026-11-20";
     c.manifest = "redistrib_13.4.1.json";
-    c.cudart = V("13.4.80");
+    c.cudart = v("13.4.80");
     c.driver_linux = parse_driver_version("595.71.05");
     c.source = "cvm update: http://127.0.0.1:8000/cuda/redist/redistrib_13.4.1.json \"quoted\"";
     c.inferred = {"driver_linux"};
     o.cuda.push_back(c);
     CudaRelease shipped_one = c;
-    shipped_one.version = V("11.8.0"); // the shipped registry has it: left out
+    shipped_one.version = v("11.8.0"); // the shipped registry has it: left out
     o.cuda.push_back(shipped_one);
     CudnnRelease d;
-    d.version = V("8.1.0.99");
+    d.version = v("8.1.0.99");
     d.source = "cvm update";
     d.inferred = {"date", "builds.supports"};
     CudnnBuild b;
-    b.cuda = V("11.2");
-    b.supports_min = V("11.0");
-    b.supports_max = V("11.2");
+    b.cuda = v("11.2");
+    b.supports_min = v("11.0");
+    b.supports_max = v("11.2");
     b.linux_archives = {"cudnn-11.2-linux-x64-v8.1.0.99.tgz"};
     d.builds.push_back(b);
     o.cudnn.push_back(d);
@@ -153,7 +149,7 @@ TEST_CASE("an overlay reads back what was written, and merges below the shipped 
     CHECK(back.updated == o.updated);
     CHECK(back.mirror == o.mirror);
     REQUIRE(back.cuda.size() == 2);
-    CHECK(back.cuda[1].version == V("13.4.1"));
+    CHECK(back.cuda[1].version == v("13.4.1"));
     CHECK(back.cuda[1].source == c.source);
     CHECK(back.cuda[1].is_inferred("driver_linux"));
     CHECK(back.cuda[1].driver_linux->text == "595.71.05");
@@ -162,14 +158,14 @@ TEST_CASE("an overlay reads back what was written, and merges below the shipped 
 
     Registry reg = load_registry(source_tree_registry_dir());
     auto before = reg.cuda.size();
-    const CudaRelease* shipped = find_cuda_release(reg, V("11.8.0"));
+    const CudaRelease* shipped = find_cuda_release(reg, v("11.8.0"));
     REQUIRE(shipped);
     std::string shipped_source = shipped->source;
     CHECK(merge_overlay(reg, back) == 2);
     CHECK(reg.cuda.size() == before + 1);
-    CHECK(find_cuda_release(reg, V("11.8.0"))->source == shipped_source);
-    CHECK(find_cuda_release(reg, V("13.4"))->version == V("13.4.1"));
-    CHECK(reg.cuda.back().version == V("13.4.1")); // still sorted
+    CHECK(find_cuda_release(reg, v("11.8.0"))->source == shipped_source);
+    CHECK(find_cuda_release(reg, v("13.4"))->version == v("13.4.1"));
+    CHECK(reg.cuda.back().version == v("13.4.1")); // still sorted
     CHECK(find_cudnn_build(reg, "8.1.0.99-cuda11.2"));
 }
 

@@ -11,19 +11,15 @@
 
 #include "registry/registry.h"
 #include "test_support.h"
+#include "version_support.h"
 
 namespace fs = std::filesystem;
 using namespace cvm;
 using namespace cvm::registry;
 using cvm::test::TempDir;
+using cvm::test::v;
 
 namespace {
-
-Version V(const char* text) {
-    auto v = parse_version(text, 1, 4);
-    REQUIRE(v);
-    return *v;
-}
 
 const Registry& real() {
     static const Registry reg = load_registry(source_tree_registry_dir());
@@ -71,14 +67,14 @@ TEST_CASE("the real registry files parse and are consistent", "[registry]") {
     CHECK(reg.frameworks.size() >= 30);
 
     // Every 11.x and 12.x release NVIDIA lists, and 13.0 up to Update 2.
-    for (const char* v :
+    for (const char* text :
          {"10.0.130", "10.2.89", "11.0.3", "11.1.1", "11.2.0", "11.2.2", "11.3.1", "11.4.4",
           "11.5.2",   "11.6.2",  "11.7.1", "11.8.0", "12.0.1", "12.1.1", "12.2.2", "12.3.2",
           "12.4.1",   "12.5.1",  "12.6.3", "12.8.1", "12.9.1", "13.0.0", "13.0.1", "13.0.2"}) {
-        INFO(v);
-        const CudaRelease* r = find_cuda_release(reg, V(v));
+        INFO(text);
+        const CudaRelease* r = find_cuda_release(reg, v(text));
         REQUIRE(r != nullptr);
-        CHECK(r->version == V(v));
+        CHECK(r->version == v(text));
         CHECK_FALSE(r->source.empty());
     }
 
@@ -87,7 +83,7 @@ TEST_CASE("the real registry files parse and are consistent", "[registry]") {
         CHECK(reg.cuda[i - 1].version < reg.cuda[i].version);
     for (const auto& r : reg.cuda) {
         INFO(r.version.str());
-        CHECK(r.manifest.empty() == (r.version < V("11.4.0")));
+        CHECK(r.manifest.empty() == (r.version < v("11.4.0")));
         if (!r.manifest.empty()) CHECK(r.manifest == "redistrib_" + r.version.str() + ".json");
     }
 
@@ -112,18 +108,18 @@ TEST_CASE("cuDNN 8.1.0.77 for CUDA 11.2 supports CUDA 11.0 to 11.2", "[registry]
     const Registry& reg = real();
     auto range = cudnn_supported_cuda(reg, "8.1.0.77-cuda11.2");
     REQUIRE(range);
-    CHECK(range->first == V("11.0"));
-    CHECK(range->second == V("11.2"));
+    CHECK(range->first == v("11.0"));
+    CHECK(range->second == v("11.2"));
 
     auto ref = find_cudnn_build(reg, "8.1.0.77-cuda11.2");
     REQUIRE(ref);
     CHECK(ref->id() == "8.1.0.77-cuda11.2");
-    CHECK(cudnn_build_supports(*ref->build, V("11.0.3")));
-    CHECK(cudnn_build_supports(*ref->build, V("11.1")));
-    CHECK(cudnn_build_supports(*ref->build, V("11.2.2")));
-    CHECK_FALSE(cudnn_build_supports(*ref->build, V("11.3.0")));
-    CHECK_FALSE(cudnn_build_supports(*ref->build, V("10.2.89")));
-    CHECK_FALSE(cudnn_build_supports(*ref->build, V("12.0")));
+    CHECK(cudnn_build_supports(*ref->build, v("11.0.3")));
+    CHECK(cudnn_build_supports(*ref->build, v("11.1")));
+    CHECK(cudnn_build_supports(*ref->build, v("11.2.2")));
+    CHECK_FALSE(cudnn_build_supports(*ref->build, v("11.3.0")));
+    CHECK_FALSE(cudnn_build_supports(*ref->build, v("10.2.89")));
+    CHECK_FALSE(cudnn_build_supports(*ref->build, v("12.0")));
 
     // The archive names people hold.
     const auto& win = ref->build->windows_archives;
@@ -144,8 +140,8 @@ TEST_CASE("per-major cuDNN builds and their redist names", "[registry]") {
     auto ref = find_cudnn_build(reg, "8.9.7.29-cuda12");
     REQUIRE(ref);
     CHECK(ref->release->manifest == "redistrib_8.9.7.json");
-    CHECK(cudnn_build_supports(*ref->build, V("12.2")));
-    CHECK_FALSE(cudnn_build_supports(*ref->build, V("11.8")));
+    CHECK(cudnn_build_supports(*ref->build, v("12.2")));
+    CHECK_FALSE(cudnn_build_supports(*ref->build, v("11.8")));
     // As NVIDIA names it in redistrib_8.9.7.json.
     CHECK(cudnn_redist_archive_name(*ref, "linux-x86_64") ==
           "cudnn-linux-x86_64-8.9.7.29_cuda12-archive.tar.xz");
@@ -159,12 +155,12 @@ TEST_CASE("per-major cuDNN builds and their redist names", "[registry]") {
 
     auto nine = find_cudnn_build(reg, "9.19.0.56-cuda13");
     REQUIRE(nine);
-    CHECK(cudnn_build_supports(*nine->build, V("13.0.2")));
-    CHECK(find_cudnn_release(reg, V("9.1"))->version == V("9.1.1.17"));
-    CHECK(find_cudnn_release(reg, V("9.1.0"))->version == V("9.1.0.70"));
+    CHECK(cudnn_build_supports(*nine->build, v("13.0.2")));
+    CHECK(find_cudnn_release(reg, v("9.1"))->version == v("9.1.1.17"));
+    CHECK(find_cudnn_release(reg, v("9.1.0"))->version == v("9.1.0.70"));
 
     // Builds that serve a toolkit: 11.2 is served by 8.1.x-cuda11.2 but by no cuda12 build.
-    auto for_112 = cudnn_builds_for_cuda(reg, V("11.2.2"));
+    auto for_112 = cudnn_builds_for_cuda(reg, v("11.2.2"));
     std::set<std::string> ids;
     for (const auto& b : for_112)
         ids.insert(b.id());
@@ -176,32 +172,32 @@ TEST_CASE("per-major cuDNN builds and their redist names", "[registry]") {
 
 TEST_CASE("minimum drivers", "[registry]") {
     const Registry& reg = real();
-    auto ga = minimum_driver(reg, V("11.2.0"), Platform::Linux, DriverRule::Toolkit);
+    auto ga = minimum_driver(reg, v("11.2.0"), Platform::Linux, DriverRule::Toolkit);
     REQUIRE(ga);
     CHECK(ga->driver.text == "460.27.03");
     CHECK_FALSE(ga->inferred);
-    auto ga_win = minimum_driver(reg, V("11.2.0"), Platform::Windows, DriverRule::Toolkit);
+    auto ga_win = minimum_driver(reg, v("11.2.0"), Platform::Windows, DriverRule::Toolkit);
     REQUIRE(ga_win);
     CHECK(ga_win->driver.text == "460.82");
 
     // A prefix means the newest release with it: 11.2 is 11.2.2.
-    auto u2 = minimum_driver(reg, V("11.2"), Platform::Linux, DriverRule::Toolkit);
+    auto u2 = minimum_driver(reg, v("11.2"), Platform::Linux, DriverRule::Toolkit);
     REQUIRE(u2);
     CHECK(u2->driver.text == "460.32.03");
-    CHECK(u2->release->version == V("11.2.2"));
+    CHECK(u2->release->version == v("11.2.2"));
 
-    auto c13 = minimum_driver(reg, V("13.0.2"), Platform::Linux, DriverRule::Toolkit);
+    auto c13 = minimum_driver(reg, v("13.0.2"), Platform::Linux, DriverRule::Toolkit);
     REQUIRE(c13);
     CHECK(c13->driver.text == "580.95.05");
     // NVIDIA prints N/A for Windows from 13.0 on.
-    CHECK_FALSE(minimum_driver(reg, V("13.0.0"), Platform::Windows, DriverRule::Toolkit));
+    CHECK_FALSE(minimum_driver(reg, v("13.0.0"), Platform::Windows, DriverRule::Toolkit));
 
     // Minor-version compatibility floors.
-    auto m11 = minimum_driver(reg, V("11.8"), Platform::Linux, DriverRule::MinorCompat);
-    auto m11w = minimum_driver(reg, V("11.2.2"), Platform::Windows, DriverRule::MinorCompat);
-    auto m12 = minimum_driver(reg, V("12.4.1"), Platform::Linux, DriverRule::MinorCompat);
-    auto m12w = minimum_driver(reg, V("12"), Platform::Windows, DriverRule::MinorCompat);
-    auto m13 = minimum_driver(reg, V("13.0"), Platform::Linux, DriverRule::MinorCompat);
+    auto m11 = minimum_driver(reg, v("11.8"), Platform::Linux, DriverRule::MinorCompat);
+    auto m11w = minimum_driver(reg, v("11.2.2"), Platform::Windows, DriverRule::MinorCompat);
+    auto m12 = minimum_driver(reg, v("12.4.1"), Platform::Linux, DriverRule::MinorCompat);
+    auto m12w = minimum_driver(reg, v("12"), Platform::Windows, DriverRule::MinorCompat);
+    auto m13 = minimum_driver(reg, v("13.0"), Platform::Linux, DriverRule::MinorCompat);
     REQUIRE(m11);
     REQUIRE(m11w);
     REQUIRE(m12);
@@ -212,7 +208,7 @@ TEST_CASE("minimum drivers", "[registry]") {
     CHECK(m12->driver.text == "525.60.13");
     CHECK(m12w->driver.text == "527.41");
     CHECK(m13->driver.text == "580.65.06");
-    CHECK_FALSE(minimum_driver(reg, V("10.2"), Platform::Linux, DriverRule::MinorCompat));
+    CHECK_FALSE(minimum_driver(reg, v("10.2"), Platform::Linux, DriverRule::MinorCompat));
 
     // Comparing: the GPU machine's 580.159.04 meets 13.0.2's 580.95.05; 575.x does not.
     CHECK(c13->driver.value < parse_driver_version("580.159.04")->value);
@@ -236,21 +232,21 @@ TEST_CASE("minimum drivers", "[registry]") {
 TEST_CASE("a toolkit assembled from wheels is given its release", "[registry]") {
     const Registry& reg = real();
     // /usr/local/cuda-13.0 here: nvidia_cuda_runtime-13.0.96, nvidia_cuda_nvcc-13.0.88.
-    auto both = find_cuda_by_components(reg, V("13.0.96"), V("13.0.88"));
+    auto both = find_cuda_by_components(reg, v("13.0.96"), v("13.0.88"));
     REQUIRE(both.size() == 1);
-    CHECK(both.front()->version == V("13.0.2"));
-    auto by_cudart = find_cuda_by_components(reg, V("13.0.96"), std::nullopt);
+    CHECK(both.front()->version == v("13.0.2"));
+    auto by_cudart = find_cuda_by_components(reg, v("13.0.96"), std::nullopt);
     REQUIRE(by_cudart.size() == 1);
-    CHECK(by_cudart.front()->version == V("13.0.2"));
+    CHECK(by_cudart.front()->version == v("13.0.2"));
     // nvcc 13.0.88 shipped in two updates: both are candidates.
-    auto by_nvcc = find_cuda_by_components(reg, std::nullopt, V("13.0.88"));
+    auto by_nvcc = find_cuda_by_components(reg, std::nullopt, v("13.0.88"));
     REQUIRE(by_nvcc.size() == 2);
-    CHECK(by_nvcc[0]->version == V("13.0.1"));
-    CHECK(by_nvcc[1]->version == V("13.0.2"));
-    auto old = find_cuda_by_components(reg, V("11.8.89"), V("11.8.89"));
+    CHECK(by_nvcc[0]->version == v("13.0.1"));
+    CHECK(by_nvcc[1]->version == v("13.0.2"));
+    auto old = find_cuda_by_components(reg, v("11.8.89"), v("11.8.89"));
     REQUIRE(old.size() == 1);
-    CHECK(old.front()->version == V("11.8.0"));
-    CHECK(find_cuda_by_components(reg, V("13.0.97"), std::nullopt).empty());
+    CHECK(old.front()->version == v("11.8.0"));
+    CHECK(find_cuda_by_components(reg, v("13.0.97"), std::nullopt).empty());
     CHECK(find_cuda_by_components(reg, std::nullopt, std::nullopt).empty());
 
     // Where the real wheel-assembled toolkit exists, its dist-info names lead to 13.0.2 too.
@@ -269,7 +265,7 @@ TEST_CASE("a toolkit assembled from wheels is given its release", "[registry]") 
         REQUIRE(nvcc);
         auto found = find_cuda_by_components(reg, cudart, nvcc);
         REQUIRE(found.size() == 1);
-        CHECK(found.front()->version.has_prefix(V("13.0")));
+        CHECK(found.front()->version.has_prefix(v("13.0")));
     } else {
         WARN("no /usr/local/cuda-13.0/dist-info here; the wheel-assembled toolkit check did not "
              "run");
@@ -308,39 +304,39 @@ TEST_CASE("cuDNN library sets per major and platform", "[registry]") {
 
 TEST_CASE("framework builds", "[registry]") {
     const Registry& reg = real();
-    const FrameworkRelease* t21 = find_framework(reg, "torch", V("2.1.2"));
+    const FrameworkRelease* t21 = find_framework(reg, "torch", v("2.1.2"));
     REQUIRE(t21);
     CHECK(t21->name == "pytorch");
     CHECK(t21->bundles_cudnn);
     const FrameworkBuild* cu118 = find_framework_build(*t21, std::string_view("cu118"));
-    const FrameworkBuild* cu121 = find_framework_build(*t21, V("12.1"));
+    const FrameworkBuild* cu121 = find_framework_build(*t21, v("12.1"));
     REQUIRE(cu118);
     REQUIRE(cu121);
-    CHECK(cu118->cudnn.has_prefix(V("8.7")));
-    CHECK(cu121->cudnn.has_prefix(V("8.9")));
-    CHECK_FALSE(find_framework_build(*t21, V("12.4")));
+    CHECK(cu118->cudnn.has_prefix(v("8.7")));
+    CHECK(cu121->cudnn.has_prefix(v("8.9")));
+    CHECK_FALSE(find_framework_build(*t21, v("12.4")));
 
-    const FrameworkRelease* t211 = find_framework(reg, "PyTorch", V("2.11.0"));
+    const FrameworkRelease* t211 = find_framework(reg, "PyTorch", v("2.11.0"));
     REQUIRE(t211);
     const FrameworkBuild* cu130 = find_framework_build(*t211, std::string_view("cu130"));
     REQUIRE(cu130);
-    CHECK(cu130->cudnn == V("9.19.0.56"));
+    CHECK(cu130->cudnn == v("9.19.0.56"));
     // 2.1 must not answer for 2.11.
-    CHECK(find_framework(reg, "pytorch", V("2.11"))->version == V("2.11"));
+    CHECK(find_framework(reg, "pytorch", v("2.11"))->version == v("2.11"));
 
-    for (const char* v : {"2.5.0", "2.6.2", "2.7.4", "2.8.0", "2.9.3", "2.10.1", "2.11.0"}) {
-        INFO("tensorflow " << v);
-        const FrameworkRelease* tf = find_framework(reg, "tensorflow", V(v));
+    for (const char* text : {"2.5.0", "2.6.2", "2.7.4", "2.8.0", "2.9.3", "2.10.1", "2.11.0"}) {
+        INFO("tensorflow " << text);
+        const FrameworkRelease* tf = find_framework(reg, "tensorflow", v(text));
         REQUIRE(tf);
         CHECK_FALSE(tf->bundles_cudnn);
         REQUIRE(tf->builds.size() == 1);
-        CHECK(tf->builds[0].cuda == V("11.2"));
-        CHECK(tf->builds[0].cudnn == V("8.1"));
+        CHECK(tf->builds[0].cuda == v("11.2"));
+        CHECK(tf->builds[0].cudnn == v("8.1"));
     }
-    CHECK(find_framework(reg, "tensorflow", V("2.10.0"))->windows_gpu);
-    CHECK_FALSE(find_framework(reg, "tensorflow", V("2.11.0"))->windows_gpu);
-    CHECK_FALSE(find_framework(reg, "jax", V("0.4")));
-    CHECK_FALSE(find_framework(reg, "tensorflow", V("3.0")));
+    CHECK(find_framework(reg, "tensorflow", v("2.10.0"))->windows_gpu);
+    CHECK_FALSE(find_framework(reg, "tensorflow", v("2.11.0"))->windows_gpu);
+    CHECK_FALSE(find_framework(reg, "jax", v("0.4")));
+    CHECK_FALSE(find_framework(reg, "tensorflow", v("3.0")));
     // Every PyTorch release brings its own cuDNN; no TensorFlow release does.
     for (const auto& f : reg.frameworks)
         CHECK(f.bundles_cudnn == (f.name == "pytorch"));
@@ -488,12 +484,12 @@ TEST_CASE("how cvm gets a release, and which build --cuda names") {
     for (const CudaRow& row : {CudaRow{"11.2.2", Fetch::Installer}, CudaRow{"11.3.1", Fetch::Installer},
                                CudaRow{"11.4.0", Fetch::Manifest}, CudaRow{"12.4.1", Fetch::Manifest}}) {
         INFO(row.version);
-        const CudaRelease* r = find_cuda_release(real(), V(row.version));
+        const CudaRelease* r = find_cuda_release(real(), v(row.version));
         REQUIRE(r);
         CHECK(how_fetched(*r) == row.how);
     }
-    const CudnnRelease* old = find_cudnn_release(real(), V("8.1.0.77"));
-    const CudnnRelease* redist = find_cudnn_release(real(), V("8.9.7.29"));
+    const CudnnRelease* old = find_cudnn_release(real(), v("8.1.0.77"));
+    const CudnnRelease* redist = find_cudnn_release(real(), v("8.9.7.29"));
     REQUIRE(old);
     REQUIRE(redist);
     CHECK(how_fetched(*old) == Fetch::Archive);
@@ -501,14 +497,14 @@ TEST_CASE("how cvm gets a release, and which build --cuda names") {
     CHECK(std::string(fetch_name(Fetch::Archive)) == "archive");
 
     CudnnBuild per_minor;
-    per_minor.cuda = V("11.2");
+    per_minor.cuda = v("11.2");
     CudnnBuild per_major;
-    per_major.cuda = V("12");
+    per_major.cuda = v("12");
     struct Row { const CudnnBuild* build; const char* cuda; bool is_for; };
     for (const Row& row : {Row{&per_minor, "11.2", true}, Row{&per_minor, "11", true}, Row{&per_minor, "11.8", false},
                            Row{&per_minor, "12", false}, Row{&per_major, "12", true}, Row{&per_major, "12.4", true},
                            Row{&per_major, "13", false}, Row{&per_major, "11.8", false}}) {
         INFO(row.build->cuda.str() << " for " << row.cuda);
-        CHECK(cudnn_build_is_for(*row.build, V(row.cuda)) == row.is_for);
+        CHECK(cudnn_build_is_for(*row.build, v(row.cuda)) == row.is_for);
     }
 }
