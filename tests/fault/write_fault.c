@@ -6,6 +6,9 @@
  *   CVM_FAULT_ALL    when set, every write from the Nth on fails (a disk that stays full)
  *   CVM_FAULT_SLEEP_MS  when set, each counted write first sleeps this long (a slow disk, so a
  *                    test can interrupt an install in the middle); CVM_FAULT_NTH=0 fails none
+ *   CVM_FAULT_HOLD   a file: each counted write first waits until it exists. A test that stops
+ *                    cvm in the middle sends its signal, then makes the file: the work cannot end
+ *                    before the signal however slowly the test runs (a slow disk alone can)
  *
  * Built by tests/integration/install_integrity.sh with the system's C compiler. */
 #define _GNU_SOURCE
@@ -38,6 +41,9 @@ ssize_t write(int fd, const void* buf, size_t count) {
         long now = __atomic_add_fetch(&counter, 1, __ATOMIC_SEQ_CST);
         const char* sleep_ms = getenv("CVM_FAULT_SLEEP_MS");
         if (sleep_ms != NULL) usleep((useconds_t)atol(sleep_ms) * 1000);
+        const char* hold = getenv("CVM_FAULT_HOLD");
+        if (hold != NULL && *hold != '\0')
+            while (access(hold, F_OK) != 0) usleep(10000);
         if (nth > 0 && now == nth || (now > nth && getenv("CVM_FAULT_ALL") != NULL)) {
             const char* e = getenv("CVM_FAULT_ERRNO");
             errno = (e != NULL && strcmp(e, "EIO") == 0) ? EIO : ENOSPC;

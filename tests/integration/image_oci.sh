@@ -368,17 +368,17 @@ else
     echo "note: cannot mount a tmpfs here; the full-disk case runs with injected faults only" >&2
 fi
 
-# Ctrl-C while the layer is written: the staging folder goes at once.
+# Ctrl-C while the layer is written: the staging folder goes at once. The layer's first write
+# waits for the test's go, given only after the signal: the export cannot end before it.
 for sig in INT TERM; do
-    CVM_FAULT_DIR="$FULL" CVM_FAULT_NTH=0 CVM_FAULT_SLEEP_MS=200 LD_PRELOAD="$FAULT" \
+    CVM_FAULT_DIR="$FULL" CVM_FAULT_NTH=0 CVM_FAULT_HOLD="$TEST_TMP/go-$sig" LD_PRELOAD="$FAULT" \
         "$CVM_BIN/cvm-install" export --oci "$FULL/slow" 2> "$TEST_TMP/err" &
     pid=$!
-    for _ in $(seq 200); do
-        [[ -n $(find "$FULL" -name '.layer.tmp*' 2> /dev/null | head -1) ]] && break
-        sleep 0.05
-    done
-    [[ -n $(find "$FULL" -name '.layer.tmp*' | head -1) ]] || fail "the export never started writing"
+    layer_begun() { [[ -n $(find "$FULL" -name '.layer.tmp*' 2> /dev/null | head -1) ]]; }
+    wait_running "$pid" 300 layer_begun
+    layer_begun || fail "the export never started writing: $(cat "$TEST_TMP/err")"
     kill -"$sig" "$pid"
+    touch "$TEST_TMP/go-$sig"
     finish "$pid" 120 "cvm-install export after SIG$sig"
     assert_eq "$RC" "$((128 + $(kill -l "$sig")))" "exit status after SIG$sig"
     assert_eq "$(ls -A "$FULL" | grep -v '^layout$' || true)" "" "$FULL right after SIG$sig"

@@ -83,13 +83,14 @@ fi
 # Ctrl-C in the middle of an install: the staging folder goes at once, not at the next run.
 $MK cudnn-redist "$A/many/$tgz" --version 9.1.0 --files 400
 for sig in INT TERM; do
-    CVM_FAULT_DIR="$STAGING" CVM_FAULT_NTH=0 CVM_FAULT_SLEEP_MS=10 LD_PRELOAD="$FAULT" \
+    CVM_FAULT_DIR="$STAGING" CVM_FAULT_NTH=0 CVM_FAULT_HOLD="$TEST_TMP/go-$sig" LD_PRELOAD="$FAULT" \
         "$CVM_BIN/cvm-install" install "$A/many/$tgz" 2> "$TEST_TMP/err" &
     pid=$!
     writing() { [[ -n $(find "$STAGING" -type f -path '*/x/*' 2> /dev/null | head -1) ]]; }
     wait_running "$pid" 300 writing
     [[ -n $(find "$STAGING" -type f -path '*/x/*' | head -1) ]] || fail "the install never started writing"
     kill -"$sig" "$pid"
+    touch "$TEST_TMP/go-$sig" # the writes wait for it: the install cannot end before the signal
     finish "$pid" 120 "cvm-install after SIG$sig"
     assert_eq "$RC" "$((128 + $(kill -l "$sig")))" "exit status after SIG$sig"
     assert_eq "$(ls -A "$STAGING")" "" "staging right after SIG$sig"
