@@ -22,10 +22,6 @@ OwnerList& owner_list() {
 
 } // namespace
 
-bool is_own_uid(std::uint32_t uid) {
-    return platform::is_own_uid(uid);
-}
-
 void set_machine_config_reader(void (*read)()) {
     owner_list().read_machine_config = read;
 }

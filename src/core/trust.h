@@ -60,9 +60,6 @@ std::string doubt_fix(Doubt doubt, const fs::path& path, const platform::FileMet
 std::string distrust_message(const std::string& what, const fs::path& path,
                              const platform::FileMeta& meta, Doubt doubt, bool listable = true);
 
-// True when `uid` is the user cvm runs as, root, or (for root) SUDO_UID.
-bool is_own_uid(std::uint32_t uid);
-
 // The uids of the machine config's trusted_owners (names resolved through /etc/passwd, numbers
 // as they are), read once per process. Remembered from set_trusted_owners() when the machine
 // config was already read.
