@@ -38,7 +38,7 @@ void check_chain(const std::string& what, const fs::path& folder,
                     const bool listable = trusted == nullptr;
                     if (at == p) throw TrustError(distrust_message(what, p, *meta, d, listable));
                     throw TrustError("refusing " + what + " " + p.u8string() + ": the folder " +
-                                     at.u8string() + " above it is " + doubt_words(d, at, *meta) +
+                                     at.u8string() + " above it is " + doubt_words(d, *meta) +
                                      ", so another user could put their own in its place; " +
                                      doubt_fix(d, at, *meta, listable));
                 }

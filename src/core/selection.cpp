@@ -160,8 +160,8 @@ static bool planted(const std::string& file, const platform::FileMeta& meta,
     auto dir = platform::file_meta(folder);
     if (!dir || !platform::writable_by_others(*dir)) return false;
     if (platform::owned_by_listed(meta, trusted_owner_ids())) return false;
-    warnings.push_back("ignoring " + file + ": it is owned by " +
-                       owner_text_of(fs::u8path(file), meta) + " in " + folder.u8string() +
+    warnings.push_back("ignoring " + file + ": it is owned by " + owner_text_of(meta) + " in " +
+                       folder.u8string() +
                        ", which every user may write to; run `cvm use SPEC` to write your own");
     return true;
 }

@@ -74,7 +74,7 @@ std::string owner_text(std::uint32_t uid) {
                         : name + " (uid " + std::to_string(uid) + ")";
 }
 
-std::string owner_text_of(const fs::path&, const platform::FileMeta& meta) {
+std::string owner_text_of(const platform::FileMeta& meta) {
     if (platform::host_os() == platform::Os::Windows)
         return platform::owner_writer(meta, nullptr).owner;
     return owner_text(meta.uid);
@@ -97,7 +97,7 @@ platform::OwnerWriter windows_accounts(const platform::FileMeta& meta) {
 
 } // namespace
 
-std::string doubt_words(Doubt doubt, const fs::path&, const platform::FileMeta& meta) {
+std::string doubt_words(Doubt doubt, const platform::FileMeta& meta) {
     const bool windows = platform::host_os() == platform::Os::Windows;
     platform::OwnerWriter ow = windows ? windows_accounts(meta) : platform::OwnerWriter{};
     std::string owner = windows ? ow.owner : owner_text(meta.uid);
@@ -165,16 +165,16 @@ std::string distrust_message(const std::string& what, const fs::path& path,
     std::string why;
     switch (doubt) {
     case Doubt::Owner:
-        why = "it is " + doubt_words(doubt, path, meta);
+        why = "it is " + doubt_words(doubt, meta);
         break;
     case Doubt::WorldWritable:
-        why = "the " + kind + " is " + doubt_words(doubt, path, meta) +
+        why = "the " + kind + " is " + doubt_words(doubt, meta) +
               (platform::host_os() == platform::Os::Windows
                    ? ", so another account could change what cvm runs"
                    : ", so anyone could change what cvm runs");
         break;
     default:
-        why = "the " + kind + " is " + doubt_words(doubt, path, meta);
+        why = "the " + kind + " is " + doubt_words(doubt, meta);
         break;
     }
     return "refusing " + what + " " + p + ": " + why + "; " +

@@ -50,7 +50,7 @@ inline void check_trusted(const char* what, const fs::path& path, const platform
 // What is wrong, in words after "it is" / "the folder is": "owned by nobody (uid 65534), not by
 // you or root", "writable by every user (owner ...)", "writable by its group (owner ...)"; on
 // Windows the accounts ("writable by BUILTIN\\Users (S-1-5-32-545) (owner ...)").
-std::string doubt_words(Doubt doubt, const fs::path& path, const platform::FileMeta& meta);
+std::string doubt_words(Doubt doubt, const platform::FileMeta& meta);
 // What to run about it ("run `chmod o-w PATH`", takeown or icacls on Windows); `listable`: also
 // say that trusted_owners could accept the owner.
 std::string doubt_fix(Doubt doubt, const fs::path& path, const platform::FileMeta& meta,
@@ -72,8 +72,9 @@ void set_machine_config_reader(void (*read)());
 
 // "nobody (uid 65534)" or "uid 1234".
 std::string owner_text(std::uint32_t uid);
-// The owner of `path` in those words; on Windows its account ("NT AUTHORITY\\ANONYMOUS LOGON
-// (S-1-5-7)"), from the security descriptor read with `meta` (platform.h).
-std::string owner_text_of(const fs::path& path, const platform::FileMeta& meta);
+// The owner of the file `meta` describes in those words; on Windows its account ("NT
+// AUTHORITY\\ANONYMOUS LOGON (S-1-5-7)"), from the security descriptor read with `meta`
+// (platform.h).
+std::string owner_text_of(const platform::FileMeta& meta);
 
 } // namespace cvm

@@ -100,7 +100,7 @@ std::string mode_text(std::uint32_t mode) {
     return buf;
 }
 
-std::string item_doubt(const fs::path& path, const TreeItem& item) {
+std::string item_doubt(const TreeItem& item) {
     // A link's own mode means nothing: its owner alone is judged.
     platform::FileMeta meta =
         item.type == TreeItem::Type::Symlink ? platform::owner_only(item.meta) : item.meta;
@@ -109,7 +109,7 @@ std::string item_doubt(const fs::path& path, const TreeItem& item) {
     case Doubt::None:
         break;
     case Doubt::Owner:
-        out = "owned by " + owner_text_of(path, meta) +
+        out = "owned by " + owner_text_of(meta) +
               ", not by you or root: another user could change it";
         break;
     case Doubt::WorldWritable:
