@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <system_error>
 
-namespace cvm::doctor {
+namespace cvm::binary {
 
 namespace {
 // No reader needs more than this in one piece; a larger request means a corrupt header.
@@ -36,4 +36,4 @@ std::optional<std::vector<std::uint8_t>> FileSource::read(std::uint64_t offset,
     return out;
 }
 
-} // namespace cvm::doctor
+} // namespace cvm::binary

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace cvm::doctor {
+namespace cvm::binary {
 
 class ByteSource {
 public:
@@ -61,4 +61,4 @@ private:
     std::uint64_t size_ = 0;
 };
 
-} // namespace cvm::doctor
+} // namespace cvm::binary

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-namespace cvm::doctor {
+namespace cvm::binary {
 
 enum class Endian { little, big };
 
@@ -97,4 +97,4 @@ private:
     std::size_t size_ = 0;
 };
 
-} // namespace cvm::doctor
+} // namespace cvm::binary

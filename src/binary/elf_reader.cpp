@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace cvm::doctor {
+namespace cvm::binary {
 
 namespace {
 
@@ -504,4 +504,4 @@ ElfReadResult read_elf_file(const std::string& path) {
     return r;
 }
 
-} // namespace cvm::doctor
+} // namespace cvm::binary

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace cvm::doctor {
+namespace cvm::binary {
 
 namespace elf {
 constexpr std::uint16_t em_386 = 3;
@@ -81,4 +81,4 @@ std::string elf_machine_name(std::uint16_t machine);
 // current folder to ld.so).
 std::vector<std::string> split_search_path(const std::string& value, bool semicolons = false);
 
-} // namespace cvm::doctor
+} // namespace cvm::binary

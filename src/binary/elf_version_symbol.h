@@ -9,7 +9,7 @@
 
 #include "binary/byte_source.h"
 
-namespace cvm::compat {
+namespace cvm::binary {
 
 // 0x091300 -> {9, 19, 0} (major, minor, patch one byte each); also the decimal forms
 // 8902 -> {8, 9, 2} and 91900 -> {9, 19, 0}. nullopt when it is neither.
@@ -22,7 +22,7 @@ struct RawVersionSymbol {
 };
 // The first cudnn*_version data symbol (4 bytes, defined, in a section with file bytes) of an
 // ELF shared library whose value decodes as a version. nullopt when none or not ELF.
-std::optional<RawVersionSymbol> read_cudnn_version_symbol(const doctor::ByteSource& file);
+std::optional<RawVersionSymbol> read_cudnn_version_symbol(const ByteSource& file);
 std::optional<RawVersionSymbol> read_cudnn_version_symbol_file(const std::string& path);
 
-} // namespace cvm::compat
+} // namespace cvm::binary

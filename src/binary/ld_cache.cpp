@@ -1,6 +1,6 @@
 #include "binary/ld_cache.h"
 
-namespace cvm::doctor {
+namespace cvm::binary {
 
 namespace {
 
@@ -169,4 +169,4 @@ LdCacheReadResult read_ld_cache_file(const std::string& path) {
     return result;
 }
 
-} // namespace cvm::doctor
+} // namespace cvm::binary

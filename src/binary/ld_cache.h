@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace cvm::doctor {
+namespace cvm::binary {
 
 struct LdCacheEntry {
     std::string name; // the soname, e.g. "libcudnn.so.9"
@@ -45,4 +45,4 @@ LdCacheReadResult read_ld_cache_file(const std::string& path);
 // know.
 std::optional<std::int32_t> ld_cache_flags_for(const ElfInfo& requester);
 
-} // namespace cvm::doctor
+} // namespace cvm::binary

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-namespace cvm::doctor {
+namespace cvm::binary {
 namespace {
 
 constexpr std::string_view kBanner = "NCCL version ";
@@ -141,4 +141,4 @@ std::optional<NcclBanner> read_nccl_banner_file(const std::string& path) {
     return read_nccl_banner(*src);
 }
 
-} // namespace cvm::doctor
+} // namespace cvm::binary

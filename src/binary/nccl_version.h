@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-namespace cvm::doctor {
+namespace cvm::binary {
 
 // 22809 -> {2, 28, 9}; 2804 -> {2, 8, 4}; nullopt for what no NCCL release returns.
 std::optional<std::array<unsigned, 3>> decode_nccl_version_code(long long code);
@@ -35,4 +35,4 @@ std::optional<NcclBanner> find_nccl_banner(std::string_view bytes);
 std::optional<NcclBanner> read_nccl_banner(const ByteSource& file);
 std::optional<NcclBanner> read_nccl_banner_file(const std::string& path);
 
-} // namespace cvm::doctor
+} // namespace cvm::binary

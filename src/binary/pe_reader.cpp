@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-namespace cvm::doctor {
+namespace cvm::binary {
 
 namespace {
 
@@ -476,4 +476,4 @@ PeReadResult read_pe_file(const std::string& path) {
     return r;
 }
 
-} // namespace cvm::doctor
+} // namespace cvm::binary

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace cvm::doctor {
+namespace cvm::binary {
 
 namespace pe {
 constexpr std::uint16_t machine_i386 = 0x014c;
@@ -65,4 +65,4 @@ bool looks_like_pe(ByteView bytes); // "MZ" at the start
 
 std::string pe_machine_name(std::uint16_t machine);
 
-} // namespace cvm::doctor
+} // namespace cvm::binary

@@ -144,18 +144,18 @@ void register_doctor(CLI::App& app) {
         const std::string python = default_python();
         if (!python.empty()) in.python = inspect_python(python, fs);
 
-        std::optional<LdCache> cache;
+        std::optional<binary::LdCache> cache;
         if (os == platform::Os::Linux) {
             auto cache_path = platform::get_env("CVM_LD_SO_CACHE").value_or("/etc/ld.so.cache");
             if (!cache_path.empty()) {
-                auto read = read_ld_cache_file(cache_path);
+                auto read = binary::read_ld_cache_file(cache_path);
                 if (read) {
                     cache = std::move(*read.cache);
                     in.ld_cache = &*cache;
                 }
                 in.ld_cache_path = cache_path;
             }
-            auto self = read_elf_file(platform::current_exe().u8string());
+            auto self = binary::read_elf_file(platform::current_exe().u8string());
             if (self) in.linux_abi = *self.info;
             if (auto dirs = platform::get_env("CVM_LD_DEFAULT_DIRS"))
                 in.linux_default_dirs = split_colon_list(*dirs);

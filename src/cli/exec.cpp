@@ -64,7 +64,7 @@ void warn_changeable_libraries(const Layout& layout) {
             Doubt d = doubt_of(*meta);
             if (d == Doubt::None) continue;
             if (count++ == 0)
-                first = it->path().u8string() + " is " + doubt_words(d, it->path(), *meta) + "; " +
+                first = it->path().u8string() + " is " + doubt_words(d, *meta) + "; " +
                         doubt_fix(d, it->path(), *meta, false);
         }
     }
@@ -84,7 +84,7 @@ void register_exec(CLI::App& app) {
     auto version = std::make_shared<std::string>();
     auto unused = std::make_shared<std::string>();
     auto* spec_opt = cmd->add_option("--spec", *spec, "use this SPEC instead of the selection")
-                        ->type_name("SPEC");
+                         ->type_name("SPEC");
     cmd->add_option("--version", *version, "the same as --spec (kept for scripts)")
         ->type_name("SPEC")
         ->excludes(spec_opt);
@@ -92,14 +92,16 @@ void register_exec(CLI::App& app) {
     // not one of cvm's options (and everything after it, `-h` and `--version` included) is left
     // for the callback exactly as typed (prefix_command). The positional still counts as
     // missing, which keeps a leading `--` here instead of handing it back to the main app.
-    cmd->add_option("CMD", *unused, "the program, then its arguments (nothing after CMD is read by cvm)")
+    cmd->add_option("CMD", *unused,
+                    "the program, then its arguments (nothing after CMD is read by cvm)")
         ->type_name("[ARGS...]")
         ->check(CLI::Validator([](std::string&) { return std::string("not parsed"); }, ""));
     cmd->validate_positionals();
     cmd->prefix_command();
     cmd->callback([spec, version, cmd] {
         std::vector<std::string> words = cmd->remaining();
-        if (!words.empty() && words.front() != "--" && words.front().size() > 1 && words.front()[0] == '-') {
+        if (!words.empty() && words.front() != "--" && words.front().size() > 1 &&
+            words.front()[0] == '-') {
             throw UsageError(unknown_option_line(*cmd, words.front(), "exec", "cvm help exec",
                                                  "cvm's options go before CMD"));
         }
@@ -109,7 +111,8 @@ void register_exec(CLI::App& app) {
         if (!version->empty()) chosen = *version;
         if (w.spec) {
             if (chosen)
-                throw UsageError("exec: two specs, " + printable(*chosen) + " and " + printable(*w.spec) +
+                throw UsageError("exec: two specs, " + printable(*chosen) + " and " +
+                                 printable(*w.spec) +
                                  "; give one (cvm exec SPEC -- CMD or cvm exec --spec SPEC CMD)");
             chosen = w.spec;
         }
@@ -137,8 +140,8 @@ void register_exec(CLI::App& app) {
                      " is not an executable file (check its permissions: chmod +x)");
                 throw ExitCode{126};
             }
-            note(printable(args[0]) + ": command not found in the selected environment (PATH=" + path +
-                 "); check the name, or run `cvm current` to see the selection");
+            note(printable(args[0]) + ": command not found in the selected environment (PATH=" +
+                 path + "); check the name, or run `cvm current` to see the selection");
             throw ExitCode{127};
         }
         platform::exec_replace(program, args, env);

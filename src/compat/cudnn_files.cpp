@@ -25,7 +25,8 @@ std::optional<Version> version_from_so_name(const std::string& name) {
 }
 
 std::optional<Version> header_beside(const fs::path& folder) {
-    for (const char* rel : {"../include/cudnn_version.h", "../../include/cudnn_version.h", "../include/cudnn.h"}) {
+    for (const char* rel :
+         {"../include/cudnn_version.h", "../../include/cudnn_version.h", "../include/cudnn.h"}) {
         auto text = platform::read_file(folder / rel, 1 << 20);
         if (!text) continue;
         auto number = [&](const std::string& macro) -> std::optional<unsigned> {
@@ -37,12 +38,12 @@ std::optional<Version> header_beside(const fs::path& folder) {
                 return std::nullopt;
             }
         };
-        auto ma = number("CUDNN_MAJOR"), mi = number("CUDNN_MINOR"), pa = number("CUDNN_PATCHLEVEL");
+        auto ma = number("CUDNN_MAJOR"), mi = number("CUDNN_MINOR"),
+             pa = number("CUDNN_PATCHLEVEL");
         if (ma && mi && pa) return Version{{*ma, *mi, *pa}};
     }
     return std::nullopt;
 }
-
 
 Version release_part(const Version& v) {
     return Version{{v.major(), v.minor(), v.parts.size() > 2 ? v.parts[2] : 0}};
@@ -55,7 +56,8 @@ bool CudnnFileVersion::is_main() const {
     return name.rfind("libcudnn.so", 0) == 0 || name.rfind("cudnn64_", 0) == 0;
 }
 
-CudnnFileVersion cudnn_file_version(const std::string& path, const CudnnEvidenceRoots& roots, bool with_owner) {
+CudnnFileVersion cudnn_file_version(const std::string& path, const CudnnEvidenceRoots& roots,
+                                    bool with_owner) {
     CudnnFileVersion f;
     f.path = path;
     std::error_code ec;
@@ -69,7 +71,7 @@ CudnnFileVersion cudnn_file_version(const std::string& path, const CudnnEvidence
         f.replaced = found.replaced;
         if (!f.owner) f.owner = copied_from(real, roots);
     };
-    if (auto sym = read_cudnn_version_symbol_file(f.real_path)) {
+    if (auto sym = binary::read_cudnn_version_symbol_file(f.real_path)) {
         f.version = Version{{sym->version[0], sym->version[1], sym->version[2]}};
         f.evidence = "symbol " + sym->name;
         if (with_owner) find_owner();
@@ -105,9 +107,11 @@ std::string CudnnSetCheck::listing() const {
     for (const auto& f : files) {
         if (!out.empty()) out += "; ";
         out += fs::u8path(f.path).filename().u8string() + " " +
-               (f.version ? f.version->str() + " (" + f.evidence + ")" : std::string("version unknown"));
+               (f.version ? f.version->str() + " (" + f.evidence + ")"
+                          : std::string("version unknown"));
         if (f.replaced)
-            out += ", not the file " + f.replaced->describe() + " " + f.replaced->version_text + " installed";
+            out += ", not the file " + f.replaced->describe() + " " + f.replaced->version_text +
+                   " installed";
         out += " in " + f.folder;
     }
     return out;
@@ -134,8 +138,8 @@ std::string CudnnSetCheck::fix() const {
     std::string source;
     if (main_file && main_file->owner && main_file->version && release &&
         release_part(*main_file->version) == *release)
-        source = " from " + fs::u8path(main_file->owner->owned_path).parent_path().u8string() + " (" +
-                 main_file->owner->who() + ")";
+        source = " from " + fs::u8path(main_file->owner->owned_path).parent_path().u8string() +
+                 " (" + main_file->owner->who() + ")";
     for (const auto& f : files) {
         const std::string name = fs::u8path(f.path).filename().u8string();
         const bool odd = f.version && release && release_part(*f.version) != *release;
@@ -147,18 +151,20 @@ std::string CudnnSetCheck::fix() const {
         }
         if (!odd && !(mixed_folders && !mixed_versions && elsewhere)) continue;
         if (f.owner && f.owner->copy)
-            add("replace the copies of " + f.owner->who() + " " + f.owner->version_text + "'s files in " + f.folder +
-                    " (",
+            add("replace the copies of " + f.owner->who() + " " + f.owner->version_text +
+                    "'s files in " + f.folder + " (",
                 name, ") with " + want + "'s" + source);
         else if (f.owner && f.owner->kind == FileOwner::Kind::Dpkg)
             add("upgrade the package " + f.owner->name + " (" + f.owner->version_text + ": ", name,
                 ") to " + want + " or remove it (`apt-get remove " + f.owner->name + "`)");
         else if (f.owner && f.owner->kind == FileOwner::Kind::Wheel)
-            add("install the wheel " + f.owner->installable_name() + " of " + want + " or remove it (`pip uninstall " +
-                    f.owner->installable_name() + "`; " + f.owner->version_text + " holds ",
+            add("install the wheel " + f.owner->installable_name() + " of " + want +
+                    " or remove it (`pip uninstall " + f.owner->installable_name() + "`; " +
+                    f.owner->version_text + " holds ",
                 name, ")");
         else if (f.owner)
-            add("select the cvm entry of " + want + " instead of " + f.owner->name + " (", name, ")");
+            add("select the cvm entry of " + want + " instead of " + f.owner->name + " (", name,
+                ")");
         else
             add("replace ", name, " in " + f.folder + " with " + want + "'s" + source);
     }
@@ -169,10 +175,12 @@ std::string CudnnSetCheck::fix() const {
             text += (i ? ", " : "") + s.names[i];
         text += s.after;
     }
-    return text + (text.empty() ? "select" : ", or select") + " one complete cuDNN with `cvm use CUDA+CUDNN`";
+    return text + (text.empty() ? "select" : ", or select") +
+           " one complete cuDNN with `cvm use CUDA+CUDNN`";
 }
 
-CudnnSetCheck check_cudnn_set(const std::vector<std::string>& paths, const CudnnEvidenceRoots& roots) {
+CudnnSetCheck check_cudnn_set(const std::vector<std::string>& paths,
+                              const CudnnEvidenceRoots& roots) {
     CudnnSetCheck c;
     for (const auto& p : paths)
         if (platform::exists(p)) c.files.push_back(cudnn_file_version(p, roots));
@@ -186,19 +194,22 @@ CudnnSetCheck check_cudnn_set(const std::vector<std::string>& paths, const Cudnn
         Version three = release_part(*f.version);
         if (f.is_main() && !c.release) c.release = three;
         ++votes[three.str()];
-        if (!first) first = three;
-        else if (three != *first) c.mixed_versions = true;
+        if (!first)
+            first = three;
+        else if (three != *first)
+            c.mixed_versions = true;
     }
     if (!c.release && !votes.empty()) {
-        auto best = std::max_element(votes.begin(), votes.end(),
-                                     [](const auto& a, const auto& b) { return a.second < b.second; });
+        auto best = std::max_element(votes.begin(), votes.end(), [](const auto& a, const auto& b) {
+            return a.second < b.second;
+        });
         c.release = parse_version(best->first, 3, 3);
     }
     // The odd files' owners are named in the fix, even those whose version symbol answered.
     if (c.problem())
         for (auto& f : c.files)
-            if (!f.owner && !f.replaced && f.evidence.rfind("symbol ", 0) == 0 && c.release && f.version &&
-                release_part(*f.version) != *c.release)
+            if (!f.owner && !f.replaced && f.evidence.rfind("symbol ", 0) == 0 && c.release &&
+                f.version && release_part(*f.version) != *c.release)
                 f = cudnn_file_version(f.path, roots, true);
     return c;
 }

@@ -20,7 +20,7 @@ struct NcclFileRelease {
 
 NcclFileRelease nccl_release_of(const std::string& file) {
     NcclFileRelease r;
-    if (auto b = doctor::read_nccl_banner_file(file)) {
+    if (auto b = binary::read_nccl_banner_file(file)) {
         r.version = b->version_text();
         r.cuda = b->cuda_text();
     }

@@ -57,7 +57,8 @@ std::optional<Arch> parse_arch(const std::string& s) {
         return std::nullopt;
     }
     size_t digits = 0;
-    while (digits < rest.size() && digits < 4 && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+    while (digits < rest.size() && digits < 4 && rest[digits] >= '0' && rest[digits] <= '9')
+        ++digits;
     if (digits < 2) return std::nullopt;
     a.cc = static_cast<unsigned>(std::stoul(std::string(rest.substr(0, digits))));
     a.specific = digits < rest.size();
@@ -68,7 +69,8 @@ std::optional<Arch> parse_arch(const std::string& s) {
 
 std::optional<std::vector<std::string>> parse_torch_arch_output(std::string_view text) {
     // The last non-empty line.
-    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.remove_suffix(1);
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' '))
+        text.remove_suffix(1);
     auto nl = text.rfind('\n');
     std::string_view line = nl == std::string_view::npos ? text : text.substr(nl + 1);
     nlohmann::json doc = nlohmann::json::parse(line, nullptr, false);
@@ -95,7 +97,7 @@ std::optional<std::string> parse_torch_nccl_output(std::string_view text) {
                    std::to_string(n[1].get<unsigned>()) + "." +
                    std::to_string(n[2].get<unsigned>());
         if (n.is_number_integer())
-            if (auto v = doctor::decode_nccl_version_code(n.get<long long>()))
+            if (auto v = binary::decode_nccl_version_code(n.get<long long>()))
                 return std::to_string((*v)[0]) + "." + std::to_string((*v)[1]) + "." +
                        std::to_string((*v)[2]);
         return std::nullopt;
@@ -137,13 +139,15 @@ TorchArchJudgement judge_torch_arch(const std::vector<std::string>& arch_list, c
             continue;
         }
         cubins += (cubins.empty() ? "" : " ") + s;
-        if (a->specific ? a->cc == gpu.cc : (a->cc / 10 == gpu.cc / 10 && a->cc <= gpu.cc)) return j;
+        if (a->specific ? a->cc == gpu.cc : (a->cc / 10 == gpu.cc / 10 && a->cc <= gpu.cc))
+            return j;
     }
     const std::string built = cubins.empty() ? "no GPU code" : "kernels for " + cubins;
     if (ptx) {
         j.support = TorchArchSupport::PtxJit;
-        j.message = torch + " has no kernels for " + describe_gpu(gpu) + " (it has " + built + "); its PTX, compute_" +
-                    std::to_string(ptx) + ", will be JIT-compiled when it starts (slow first start)";
+        j.message = torch + " has no kernels for " + describe_gpu(gpu) + " (it has " + built +
+                    "); its PTX, compute_" + std::to_string(ptx) +
+                    ", will be JIT-compiled when it starts (slow first start)";
     } else {
         j.support = TorchArchSupport::None;
         j.message = torch + " cannot run on " + describe_gpu(gpu) + ": it has " + built +

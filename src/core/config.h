@@ -24,38 +24,35 @@
 // A value of the wrong kind, a relative path or an unknown key is refused with the file and line
 // (exit code 2): a misspelt key would otherwise be silently ignored.
 #include <filesystem>
-#include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/config_error.h"
+#include "core/config_files.h"
 #include "core/download_settings.h"
 
 namespace cvm {
 
 namespace fs = std::filesystem;
 
-class ConfigError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
 struct Config {
     std::vector<fs::path> store_path;
-    DownloadSettings download; // [download]
+    DownloadSettings download;               // [download]
     std::vector<std::string> trusted_owners; // names or decimal uids, as written
-    std::string host_compiler; // "auto", "off", or "" when the file does not set it
+    std::string host_compiler;               // "auto", "off", or "" when the file does not set it
 };
 
-// The files in the order they are read (user's first); a variable set to "" turns one off. The
-// user's file is left out when there is no home to find it in (HOME unset or relative).
-std::vector<fs::path> config_files();
-// The machine's file; nullopt when CVM_SYSTEM_CONFIG is "".
-std::optional<fs::path> machine_config_file();
+// Where the files are: config_files() and machine_config_file() (config_files.h).
+
 // Reads one file; an absent file is an empty Config. `machine`: the machine's file, the only one
 // that may hold trusted_owners (and which may only be its user's or root's). Throws ConfigError.
 Config read_config_file(const fs::path& file, bool machine = false);
 // Parses a file's text; `origin` names it in errors. Throws ConfigError.
 Config parse_config(const std::string& text, const std::string& origin);
+
+// The config files' [download] tables with the CVM_* variables applied on top
+// (download_settings.h); unset fields are left for the caller's defaults. Throws ConfigError for a
+// bad file or variable.
+DownloadSettings download_settings();
 
 } // namespace cvm

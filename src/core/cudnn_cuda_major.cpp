@@ -56,7 +56,7 @@ std::string narrowed_utf16(const std::vector<std::uint8_t>& bytes, size_t first)
     return out;
 }
 
-void scan_section(const doctor::ByteSource& src, std::uint64_t offset, std::uint64_t size,
+void scan_section(const binary::ByteSource& src, std::uint64_t offset, std::uint64_t size,
                   bool utf16, std::vector<std::string>& out) {
     size = std::min(size, max_section);
     for (std::uint64_t done = 0; done < size;) {
@@ -73,19 +73,19 @@ void scan_section(const doctor::ByteSource& src, std::uint64_t offset, std::uint
     }
 }
 
-void names_of_elf(const doctor::ByteSource& src, std::vector<std::string>& out) {
-    if (auto elf = doctor::read_elf(src))
+void names_of_elf(const binary::ByteSource& src, std::vector<std::string>& out) {
+    if (auto elf = binary::read_elf(src))
         for (const auto& n : elf.info->needed)
             if (cuda_major_of_library_name(n) && std::find(out.begin(), out.end(), n) == out.end())
                 out.push_back(n);
     constexpr std::uint32_t sht_progbits = 1;
-    for (const auto& s : doctor::read_elf_sections(src))
+    for (const auto& s : binary::read_elf_sections(src))
         if (s.type == sht_progbits && (s.name == ".rodata" || s.name == ".lrodata"))
             scan_section(src, s.offset, s.size, false, out);
 }
 
-void names_of_pe(const doctor::ByteSource& src, std::vector<std::string>& out) {
-    auto pe = doctor::read_pe(src);
+void names_of_pe(const binary::ByteSource& src, std::vector<std::string>& out) {
+    auto pe = binary::read_pe(src);
     if (!pe) return;
     for (const auto* list : {&pe.info->imports, &pe.info->delay_imports})
         for (const auto& n : *list)
@@ -98,10 +98,8 @@ void names_of_pe(const doctor::ByteSource& src, std::vector<std::string>& out) {
 } // namespace
 
 std::optional<unsigned> cuda_major_of_library_name(std::string_view name) {
-    static const Pattern so(
-        R"(^lib(cublaslt|cublas|nvrtc|cudart)\.so\.([0-9]{1,3})(\.[0-9]+)*$)");
-    static const Pattern dll(
-        R"(^(cublaslt64|cublas64|cudart64|nvrtc64)_([0-9]{2,3})(_0)?\.dll$)");
+    static const Pattern so(R"(^lib(cublaslt|cublas|nvrtc|cudart)\.so\.([0-9]{1,3})(\.[0-9]+)*$)");
+    static const Pattern dll(R"(^(cublaslt64|cublas64|cudart64|nvrtc64)_([0-9]{2,3})(_0)?\.dll$)");
     const std::string low = ascii_lower(name);
     unsigned major = 0;
     if (auto m = so.match(low)) {
@@ -123,14 +121,14 @@ std::vector<std::string> cuda_libraries_named_by(const fs::path& file) {
     std::vector<std::string> out;
     std::error_code ec;
     if (!fs::is_regular_file(file, ec)) return out; // a FIFO or a device would block or never end
-    auto src = doctor::FileSource::open(file.u8string());
+    auto src = binary::FileSource::open(file.u8string());
     if (!src) return out;
     auto head = src->read_up_to(0, 4);
     if (!head) return out;
-    doctor::ByteView v(head->data(), head->size());
-    if (doctor::looks_like_elf(v))
+    binary::ByteView v(head->data(), head->size());
+    if (binary::looks_like_elf(v))
         names_of_elf(*src, out);
-    else if (doctor::looks_like_pe(v))
+    else if (binary::looks_like_pe(v))
         names_of_pe(*src, out);
     return out;
 }

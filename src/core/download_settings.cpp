@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "core/config.h"
+#include "core/config_error.h"
 #include "core/download_table.h"
 #include "platform/platform.h"
 
@@ -130,7 +130,7 @@ DownloadSettings parse_download_table(const toml::node& node, const std::string&
     return s;
 }
 
-DownloadSettings download_settings() {
+DownloadSettings download_variables() {
     DownloadSettings s;
     for (const Key& k : kKeys) {
         auto v = platform::get_env(k.variable);
@@ -139,9 +139,6 @@ DownloadSettings download_settings() {
             throw ConfigError(std::string(k.variable) + "=\"" + *v + "\" is not " +
                               expected(k.unit) + "; fix or unset it");
     }
-    // The user's file comes first in config_files(), so it fills before the machine's.
-    for (const fs::path& file : config_files())
-        s.fill_from(read_config_file(file).download);
     return s;
 }
 

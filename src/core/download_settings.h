@@ -14,6 +14,7 @@
 //
 // Sizes and rates are whole numbers of bytes, or strings with a k, M or G suffix (1024-based).
 // 0 turns a limit off (min_rate, deadline, stall_timeout).
+// Both are read by download_settings() in config.h.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -31,8 +32,8 @@ struct DownloadSettings {
 // "4096", "10k", "1.5M" (1024-based) -> bytes; nullopt when it is not that.
 std::optional<std::uint64_t> parse_byte_amount(const std::string& text);
 
-// The config files' [download] tables with the CVM_* variables applied on top; unset fields are
-// left for the caller's defaults. Throws ConfigError for a bad file or variable.
-DownloadSettings download_settings();
+// The CVM_* variables alone (config.h's download_settings() puts the files' tables under them).
+// Throws ConfigError for a bad variable.
+DownloadSettings download_variables();
 
 } // namespace cvm

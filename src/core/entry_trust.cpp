@@ -7,7 +7,9 @@ namespace cvm {
 
 namespace {
 
-std::string entry_name(const Entry& e) { return std::string(kind_dir(e.kind)) + " " + e.id; }
+std::string entry_name(const Entry& e) {
+    return std::string(kind_dir(e.kind)) + " " + e.id;
+}
 
 // A folder that is missing is not checked: the entry is then damaged, which list and verify say.
 void check_folder(const std::string& what, const fs::path& dir) {
@@ -35,7 +37,8 @@ void check_entry_trusted(const Entry& e) {
     const std::string name = entry_name(e);
     check_folder("the folder of " + name, e.entry_dir);
     const std::string files = "a folder of " + name;
-    for (const fs::path& dir : entry_folders(e)) check_folder(files, dir);
+    for (const fs::path& dir : entry_folders(e))
+        check_folder(files, dir);
 }
 
 std::string entry_doubt_text(const Entry& e) {
@@ -45,7 +48,7 @@ std::string entry_doubt_text(const Entry& e) {
         if (!meta) return {};
         Doubt d = doubt_of(*meta);
         if (d == Doubt::None) return {};
-        return p.u8string() + " is " + doubt_words(d, p, *meta) + "; " + doubt_fix(d, p, *meta);
+        return p.u8string() + " is " + doubt_words(d, *meta) + "; " + doubt_fix(d, p, *meta);
     };
     for (const fs::path& p : {e.entry_dir, e.entry_dir / "entry"})
         if (std::string why = doubt(p); !why.empty()) return why;
@@ -72,7 +75,8 @@ static void check_link_chain(const Entry& e, const fs::path& file) {
     }
 }
 
-void check_entry_file_trusted(const Entry& e, const fs::path& file, const platform::FileMeta* known) {
+void check_entry_file_trusted(const Entry& e, const fs::path& file,
+                              const platform::FileMeta* known) {
     check_link_chain(e, file);
     if (known && known->type != platform::FileMeta::Type::Other) {
         check_trusted(("a file of " + entry_name(e)).c_str(), file, *known);
@@ -86,10 +90,15 @@ std::string untrusted_reason(const fs::path& file) {
     auto meta = platform::file_meta(file);
     if (!meta) return {};
     switch (doubt_of(*meta)) {
-    case Doubt::None: return {};
-    case Doubt::Owner: return "owned by " + owner_text_of(file, *meta) + ", not by you or root: another user could change it";
-    case Doubt::WorldWritable: return "writable by every user: anyone could change it";
-    case Doubt::GroupWritable: return "writable by its group: another user could change it";
+    case Doubt::None:
+        return {};
+    case Doubt::Owner:
+        return "owned by " + owner_text_of(*meta) +
+               ", not by you or root: another user could change it";
+    case Doubt::WorldWritable:
+        return "writable by every user: anyone could change it";
+    case Doubt::GroupWritable:
+        return "writable by its group: another user could change it";
     }
     return {};
 }

@@ -119,7 +119,7 @@ std::optional<Version> conda_cuda(const fs::path& env) {
 NcclImport import_found(const Found& f, platform::Os os,
                         const std::optional<Version>& cuda_override) {
     const std::string where = f.lib_dir.u8string();
-    auto banner = doctor::read_nccl_banner_file(f.library.u8string());
+    auto banner = binary::read_nccl_banner_file(f.library.u8string());
     auto header = f.include_dir.empty() ? std::nullopt : header_version(f.include_dir / "nccl.h");
     std::optional<Version> version;
     std::optional<Version> cuda;
@@ -259,8 +259,7 @@ std::optional<NcclNameInfo> nccl_info_from_name(std::string_view name) {
 }
 
 std::vector<DpkgNccl> nccl_packages_from_dpkg_status(std::string_view text) {
-    static const Pattern ver_re(
-        R"(^([0-9]+\.[0-9]+\.[0-9]+)-[^+]*(\+cuda([0-9]+(\.[0-9]+)?))?)");
+    static const Pattern ver_re(R"(^([0-9]+\.[0-9]+\.[0-9]+)-[^+]*(\+cuda([0-9]+(\.[0-9]+)?))?)");
     std::vector<DpkgNccl> out;
     for (const auto& p : installed_dpkg_packages(text)) {
         if (p.name != "libnccl2") continue;

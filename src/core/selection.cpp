@@ -155,14 +155,13 @@ std::optional<Selection> read_version_file(const fs::path& file, Selection::Orig
 // that is not the user's or root's costs a look at its folder.
 static bool planted(const std::string& file, const platform::FileMeta& meta,
                     std::vector<std::string>& warnings) {
-    if (is_own_uid(meta.uid)) return false;
+    if (platform::owned_by_own(meta)) return false;
     fs::path folder = fs::u8path(file).parent_path();
     auto dir = platform::file_meta(folder);
-    if (!dir || (dir->mode & 0002) == 0) return false;
-    for (auto id : trusted_owner_ids())
-        if (id == meta.uid) return false;
-    warnings.push_back("ignoring " + file + ": it is owned by " +
-                       owner_text_of(fs::u8path(file), meta) + " in " + folder.u8string() +
+    if (!dir || !platform::writable_by_others(*dir)) return false;
+    if (platform::owned_by_listed(meta, trusted_owner_ids())) return false;
+    warnings.push_back("ignoring " + file + ": it is owned by " + owner_text_of(meta) + " in " +
+                       folder.u8string() +
                        ", which every user may write to; run `cvm use SPEC` to write your own");
     return true;
 }

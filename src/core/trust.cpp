@@ -1,5 +1,7 @@
 #include "core/trust.h"
 
+#include "core/config_files.h"
+
 namespace cvm {
 
 namespace {
@@ -10,6 +12,7 @@ struct OwnerList {
     bool known = false;             // names set (the machine's config was read)
     bool resolved = false;
     std::vector<std::uint32_t> ids;
+    void (*read_machine_config)() = nullptr; // config.cpp's (set_machine_config_reader)
 };
 
 OwnerList& owner_list() {
@@ -19,7 +22,9 @@ OwnerList& owner_list() {
 
 } // namespace
 
-bool is_own_uid(std::uint32_t uid) { return platform::is_own_uid(uid); }
+void set_machine_config_reader(void (*read)()) {
+    owner_list().read_machine_config = read;
+}
 
 void set_trusted_owners(const std::vector<std::string>& owners, const std::string& origin) {
     OwnerList& l = owner_list();
@@ -36,7 +41,7 @@ const std::vector<std::uint32_t>& trusted_owner_ids() {
         // Only reached for a file that is not plainly the user's or root's: read the machine's
         // config now (which calls set_trusted_owners).
         l.known = true;
-        if (auto file = machine_config_file()) read_config_file(*file, true);
+        if (l.read_machine_config) l.read_machine_config();
     }
     if (!l.resolved) {
         l.resolved = true;
@@ -51,21 +56,27 @@ const std::vector<std::uint32_t>& trusted_owner_ids() {
 Doubt doubt_of(const platform::FileMeta& meta, const std::vector<std::uint32_t>* trusted) {
     // The OS's rules (platform.h): the stat's bits, or Windows' security descriptor read with it.
     switch (platform::file_doubt(meta, trusted, trusted_owner_ids)) {
-    case platform::FileDoubt::None: return Doubt::None;
-    case platform::FileDoubt::Owner: return Doubt::Owner;
-    case platform::FileDoubt::WorldWritable: return Doubt::WorldWritable;
-    case platform::FileDoubt::GroupWritable: return Doubt::GroupWritable;
+    case platform::FileDoubt::None:
+        return Doubt::None;
+    case platform::FileDoubt::Owner:
+        return Doubt::Owner;
+    case platform::FileDoubt::WorldWritable:
+        return Doubt::WorldWritable;
+    case platform::FileDoubt::GroupWritable:
+        return Doubt::GroupWritable;
     }
     return Doubt::Owner;
 }
 
 std::string owner_text(std::uint32_t uid) {
     std::string name = platform::user_name(uid);
-    return name.empty() ? "uid " + std::to_string(uid) : name + " (uid " + std::to_string(uid) + ")";
+    return name.empty() ? "uid " + std::to_string(uid)
+                        : name + " (uid " + std::to_string(uid) + ")";
 }
 
-std::string owner_text_of(const fs::path&, const platform::FileMeta& meta) {
-    if (platform::host_os() == platform::Os::Windows) return platform::owner_writer(meta, nullptr).owner;
+std::string owner_text_of(const platform::FileMeta& meta) {
+    if (platform::host_os() == platform::Os::Windows)
+        return platform::owner_writer(meta, nullptr).owner;
     return owner_text(meta.uid);
 }
 
@@ -75,7 +86,7 @@ std::string machine_config_text() {
     auto where = machine_config_file();
     if (where) return where->u8string();
     return platform::host_os() == platform::Os::Windows ? "%ProgramData%\\cvm\\config.toml"
-                                                         : "/etc/cvm/config.toml";
+                                                        : "/etc/cvm/config.toml";
 }
 
 // Windows: the owner and the first account that may change the file and is not listed, from the
@@ -86,7 +97,7 @@ platform::OwnerWriter windows_accounts(const platform::FileMeta& meta) {
 
 } // namespace
 
-std::string doubt_words(Doubt doubt, const fs::path&, const platform::FileMeta& meta) {
+std::string doubt_words(Doubt doubt, const platform::FileMeta& meta) {
     const bool windows = platform::host_os() == platform::Os::Windows;
     platform::OwnerWriter ow = windows ? windows_accounts(meta) : platform::OwnerWriter{};
     std::string owner = windows ? ow.owner : owner_text(meta.uid);
@@ -97,8 +108,9 @@ std::string doubt_words(Doubt doubt, const fs::path&, const platform::FileMeta& 
                         : ", not by you or root");
     case Doubt::WorldWritable:
         if (windows)
-            return "writable by " + (ow.writer.empty() ? std::string("another account") : ow.writer) +
-                   " (owner " + owner + ")";
+            return "writable by " +
+                   (ow.writer.empty() ? std::string("another account") : ow.writer) + " (owner " +
+                   owner + ")";
         return "writable by every user (owner " + owner + ")";
     case Doubt::GroupWritable:
         return "writable by its group (owner " + owner + ")";
@@ -108,32 +120,36 @@ std::string doubt_words(Doubt doubt, const fs::path&, const platform::FileMeta& 
     return {};
 }
 
-std::string doubt_fix(Doubt doubt, const fs::path& path, const platform::FileMeta& meta, bool listable) {
+std::string doubt_fix(Doubt doubt, const fs::path& path, const platform::FileMeta& meta,
+                      bool listable) {
     std::string p = path.u8string();
     if (platform::host_os() == platform::Os::Windows) {
         if (doubt == Doubt::Owner)
             return "run `takeown /f \"" + p + "\"` if it is yours" +
-                   (listable ? ", or have an administrator add its owner's SID to trusted_owners in " +
-                                   machine_config_text()
-                             : std::string());
+                   (listable
+                        ? ", or have an administrator add its owner's SID to trusted_owners in " +
+                              machine_config_text()
+                        : std::string());
         platform::OwnerWriter ow = windows_accounts(meta);
         return ow.writer_sid.empty() ? "give it an access list (`icacls \"" + p + "\" /reset`)"
-                                     : "run `icacls \"" + p + "\" /inheritance:d` and `icacls \"" + p +
-                                           "\" /remove:g *" + ow.writer_sid + "`";
+                                     : "run `icacls \"" + p + "\" /inheritance:d` and `icacls \"" +
+                                           p + "\" /remove:g *" + ow.writer_sid + "`";
     }
     switch (doubt) {
     case Doubt::WorldWritable:
         return "run `chmod o-w " + p + "`";
     case Doubt::GroupWritable:
         return "run `chmod g-w " + p + "`" +
-               (listable ? ", or have root list its owner in trusted_owners of " + machine_config_text()
-                         : std::string());
+               (listable
+                    ? ", or have root list its owner in trusted_owners of " + machine_config_text()
+                    : std::string());
     case Doubt::Owner: {
         std::string name = platform::user_name(meta.uid);
         return "run `chown $(id -u) " + p + "` if it is yours" +
-               (listable ? ", or have root add \"" + (name.empty() ? std::to_string(meta.uid) : name) +
-                               "\" to trusted_owners in " + machine_config_text()
-                         : std::string());
+               (listable
+                    ? ", or have root add \"" + (name.empty() ? std::to_string(meta.uid) : name) +
+                          "\" to trusted_owners in " + machine_config_text()
+                    : std::string());
     }
     case Doubt::None:
         break;
@@ -149,25 +165,28 @@ std::string distrust_message(const std::string& what, const fs::path& path,
     std::string why;
     switch (doubt) {
     case Doubt::Owner:
-        why = "it is " + doubt_words(doubt, path, meta);
+        why = "it is " + doubt_words(doubt, meta);
         break;
     case Doubt::WorldWritable:
-        why = "the " + kind + " is " + doubt_words(doubt, path, meta) +
-              (platform::host_os() == platform::Os::Windows ? ", so another account could change what cvm runs"
-                                                            : ", so anyone could change what cvm runs");
+        why = "the " + kind + " is " + doubt_words(doubt, meta) +
+              (platform::host_os() == platform::Os::Windows
+                   ? ", so another account could change what cvm runs"
+                   : ", so anyone could change what cvm runs");
         break;
     default:
-        why = "the " + kind + " is " + doubt_words(doubt, path, meta);
+        why = "the " + kind + " is " + doubt_words(doubt, meta);
         break;
     }
-    return "refusing " + what + " " + p + ": " + why + "; " + doubt_fix(doubt, path, meta, listable);
+    return "refusing " + what + " " + p + ": " + why + "; " +
+           doubt_fix(doubt, path, meta, listable);
 }
 
 void check_trusted_at(const char* what, std::string_view utf8_path, const platform::FileMeta& meta,
                       const std::vector<std::uint32_t>* trusted) {
     Doubt d = doubt_of(meta, trusted);
     if (d != Doubt::None)
-        throw TrustError(distrust_message(what, fs::u8path(utf8_path), meta, d, trusted == nullptr));
+        throw TrustError(
+            distrust_message(what, fs::u8path(utf8_path), meta, d, trusted == nullptr));
 }
 
 } // namespace cvm

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/config.h"
+#include "core/config_error.h"
 #include "platform/platform.h"
 
 namespace cvm {
@@ -43,34 +43,38 @@ void check_trusted_at(const char* what, std::string_view utf8_path, const platfo
                       const std::vector<std::uint32_t>* trusted = nullptr);
 inline void check_trusted(const char* what, const fs::path& path, const platform::FileMeta& meta,
                           const std::vector<std::uint32_t>* trusted = nullptr) {
-    if (doubt_of(meta, trusted) != Doubt::None) check_trusted_at(what, path.u8string(), meta, trusted);
+    if (doubt_of(meta, trusted) != Doubt::None)
+        check_trusted_at(what, path.u8string(), meta, trusted);
 }
 
 // What is wrong, in words after "it is" / "the folder is": "owned by nobody (uid 65534), not by
 // you or root", "writable by every user (owner ...)", "writable by its group (owner ...)"; on
 // Windows the accounts ("writable by BUILTIN\\Users (S-1-5-32-545) (owner ...)").
-std::string doubt_words(Doubt doubt, const fs::path& path, const platform::FileMeta& meta);
+std::string doubt_words(Doubt doubt, const platform::FileMeta& meta);
 // What to run about it ("run `chmod o-w PATH`", takeown or icacls on Windows); `listable`: also
 // say that trusted_owners could accept the owner.
-std::string doubt_fix(Doubt doubt, const fs::path& path, const platform::FileMeta& meta, bool listable = true);
+std::string doubt_fix(Doubt doubt, const fs::path& path, const platform::FileMeta& meta,
+                      bool listable = true);
 
 // The one-line message for a doubt; `listable`: trusted_owners could accept the owner.
 std::string distrust_message(const std::string& what, const fs::path& path,
                              const platform::FileMeta& meta, Doubt doubt, bool listable = true);
-
-// True when `uid` is the user cvm runs as, root, or (for root) SUDO_UID.
-bool is_own_uid(std::uint32_t uid);
 
 // The uids of the machine config's trusted_owners (names resolved through /etc/passwd, numbers
 // as they are), read once per process. Remembered from set_trusted_owners() when the machine
 // config was already read.
 const std::vector<std::uint32_t>& trusted_owner_ids();
 void set_trusted_owners(const std::vector<std::string>& owners, const std::string& origin);
+// How trusted_owner_ids() reads the machine's config the first time (which then calls
+// set_trusted_owners): config.cpp hands its reader over when the program starts, since reading a
+// config needs these rules. Until then, no owner is listed.
+void set_machine_config_reader(void (*read)());
 
 // "nobody (uid 65534)" or "uid 1234".
 std::string owner_text(std::uint32_t uid);
-// The owner of `path` in those words; on Windows its account ("NT AUTHORITY\\ANONYMOUS LOGON
-// (S-1-5-7)"), from the security descriptor read with `meta` (platform.h).
-std::string owner_text_of(const fs::path& path, const platform::FileMeta& meta);
+// The owner of the file `meta` describes in those words; on Windows its account ("NT
+// AUTHORITY\\ANONYMOUS LOGON (S-1-5-7)"), from the security descriptor read with `meta`
+// (platform.h).
+std::string owner_text_of(const platform::FileMeta& meta);
 
 } // namespace cvm

@@ -94,10 +94,11 @@ std::optional<LinuxLibraryVersion> linux_library_version(const std::string& path
     return LinuxLibraryVersion{*real, *version};
 }
 
-std::optional<FourPartVersion> dll_file_version(const std::string& path, const FileSystemView& fs) {
+std::optional<binary::FourPartVersion> dll_file_version(const std::string& path,
+                                                        const FileSystemView& fs) {
     auto src = fs.open(path);
     if (!src) return std::nullopt;
-    auto pe = read_pe(*src);
+    auto pe = binary::read_pe(*src);
     if (!pe) return std::nullopt;
     return pe.info->file_version;
 }

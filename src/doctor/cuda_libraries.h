@@ -46,6 +46,7 @@ std::optional<LinuxLibraryVersion> linux_library_version(const std::string& path
                                                          const FileSystemView& fs);
 
 // The fixed file version (VS_FIXEDFILEINFO) of a DLL, "a.b.c.d"; nullopt when the file has none.
-std::optional<FourPartVersion> dll_file_version(const std::string& path, const FileSystemView& fs);
+std::optional<binary::FourPartVersion> dll_file_version(const std::string& path,
+                                                        const FileSystemView& fs);
 
 } // namespace cvm::doctor

@@ -247,7 +247,7 @@ private:
             if (lib.main && l.path && in_.os != Os::Windows) {
                 // cuDNN dlopens its sub-libraries: its own RUNPATH ($ORIGIN in the wheels) counts.
                 if (auto src = fs_.open(*l.path)) {
-                    if (auto elf = read_elf(*src))
+                    if (auto elf = binary::read_elf(*src))
                         main_requester = linux_requester(*l.path, *elf.info);
                 }
             }

@@ -75,10 +75,10 @@ struct DoctorInputs {
     std::optional<PythonInfo> python;
 
     // Linux loader emulation.
-    const LdCache* ld_cache = nullptr;
+    const binary::LdCache* ld_cache = nullptr;
     std::string ld_cache_path = "/etc/ld.so.cache";
     std::vector<std::string> linux_default_dirs;
-    std::optional<ElfInfo> linux_abi;
+    std::optional<binary::ElfInfo> linux_abi;
     // Windows loader emulation.
     WindowsFolders windows;
 

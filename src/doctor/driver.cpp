@@ -61,7 +61,8 @@ std::optional<std::string> driver_version_from_proc(std::string_view text) {
     return std::nullopt;
 }
 
-std::vector<std::pair<std::string_view, std::string_view>> smi_name_value_rows(std::string_view text) {
+std::vector<std::pair<std::string_view, std::string_view>>
+smi_name_value_rows(std::string_view text) {
     std::vector<std::pair<std::string_view, std::string_view>> out;
     while (!text.empty()) {
         auto eol = text.find('\n');
@@ -89,15 +90,17 @@ DriverProbe default_driver_probe() {
     else if (platform::host_os() == platform::Os::Windows)
         p.proc_version_file.clear();
     if (auto libs = platform::get_env("CVM_LIBCUDA")) {
-        for (const auto& item : split_search_path(*libs, platform::host_os() == platform::Os::Windows))
+        for (const auto& item :
+             binary::split_search_path(*libs, platform::host_os() == platform::Os::Windows))
             if (!item.empty()) p.user_space_libraries.push_back(item);
     } else if (platform::host_os() == platform::Os::Windows) {
         auto root = platform::get_env("SystemRoot").value_or("C:\\Windows");
         p.user_space_libraries = {root + "\\System32\\nvcuda.dll"};
     } else {
-        p.user_space_libraries = {"/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/usr/lib64/libcuda.so.1",
-                                  "/usr/lib/aarch64-linux-gnu/libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1",
-                                  "/usr/lib/libcuda.so.1"};
+        p.user_space_libraries = {"/usr/lib/x86_64-linux-gnu/libcuda.so.1",
+                                  "/usr/lib64/libcuda.so.1",
+                                  "/usr/lib/aarch64-linux-gnu/libcuda.so.1",
+                                  "/usr/lib/wsl/lib/libcuda.so.1", "/usr/lib/libcuda.so.1"};
     }
     if (auto smi = platform::get_env("CVM_NVIDIA_SMI")) {
         p.nvidia_smi = *smi;

@@ -35,8 +35,8 @@ std::vector<std::string> RealFileSystem::list(const std::string& dir) const {
     return out;
 }
 
-std::unique_ptr<ByteSource> RealFileSystem::open(const std::string& path) const {
-    return FileSource::open(path);
+std::unique_ptr<binary::ByteSource> RealFileSystem::open(const std::string& path) const {
+    return binary::FileSource::open(path);
 }
 
 namespace {

@@ -22,7 +22,7 @@ public:
     // The entry names of a folder (unsorted); empty when it cannot be read.
     virtual std::vector<std::string> list(const std::string& dir) const = 0;
     // The bytes of a file, or nullptr when it cannot be opened.
-    virtual std::unique_ptr<ByteSource> open(const std::string& path) const = 0;
+    virtual std::unique_ptr<binary::ByteSource> open(const std::string& path) const = 0;
 };
 
 // The real file system, through std::filesystem (UTF-8 paths).
@@ -32,7 +32,7 @@ public:
     bool is_directory(const std::string& path) const override;
     std::optional<std::string> real_path(const std::string& path) const override;
     std::vector<std::string> list(const std::string& dir) const override;
-    std::unique_ptr<ByteSource> open(const std::string& path) const override;
+    std::unique_ptr<binary::ByteSource> open(const std::string& path) const override;
 };
 
 // Path text helpers that work for both '/' and '\' separated paths, independent of the host.

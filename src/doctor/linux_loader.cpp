@@ -43,7 +43,7 @@ const char* to_string(CandidateStatus s) {
     return "?";
 }
 
-LinuxRequester linux_requester(const std::string& path, const ElfInfo& info) {
+LinuxRequester linux_requester(const std::string& path, const binary::ElfInfo& info) {
     LinuxRequester r;
     r.path = path;
     r.rpath = info.rpath;
@@ -100,8 +100,8 @@ struct ProbeResult {
     std::string detail;
 };
 
-std::string abi_text(const ElfInfo& e) {
-    return std::to_string(e.bits) + "-bit " + (e.endian == Endian::little ? "LE " : "BE ") +
+std::string abi_text(const binary::ElfInfo& e) {
+    return std::to_string(e.bits) + "-bit " + (e.endian == binary::Endian::little ? "LE " : "BE ") +
            e.machine_name();
 }
 
@@ -115,14 +115,14 @@ ProbeResult probe_file(const std::string& path, const LinuxSearchConfig& config,
         r.detail = "cannot be opened";
         return r;
     }
-    auto elf = read_elf(*src);
+    auto elf = binary::read_elf(*src);
     if (!elf) {
         r.probe = Probe::unreadable;
         r.detail = elf.error;
         return r;
     }
     if (config.abi) {
-        const ElfInfo& want = *config.abi;
+        const binary::ElfInfo& want = *config.abi;
         // ld.so skips another class or machine silently but stops at another byte order.
         if (elf.info->endian != want.endian) {
             r.probe = Probe::unreadable;
@@ -194,7 +194,7 @@ public:
 
     void add_entries(const std::string& list, const std::string& origin_dir,
                      LinuxMechanism mechanism, const std::string& origin, bool semicolons) {
-        for (const auto& entry : split_search_path(list, semicolons)) {
+        for (const auto& entry : binary::split_search_path(list, semicolons)) {
             auto dir = expand_dynamic_string_tokens(entry, origin_dir, config_.lib_token,
                                                     config_.platform_token);
             if (!dir) continue;
@@ -234,7 +234,7 @@ public:
         const bool nodeflib = first && first->nodeflib;
         if (!nodeflib && config_.cache) {
             bool tried = false;
-            for (const LdCacheEntry* e : config_.cache->find(name_)) {
+            for (const binary::LdCacheEntry* e : config_.cache->find(name_)) {
                 const std::string origin = config_.cache_path + " (" + e->abi_name() + ")";
                 if (config_.abi && !e->matches(*config_.abi)) {
                     add_path(e->path, LinuxMechanism::ld_cache, origin,
@@ -300,28 +300,30 @@ std::optional<std::string> expand_dynamic_string_tokens(const std::string& entry
     return out;
 }
 
-std::string multiarch_triplet(const ElfInfo& abi) {
+std::string multiarch_triplet(const binary::ElfInfo& abi) {
     switch (abi.machine) {
-    case elf::em_x86_64:
+    case binary::elf::em_x86_64:
         return abi.bits == 64 ? "x86_64-linux-gnu" : "x86_64-linux-gnux32";
-    case elf::em_386:
+    case binary::elf::em_386:
         return "i386-linux-gnu";
-    case elf::em_aarch64:
+    case binary::elf::em_aarch64:
         return "aarch64-linux-gnu";
-    case elf::em_ppc64:
-        return abi.endian == Endian::little ? "powerpc64le-linux-gnu" : "powerpc64-linux-gnu";
-    case elf::em_s390:
+    case binary::elf::em_ppc64:
+        return abi.endian == binary::Endian::little ? "powerpc64le-linux-gnu"
+                                                    : "powerpc64-linux-gnu";
+    case binary::elf::em_s390:
         return abi.bits == 64 ? "s390x-linux-gnu" : "s390-linux-gnu";
-    case elf::em_arm:
+    case binary::elf::em_arm:
         return "arm-linux-gnueabihf";
-    case elf::em_riscv:
+    case binary::elf::em_riscv:
         return abi.bits == 64 ? "riscv64-linux-gnu" : "";
     default:
         return "";
     }
 }
 
-std::vector<std::string> default_linux_library_dirs(const ElfInfo& abi, const FileSystemView& fs) {
+std::vector<std::string> default_linux_library_dirs(const binary::ElfInfo& abi,
+                                                    const FileSystemView& fs) {
     const std::string triplet = multiarch_triplet(abi);
     if (!triplet.empty() &&
         (fs.is_directory("/lib/" + triplet) || fs.is_directory("/usr/lib/" + triplet)))

@@ -47,7 +47,7 @@ struct LinuxRequester {
     std::optional<std::string> runpath;
     bool nodeflib = false;
 };
-LinuxRequester linux_requester(const std::string& path, const ElfInfo& info);
+LinuxRequester linux_requester(const std::string& path, const binary::ElfInfo& info);
 
 struct LinuxSearchConfig {
     // The requesting object first, then the object that loaded it, ..., the main program last.
@@ -55,11 +55,11 @@ struct LinuxSearchConfig {
     std::vector<LinuxRequester> requesters;
     std::optional<std::string> ld_library_path;  // the variable's value, if set
     bool secure = false;                         // set-user-ID: LD_LIBRARY_PATH is ignored
-    const LdCache* cache = nullptr;              // nullptr: no cache
+    const binary::LdCache* cache = nullptr;      // nullptr: no cache
     std::string cache_path = "/etc/ld.so.cache"; // named in the candidates' reasons
     std::vector<std::string> default_dirs;
     // The process's ABI; libraries of another class or machine are skipped. Unset: not checked.
-    std::optional<ElfInfo> abi;
+    std::optional<binary::ElfInfo> abi;
     std::string lib_token = "lib/x86_64-linux-gnu"; // what $LIB expands to
     std::string platform_token = "x86_64";          // what $PLATFORM expands to
     std::string current_dir = ".";                  // for relative entries
@@ -99,8 +99,9 @@ std::optional<std::string> expand_dynamic_string_tokens(const std::string& entry
 
 // glibc's built-in system folders for this ABI on this machine: the multiarch folders on
 // Debian-style systems (when they exist), otherwise lib64 (64-bit) or lib (32-bit).
-std::vector<std::string> default_linux_library_dirs(const ElfInfo& abi, const FileSystemView& fs);
+std::vector<std::string> default_linux_library_dirs(const binary::ElfInfo& abi,
+                                                    const FileSystemView& fs);
 // The Debian multiarch triplet of an ABI ("x86_64-linux-gnu"), empty when unknown.
-std::string multiarch_triplet(const ElfInfo& abi);
+std::string multiarch_triplet(const binary::ElfInfo& abi);
 
 } // namespace cvm::doctor

@@ -83,7 +83,7 @@ void own_nccl(const FileSystemView& fs, const std::string& site, const std::stri
         if (!fs.is_file(lib)) continue;
         f.own_nccl_library = lib;
         auto src = fs.open(lib);
-        if (auto banner = src ? read_nccl_banner(*src) : std::nullopt) {
+        if (auto banner = src ? binary::read_nccl_banner(*src) : std::nullopt) {
             f.own_nccl_version = banner->version_text();
             if (banner->cuda_major) f.own_nccl_cuda = banner->cuda_text();
         }
@@ -200,7 +200,8 @@ std::string default_python() {
     if (auto venv = platform::get_env("VIRTUAL_ENV"); venv && !venv->empty()) {
         const bool windows = platform::host_os() == platform::Os::Windows;
         for (const char* name : {"python3", "python"}) {
-            auto candidate = fs::u8path(*venv) / (windows ? "Scripts" : "bin") / (std::string(name) + (windows ? ".exe" : ""));
+            auto candidate = fs::u8path(*venv) / (windows ? "Scripts" : "bin") /
+                             (std::string(name) + (windows ? ".exe" : ""));
             if (platform::is_executable(candidate)) return candidate.u8string();
         }
     }

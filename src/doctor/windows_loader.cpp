@@ -87,7 +87,8 @@ namespace {
 
 class WindowsSearch {
 public:
-    WindowsSearch(const std::string& name, const WindowsSearchConfig& config, const FileSystemView& fs)
+    WindowsSearch(const std::string& name, const WindowsSearchConfig& config,
+                  const FileSystemView& fs)
         : name_(name), config_(config), fs_(fs) {
         result_.name = name;
         result_.mode = config.mode;
@@ -167,14 +168,14 @@ private:
         } else {
             bool loadable = true;
             if (auto src = fs_.open(path)) {
-                auto pe = read_pe(*src);
+                auto pe = binary::read_pe(*src);
                 if (!pe) {
                     loadable = false;
                     c.detail = pe.error;
                 } else if (config_.machine != 0 && pe.info->machine != config_.machine) {
                     loadable = false;
                     c.detail = "built for " + pe.info->machine_name() + ", the process is " +
-                               pe_machine_name(config_.machine);
+                               binary::pe_machine_name(config_.machine);
                 }
             } else {
                 loadable = false;

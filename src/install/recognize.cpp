@@ -360,7 +360,7 @@ Recognized recognize_extracted(const fs::path& extracted, const std::optional<Ar
             refuse(component_claims[0].source + " says " + component_claims[0].value +
                    " but the contents are NCCL (" + rel(nccl_lib, root) + ")");
         // Its version and CUDA from the library itself, never from a name alone.
-        auto banner = doctor::read_nccl_banner_file(nccl_lib.string());
+        auto banner = binary::read_nccl_banner_file(nccl_lib.string());
         if (!banner)
             refuse(rel(nccl_lib, root) +
                    " does not say which NCCL it is (no \"NCCL version\" text in it); the "

@@ -23,8 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Runs `job(i)` for i in [0, n) on a few threads (hashing is what verify spends its time on).
-template <typename Job>
-void for_each_index(std::size_t n, Job job) {
+template <typename Job> void for_each_index(std::size_t n, Job job) {
     std::atomic<std::size_t> next{0};
     auto work = [&] {
         for (std::size_t i; (i = next.fetch_add(1)) < n;)
@@ -75,7 +74,7 @@ void check_record_files(const Entry& e, std::vector<VerifyProblem>& problems) {
             what = std::string("is ") + type_words(item->type) + ", not " +
                    (folder ? "a folder" : "a file") + " of cvm's own";
         else
-            what = item_doubt(p, *item);
+            what = item_doubt(*item);
         if (!what.empty())
             problems.push_back(
                 {p.u8string(), what + (folder ? "" : " (cvm's record of the install)")});
@@ -102,7 +101,8 @@ EntryCheck verify_installed(const Entry& e) {
         rec = std::move(*read);
     } catch (const std::exception& ex) {
         c.state = EntryCheck::State::Damaged;
-        c.problems.push_back({installed_files_name(), std::string("the record is damaged: ") + ex.what()});
+        c.problems.push_back(
+            {installed_files_name(), std::string("the record is damaged: ") + ex.what()});
         return c;
     }
     const std::vector<InstalledFile>& files = rec.files;
@@ -157,19 +157,19 @@ EntryCheck verify_installed(const Entry& e) {
             c.problems.push_back(
                 {path, std::string("added: ") + type_words(d.type) + " cvm did not install"});
         // Right bytes in a file another user may rewrite are not safe either.
-        if (std::string why = item_doubt(e.path / fs::u8path(path), d); !why.empty())
-            c.problems.push_back({path, why});
+        if (std::string why = item_doubt(d); !why.empty()) c.problems.push_back({path, why});
     }
     std::mutex mutex;
     for_each_index(to_hash.size(), [&](std::size_t i) {
         const InstalledFile& f = *to_hash[i];
         bool ok = false;
-        std::string got = digest_or_error(e.path / fs::u8path(f.path), Sha256::Algorithm::Sha256, &ok);
+        std::string got =
+            digest_or_error(e.path / fs::u8path(f.path), Sha256::Algorithm::Sha256, &ok);
         if (ok && got == f.sha256) return;
         std::lock_guard<std::mutex> lock(mutex);
-        c.problems.push_back({f.path, ok ? "content differs (sha256 " + got + ", installed " +
-                                               f.sha256 + ")"
-                                         : got});
+        c.problems.push_back(
+            {f.path,
+             ok ? "content differs (sha256 " + got + ", installed " + f.sha256 + ")" : got});
     });
     std::sort(c.problems.begin(), c.problems.end(),
               [](const VerifyProblem& a, const VerifyProblem& b) { return a.path < b.path; });
@@ -235,8 +235,7 @@ void compare_view(const fs::path& actual_root, const fs::path& expected_root,
                 problems.push_back({path, std::string("added: ") + type_words(got.type) +
                                               " cvm did not put there"});
         }
-        if (std::string why = item_doubt(actual_root / fs::u8path(path), got); !why.empty())
-            problems.push_back({path, why});
+        if (std::string why = item_doubt(got); !why.empty()) problems.push_back({path, why});
     }
 }
 
@@ -267,7 +266,8 @@ EntryCheck verify_imported(const Entry& e, const fs::path& dpkg_info) {
     read_assembled_wheel_records(e.path, files, records); // /usr/local/cuda-13.0 made of wheels
     // An assembled root of links into such a folder (the NCCL inside it): its RECORDs too.
     if (!e.origin.empty()) read_assembled_wheel_records(e.origin, files, records);
-    if (!dpkg_info.empty() && fs::is_directory(dpkg_info, ec)) read_dpkg_records(files, dpkg_info, records);
+    if (!dpkg_info.empty() && fs::is_directory(dpkg_info, ec))
+        read_dpkg_records(files, dpkg_info, records);
     std::vector<std::pair<fs::path, const OwnerRecord*>> todo(records.size());
     std::transform(records.begin(), records.end(), todo.begin(),
                    [](const auto& kv) { return std::make_pair(kv.first, &kv.second); });
@@ -279,12 +279,15 @@ EntryCheck verify_imported(const Entry& e, const fs::path& dpkg_info) {
         std::error_code e2;
         auto size = fs::file_size(path, e2);
         if (!rec->size.empty() && !e2 && std::to_string(size) != rec->size) {
-            problem = std::to_string(size) + " bytes, " + rec->size + " in " + rec->owner + "'s record";
+            problem =
+                std::to_string(size) + " bytes, " + rec->size + " in " + rec->owner + "'s record";
         } else {
             bool ok = false;
             bool wheel = rec->kind == OwnerRecord::Kind::Wheel;
-            std::string got = digest_or_error(path, wheel ? Sha256::Algorithm::Sha256 : Sha256::Algorithm::Md5, &ok);
-            if (!ok) problem = got;
+            std::string got = digest_or_error(
+                path, wheel ? Sha256::Algorithm::Sha256 : Sha256::Algorithm::Md5, &ok);
+            if (!ok)
+                problem = got;
             else if ((wheel ? hex_to_urlsafe_base64(got) : got) != rec->digest)
                 problem = std::string("content differs from ") + rec->owner + "'s record (" +
                           (wheel ? "sha256" : "md5") + ")";
@@ -297,8 +300,9 @@ EntryCheck verify_imported(const Entry& e, const fs::path& dpkg_info) {
             std::string dist = rec->owner.substr(0, rec->owner.size() - 10);
             auto dash = dist.find('-');
             owners.insert("pip install --force-reinstall " +
-                          (dash == std::string::npos ? dist
-                                                     : dist.substr(0, dash) + "==" + dist.substr(dash + 1)));
+                          (dash == std::string::npos
+                               ? dist
+                               : dist.substr(0, dash) + "==" + dist.substr(dash + 1)));
         } else {
             owners.insert("apt-get install --reinstall " + rec->owner);
         }
@@ -321,7 +325,8 @@ EntryCheck verify_imported(const Entry& e, const fs::path& dpkg_info) {
         c.state = EntryCheck::State::Damaged;
         for (const auto& o : owners)
             c.repair += (c.repair.empty() ? "" : "; ") + o;
-        if (c.repair.empty()) c.repair = "cvm import " + (e.origin.empty() ? e.path : e.origin).u8string() + " again";
+        if (c.repair.empty())
+            c.repair = "cvm import " + (e.origin.empty() ? e.path : e.origin).u8string() + " again";
     } else {
         c.state = c.checked == 0 ? EntryCheck::State::NoRecord : EntryCheck::State::Intact;
     }
@@ -355,7 +360,8 @@ EntryCheck verify_entry(const Entry& e, const fs::path& dpkg_info) {
 std::vector<ViewCheck> verify_views(const Store& store, const std::string& id) {
     std::vector<ViewCheck> out;
     std::error_code ec;
-    for (fs::directory_iterator it(store.views_dir(), ec), end; !ec && it != end; it.increment(ec)) {
+    for (fs::directory_iterator it(store.views_dir(), ec), end; !ec && it != end;
+         it.increment(ec)) {
         std::string name = it->path().filename().u8string();
         auto plus = name.find('+');
         if (plus == std::string::npos) continue;
@@ -390,7 +396,8 @@ std::vector<ViewCheck> verify_views(const Store& store, const std::string& id) {
         }
         out.push_back(std::move(v));
     }
-    std::sort(out.begin(), out.end(), [](const ViewCheck& a, const ViewCheck& b) { return a.name < b.name; });
+    std::sort(out.begin(), out.end(),
+              [](const ViewCheck& a, const ViewCheck& b) { return a.name < b.name; });
     return out;
 }
 

@@ -100,19 +100,22 @@ std::string mode_text(std::uint32_t mode) {
     return buf;
 }
 
-std::string item_doubt(const fs::path& path, const TreeItem& item) {
-    platform::FileMeta meta = item.meta;
-    if (item.type == TreeItem::Type::Symlink) meta.mode = 0755; // a link's own mode means nothing
+std::string item_doubt(const TreeItem& item) {
+    // A link's own mode means nothing: its owner alone is judged.
+    platform::FileMeta meta =
+        item.type == TreeItem::Type::Symlink ? platform::owner_only(item.meta) : item.meta;
     std::string out;
     switch (doubt_of(meta)) {
     case Doubt::None:
         break;
     case Doubt::Owner:
-        out = "owned by " + owner_text_of(path, meta) +
+        out = "owned by " + owner_text_of(meta) +
               ", not by you or root: another user could change it";
         break;
     case Doubt::WorldWritable:
-        out = "writable by every user (mode " + mode_text(meta.mode) + "): anyone could change it";
+        // Windows has no mode bits: 0002 says another account may change it, as it always did.
+        out = "writable by every user (mode " + mode_text(meta.mode | 0002) +
+              "): anyone could change it";
         break;
     case Doubt::GroupWritable:
         out = "writable by its group (mode " + mode_text(meta.mode) +

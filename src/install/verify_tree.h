@@ -37,7 +37,7 @@ const char* type_words(TreeItem::Type type);
 // "writable by every user", "writable by its group"), with what it allows; a link is judged by
 // its owner only. Set-user-ID, set-group-ID and sticky bits, which cvm never installs, are named
 // too. Empty when nothing is wrong.
-std::string item_doubt(const std::filesystem::path& path, const TreeItem& item);
+std::string item_doubt(const TreeItem& item);
 
 // "0755"
 std::string mode_text(std::uint32_t mode);

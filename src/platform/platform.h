@@ -26,7 +26,9 @@ constexpr Os host_os() {
 #endif
 }
 
-constexpr char path_list_separator(Os os = host_os()) { return os == Os::Windows ? ';' : ':'; }
+constexpr char path_list_separator(Os os = host_os()) {
+    return os == Os::Windows ? ';' : ':';
+}
 
 // Executable suffix of the host ("" or ".exe").
 const char* exe_suffix();
@@ -65,7 +67,8 @@ public:
 // answers at once (as not a regular file) instead of waiting for a writer.
 std::optional<std::string> read_file(const fs::path& p, std::size_t limit = std::size_t(4) << 20);
 // The same for a UTF-8 path in a string: no fs::path is built (for the shim's hot path).
-std::optional<std::string> read_file(const std::string& utf8_path, std::size_t limit = std::size_t(4) << 20);
+std::optional<std::string> read_file(const std::string& utf8_path,
+                                     std::size_t limit = std::size_t(4) << 20);
 
 // Writes `text` to `file` atomically: a new temporary file beside it (never opened through a link),
 // then a rename, which replaces a link or FIFO at `file` rather than writing through it. On failure
@@ -79,17 +82,14 @@ struct SecurityVerdict; // windows/security.h
 
 // Who owns a file and who may write it: what the trust checks (core/trust.h) look at. On POSIX
 // the stat's. On Windows the security descriptor, read once with the file and judged there
-// (windows/security.h): `security` holds that verdict (owner and writers, for file_doubt and
-// owner_writer); uid is the owner's account (0 for the user, SYSTEM, Administrators or
-// TrustedInstaller, kOtherOwner when the descriptor cannot be read, else a number of the process
-// for the account, as listed_owner_id gives) and mode 0002 says another account may change it,
-// for the code that reads those two (a .cudaversion's owner, a link's mode).
+// (windows/security.h): `security` holds that verdict (owner and writers), and uid, gid and mode
+// stay 0. Portable code asks file_doubt or the questions after it (owned_by_own...) rather than
+// reading uid or mode itself.
 struct FileMeta {
     enum class Type { Regular, Directory, Other };
-    static constexpr std::uint32_t kOtherOwner = 0xfffffffeu; // Windows: someone else's
     Type type = Type::Other;
-    std::uint32_t uid = 0, gid = 0;
-    std::uint32_t mode = 0; // permission bits, 07777
+    std::uint32_t uid = 0, gid = 0;                       // POSIX only
+    std::uint32_t mode = 0;                               // permission bits, 07777; POSIX only
     std::shared_ptr<const win::SecurityVerdict> security; // Windows only
 };
 // read_file, telling why it read nothing: `error` is the open's errno (ENOENT, ENOTDIR: absent;
@@ -141,6 +141,23 @@ struct OwnerWriter {
     std::string owner_sid, writer_sid; // "S-1-5-7"
 };
 OwnerWriter owner_writer(const FileMeta& meta, const std::vector<std::uint32_t>& (*look_up)());
+// The questions portable code asks about an owner and writers outside the whole rules above (a
+// .cudaversion planted in /tmp, a link in a verified tree, a sticky folder on a store's path),
+// answered on POSIX from the stat's owner and mode bits and on Windows from the verdict in
+// `meta`. Owned by the user cvm acts for or the system (root, and for root SUDO_UID's user;
+// SYSTEM, Administrators, TrustedInstaller):
+bool owned_by_own(const FileMeta& meta);
+// Owned by one of `listed` (the ids of trusted_owners, as listed_owner_id gives them):
+bool owned_by_listed(const FileMeta& meta, const std::vector<std::uint32_t>& listed);
+// Every other user may change it (mode 0002; on Windows another account may, or the descriptor
+// cannot be read):
+bool writable_by_others(const FileMeta& meta);
+// A folder others may add to but whose entries only their owners may rename (the sticky bit of
+// /tmp); none on Windows:
+bool is_sticky_folder(const FileMeta& meta);
+// `meta` with what others may write forgotten, so file_doubt judges its owner alone (a link's own
+// mode means nothing; a sticky folder's write bits let others add entries, not rename ours).
+FileMeta owner_only(const FileMeta& meta);
 // What a type of file is called in messages: "a folder", "a FIFO", "a device"...
 std::string file_type_text(const fs::path& p);
 

@@ -482,11 +482,11 @@ void probe_nccl(const Options& o, const CudartApi* cudart, int device_count, int
     int code = -1;
     if (nccl.GetVersion && nccl.GetVersion(&code) == api::kNcclSuccess && code > 0) {
         n.version_code = code;
-        if (auto v = doctor::decode_nccl_version_code(code))
+        if (auto v = binary::decode_nccl_version_code(code))
             n.version = std::to_string((*v)[0]) + "." + std::to_string((*v)[1]) + "." +
                         std::to_string((*v)[2]);
     }
-    if (auto banner = doctor::read_nccl_banner_file(n.library.path)) {
+    if (auto banner = binary::read_nccl_banner_file(n.library.path)) {
         n.banner = banner->text;
         n.built_for_cuda = banner->cuda_text();
         if (!n.version.empty() && banner->version_text() != n.version)

@@ -146,7 +146,7 @@ std::vector<SearchFolder> library_search_folders() {
 }
 
 std::vector<std::string> loader_cache_entries(const std::string& prefix) {
-    auto cache = doctor::read_ld_cache_file("/etc/ld.so.cache");
+    auto cache = binary::read_ld_cache_file("/etc/ld.so.cache");
     if (!cache) return {};
     std::vector<std::string> lines;
     for (const auto& entry : cache.cache->entries) {

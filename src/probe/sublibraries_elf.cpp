@@ -43,9 +43,9 @@ void Prober::check_sublibrary_versions() {
         if (own) std::memcpy(&get_version, &own, sizeof own);
         std::optional<std::array<unsigned, 3>> v;
         if (get_version &&
-            (v = compat::decode_cudnn_version_number(static_cast<std::uint32_t>(get_version()))))
+            (v = binary::decode_cudnn_version_number(static_cast<std::uint32_t>(get_version()))))
             f.version = text_of(*v), f.how = "its cudnnGetVersion";
-        else if (auto sym = compat::read_cudnn_version_symbol_file(path))
+        else if (auto sym = binary::read_cudnn_version_symbol_file(path))
             f.version = sym->text(), f.how = sym->name;
         else {
             // libcudnn_ops.so.9.1.0: three numbers after ".so." in the real name.
@@ -62,7 +62,7 @@ void Prober::check_sublibrary_versions() {
     const std::string main_path = report_.cudnn.path;
     std::string release;
     if (report_.cudnn_version > 0) {
-        if (auto v = compat::decode_cudnn_version_number(
+        if (auto v = binary::decode_cudnn_version_number(
                 static_cast<std::uint32_t>(report_.cudnn_version))) {
             release = text_of(*v);
             files.push_back(

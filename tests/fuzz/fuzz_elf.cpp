@@ -8,15 +8,15 @@
 #include <cstdint>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    using namespace cvm::doctor;
+    using namespace cvm::binary;
     const ByteView bytes(data, size);
     auto elf = read_elf(bytes);
     if (elf) {
         // Exercise what the loader emulation does with the strings it read.
         for (const auto& entry : elf.info->runpath_entries())
-            (void)expand_dynamic_string_tokens(entry, "/origin", "lib64", "x86_64");
+            (void)cvm::doctor::expand_dynamic_string_tokens(entry, "/origin", "lib64", "x86_64");
         for (const auto& entry : elf.info->rpath_entries())
-            (void)expand_dynamic_string_tokens(entry, "/origin", "lib64", "x86_64");
+            (void)cvm::doctor::expand_dynamic_string_tokens(entry, "/origin", "lib64", "x86_64");
         (void)elf.info->machine_name();
     }
     (void)read_elf_sections(MemorySource(bytes));

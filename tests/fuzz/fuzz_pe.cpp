@@ -6,7 +6,7 @@
 #include <cstdint>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    using namespace cvm::doctor;
+    using namespace cvm::binary;
     auto pe = read_pe(ByteView(data, size));
     if (pe && pe.info->file_version) (void)pe.info->file_version->str();
     return 0;

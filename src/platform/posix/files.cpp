@@ -1,6 +1,7 @@
 // Files on POSIX (platform.h): reading with the check on the open descriptor, stat in trust's
 // terms, folder listing for the shim's hot path, identities, links, locks.
 #include "platform/platform.h"
+#include "platform/posix/regular_file.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -226,8 +227,8 @@ std::uint32_t effective_uid() {
     return uid;
 }
 
-int create_file_for_writing(const fs::path& file) {
-    int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+int open_regular_file(const fs::path& path, int flags, int& fd) {
+    fd = ::open(path.c_str(), flags, 0600);
     if (fd < 0) return errno;
     struct stat st;
     int err = 0;
@@ -235,8 +236,19 @@ int create_file_for_writing(const fs::path& file) {
         err = errno;
     else if (!S_ISREG(st.st_mode))
         err = EINVAL;
-    else if (fchmod(fd, 0644 & ~static_cast<mode_t>(file_creation_mask())) != 0)
-        err = errno;
+    if (err != 0) {
+        ::close(fd);
+        fd = -1;
+    }
+    return err;
+}
+
+int create_file_for_writing(const fs::path& file) {
+    int fd = -1;
+    if (int err =
+            open_regular_file(file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, fd))
+        return err;
+    int err = fchmod(fd, 0644 & ~static_cast<mode_t>(file_creation_mask())) != 0 ? errno : 0;
     close(fd);
     return err;
 }

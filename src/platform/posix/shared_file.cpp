@@ -1,12 +1,12 @@
 // SharedFile on POSIX: a plain descriptor (any descriptor allows renames and deletion).
 // Windows: windows/shared_file.cpp.
 #include "platform/shared_file.h"
+#include "platform/posix/regular_file.h"
 
 #include <cerrno>
 #include <cstdio>
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace cvm::platform {
@@ -31,17 +31,10 @@ int SharedFile::open(const std::filesystem::path& path, Mode mode) {
         flags |= O_RDONLY;
     else
         flags |= O_WRONLY | O_CREAT | (mode == Mode::Append ? O_APPEND : O_TRUNC);
-    int fd = ::open(path.c_str(), flags, 0600);
-    if (fd < 0) return errno;
-    struct stat st;
-    int err = 0;
-    if (fstat(fd, &st) != 0)
-        err = errno;
-    else if (!S_ISREG(st.st_mode))
-        err = EINVAL;
-    else if (int fl = fcntl(fd, F_GETFL); fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0)
-        err = errno;
-    if (err != 0) {
+    int fd = -1;
+    if (int err = open_regular_file(path, flags, fd)) return err;
+    if (int fl = fcntl(fd, F_GETFL); fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+        int err = errno;
         ::close(fd);
         return err;
     }

@@ -1,6 +1,7 @@
-// The trust rules on POSIX (platform.h: file_doubt), answered from the stat's owner and mode bits:
-// owned by the user, root or (for root) SUDO_UID's user, or a listed owner; not writable by
-// everybody; writable by the group only for a listed owner or the user's own private group.
+// The trust rules on POSIX (platform.h: file_doubt, and the questions after it such as
+// owned_by_own), answered from the stat's owner and mode bits: owned by the user, root or (for
+// root) SUDO_UID's user, or a listed owner; not writable by everybody; writable by the group only
+// for a listed owner or the user's own private group.
 #include "platform/platform.h"
 
 #include <algorithm>
@@ -35,6 +36,28 @@ std::optional<std::uint32_t> listed_owner_id(const std::string& name) {
 
 OwnerWriter owner_writer(const FileMeta&, const std::vector<std::uint32_t>& (*)()) {
     return {};
+}
+
+bool owned_by_own(const FileMeta& meta) {
+    return is_own_uid(meta.uid);
+}
+
+bool owned_by_listed(const FileMeta& meta, const std::vector<std::uint32_t>& listed) {
+    return std::find(listed.begin(), listed.end(), meta.uid) != listed.end();
+}
+
+bool writable_by_others(const FileMeta& meta) {
+    return (meta.mode & 0002) != 0;
+}
+
+bool is_sticky_folder(const FileMeta& meta) {
+    return (meta.mode & 01000) != 0;
+}
+
+FileMeta owner_only(const FileMeta& meta) {
+    FileMeta kept = meta;
+    kept.mode &= ~07022u;
+    return kept;
 }
 
 } // namespace cvm::platform

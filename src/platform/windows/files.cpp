@@ -20,12 +20,9 @@
 
 namespace cvm::platform {
 
-// The security descriptor's verdict kept with the file's meta, for file_doubt and owner_writer
-// (trust.cpp); the owner as an account number and "another account may change it" as mode 0002,
-// for the code that reads those (platform.h).
+// The security descriptor's verdict kept with the file's meta, for the trust rules and their
+// questions (trust.cpp); uid and mode stay 0 (platform.h).
 static void apply_security(win::SecurityVerdict v, FileMeta& m) {
-    m.uid = !v.read ? FileMeta::kOtherOwner : v.owner_trusted ? 0 : win::account_uid(v.owner_sid);
-    m.mode = !v.read || v.writable_by_others ? 0002 : 0;
     m.security = std::make_shared<const win::SecurityVerdict>(std::move(v));
 }
 

@@ -49,9 +49,9 @@ PSID current_user_sid();
 // "BUILTIN\Users (S-1-5-32-545)", or the SID alone when it has no name here.
 std::string account_text(const std::string& sid);
 
-// Accounts said as the uids of FileMeta (platform.h), so the trust checks can compare owners with
-// trusted_owners: each SID seen gets a number of its own for the process, kAccountBase and up
-// (FileMeta::kOtherOwner stays "cannot be read").
+// Accounts said as numbers, the ids of trusted_owners (platform.h: listed_owner_id), so the trust
+// checks can compare an owner with them: each SID seen gets a number of its own for the process,
+// kAccountBase and up.
 constexpr std::uint32_t kAccountBase = 0x80000000u;
 std::uint32_t account_uid(const std::string& sid);
 std::string account_sid(std::uint32_t uid); // "" for a number not given out

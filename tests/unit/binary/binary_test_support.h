@@ -14,7 +14,7 @@
 
 #include "test_support.h"
 
-namespace cvm::doctor::test {
+namespace cvm::binary::test {
 
 namespace fs = std::filesystem;
 
@@ -97,4 +97,4 @@ inline CommandResult build_shared_object(const std::string& compiler, const std:
                        dir.string());
 }
 
-} // namespace cvm::doctor::test
+} // namespace cvm::binary::test

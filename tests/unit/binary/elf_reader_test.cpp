@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <random>
 
-using namespace cvm::doctor;
-using namespace cvm::doctor::test;
+using namespace cvm::binary;
+using namespace cvm::binary::test;
 
 namespace {
 

@@ -7,8 +7,8 @@
 #include <random>
 #include <sstream>
 
-using namespace cvm::doctor;
-using namespace cvm::doctor::test;
+using namespace cvm::binary;
+using namespace cvm::binary::test;
 
 namespace {
 

@@ -6,8 +6,8 @@
 
 #include <filesystem>
 
-using namespace cvm::doctor;
-using namespace cvm::doctor::test;
+using namespace cvm::binary;
+using namespace cvm::binary::test;
 
 TEST_CASE("NCCL version codes: the encoding changed after 2.8", "[doctor][nccl]") {
     using V = std::array<unsigned, 3>;

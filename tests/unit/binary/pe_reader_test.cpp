@@ -8,8 +8,8 @@
 #include <cctype>
 #include <random>
 
-using namespace cvm::doctor;
-using namespace cvm::doctor::test;
+using namespace cvm::binary;
+using namespace cvm::binary::test;
 
 namespace {
 

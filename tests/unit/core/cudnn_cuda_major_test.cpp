@@ -8,10 +8,10 @@
 #include "test_support.h"
 
 using namespace cvm;
-using cvm::doctor::test::c_compiler;
-using cvm::doctor::test::find_program;
-using cvm::doctor::test::run_command;
-using cvm::doctor::test::shell_quote;
+using cvm::binary::test::c_compiler;
+using cvm::binary::test::find_program;
+using cvm::binary::test::run_command;
+using cvm::binary::test::shell_quote;
 using cvm::test::cudnn_version_header;
 using cvm::test::TempDir;
 using cvm::test::write_file;

@@ -5,7 +5,8 @@
 #include <catch2/catch.hpp>
 
 using namespace cvm::doctor;
-using namespace cvm::doctor::test;
+using namespace cvm::binary;
+using namespace cvm::binary::test;
 
 namespace {
 std::vector<std::string> files(const std::vector<LibraryName>& names) {
@@ -94,7 +95,7 @@ TEST_CASE("A DLL's fixed file version", "[doctor][names]") {
     TempDir t;
     write_file(t.str("x.c"), "__declspec(dllexport) int f(void) { return 0; }\n");
     write_file(t.str("v.rc"), "1 VERSIONINFO\nFILEVERSION 6,14,11,11020\nPRODUCTVERSION 11,2,0,0\n"
-                           "BEGIN\nEND\n");
+                              "BEGIN\nEND\n");
     auto r = run_command("cd " + shell_quote(t.str()) +
                              " && x86_64-w64-mingw32-windres v.rc -O coff -o v.o && "
                              "x86_64-w64-mingw32-gcc -shared -o cudart64_110.dll x.c v.o",

@@ -10,7 +10,8 @@
 
 using namespace cvm;
 using namespace cvm::doctor;
-using namespace cvm::doctor::test;
+using namespace cvm::binary;
+using namespace cvm::binary::test;
 
 namespace {
 
@@ -235,7 +236,8 @@ TEST_CASE("doctor: a missing cuDNN sub-library", "[doctor][diagnose]") {
     }
 }
 
-TEST_CASE("doctor: a library from a system folder is fixed through its package, never the folder", "[doctor][diagnose]") {
+TEST_CASE("doctor: a library from a system folder is fixed through its package, never the folder",
+          "[doctor][diagnose]") {
     // The machine's own libcublas.so.11 (Debian's nvidia-cuda-toolkit) through its real
     // /etc/ld.so.cache: the selected toolkit lacks it, so even through cvm it comes from there.
     // (Debian lists it in /lib/x86_64-linux-gnu, the folder the issue saw cvm advise removing.)
@@ -243,7 +245,8 @@ TEST_CASE("doctor: a library from a system folder is fixed through its package, 
     std::string system_lib;
     if (cache.cache)
         for (const auto* e : cache.cache->find("libcublas.so.11"))
-            if (e->path == "/lib/x86_64-linux-gnu/libcublas.so.11" || e->path == "/usr/lib/x86_64-linux-gnu/libcublas.so.11")
+            if (e->path == "/lib/x86_64-linux-gnu/libcublas.so.11" ||
+                e->path == "/usr/lib/x86_64-linux-gnu/libcublas.so.11")
                 system_lib = e->path;
     auto cc = c_compiler();
     if (!cc || system_lib.empty()) {

@@ -6,7 +6,8 @@
 #include <catch2/catch.hpp>
 
 using namespace cvm::doctor;
-using namespace cvm::doctor::test;
+using namespace cvm::binary;
+using namespace cvm::binary::test;
 
 TEST_CASE("driver version from /proc/driver/nvidia/version", "[doctor][driver]") {
     CHECK(driver_version_from_proc(
@@ -78,11 +79,14 @@ TEST_CASE("reading framework files", "[doctor][python]") {
                            "cudnn_version") == std::optional<std::string>("8"));
     CHECK(build_info_value("cuda_version_number = '10.1'\n", "cuda_version") ==
           std::optional<std::string>("10.1"));
-    // The form real wheels write since TensorFlow 2.4 (2.5's build_info.py): pairs of an OrderedDict.
-    const std::string tf25 =
-        "import collections\nbuild_info = collections.OrderedDict([('cpu_compiler', '/dt7/usr/bin/gcc'), "
-        "('cuda_compute_capabilities', ['sm_35', 'sm_50', 'sm_60', 'sm_70', 'sm_75', 'compute_80']), "
-        "('cuda_version', '11.2'), ('cudnn_version', '8'), ('is_cuda_build', True), ('is_rocm_build', False)])\n";
+    // The form real wheels write since TensorFlow 2.4 (2.5's build_info.py): pairs of an
+    // OrderedDict.
+    const std::string tf25 = "import collections\nbuild_info = "
+                             "collections.OrderedDict([('cpu_compiler', '/dt7/usr/bin/gcc'), "
+                             "('cuda_compute_capabilities', ['sm_35', 'sm_50', 'sm_60', 'sm_70', "
+                             "'sm_75', 'compute_80']), "
+                             "('cuda_version', '11.2'), ('cudnn_version', '8'), ('is_cuda_build', "
+                             "True), ('is_rocm_build', False)])\n";
     CHECK(build_info_value(tf25, "cuda_version") == std::optional<std::string>("11.2"));
     CHECK(build_info_value(tf25, "cudnn_version") == std::optional<std::string>("8"));
     CHECK_FALSE(build_info_value("build_info = {'cuda_version_note': 'x'}", "cuda_version"));

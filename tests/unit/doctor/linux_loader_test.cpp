@@ -5,7 +5,8 @@
 #include <catch2/catch.hpp>
 
 using namespace cvm::doctor;
-using namespace cvm::doctor::test;
+using namespace cvm::binary;
+using namespace cvm::binary::test;
 
 namespace {
 

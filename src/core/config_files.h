@@ -1,0 +1,18 @@
+#pragma once
+// Where cvm's settings files are (config.h reads them: the user's, then the machine's). Apart from
+// config.h so the trust rules can name the machine's file, which lists trusted_owners.
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+namespace cvm {
+
+namespace fs = std::filesystem;
+
+// The files in the order they are read (user's first); a variable set to "" turns one off. The
+// user's file is left out when there is no home to find it in (HOME unset or relative).
+std::vector<fs::path> config_files();
+// The machine's file; nullopt when CVM_SYSTEM_CONFIG is "".
+std::optional<fs::path> machine_config_file();
+
+} // namespace cvm
