@@ -163,6 +163,12 @@ wrun() {
     OUT=${OUT//$'\r'/}
     ERR=$(tr -d '\r' < "$TEST_TMP/.stderr")
     wine_check "$*" "$ERR"
+    # cvm.exe says why whenever it fails (but `exec` passes on its tool's exit code): a failure
+    # with no word at all is Wine losing the program or its output (stress run 3, 2026-12-02:
+    # cvm.exe import, exit 1, nothing printed).
+    if [[ $RC != 0 && -z $OUT && -z $ERR && $(basename "$1") == cvm.exe && ${2:-} != exec ]]; then
+        fail "Wine failed, not the program, running [$*]: exit $RC with no output at all (cvm always says why it fails); wineservers: $(wine_servers); Wine's processes: $(ps -eo pid=,stat=,etimes=,args= | grep -E '\.exe|wine' | grep -v grep | cut -c1-160 | tr '\n' ';')"
+    fi
 }
 # wexpect CODE PROGRAM.exe ARGS...: wrun, and fail unless the exit code is CODE.
 wexpect() {
