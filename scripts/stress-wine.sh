@@ -57,4 +57,5 @@ for ((run = 1; run <= runs; run++)); do
     fi
 done
 rm -f "$log"
-echo "stress-wine.sh: $runs runs of the Wine tests passed, $(nproc) busy loops beside them: $((SECONDS - start)) s"
+if ((load)); then beside="$(nproc) busy loops beside them"; else beside="no busy loops of its own (--no-load)"; fi
+echo "stress-wine.sh: $runs runs of the Wine tests passed, $beside: $((SECONDS - start)) s"
