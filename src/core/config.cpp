@@ -10,17 +10,9 @@
 
 namespace cvm {
 
-namespace {
-
-// How the trust rules read the machine's trusted_owners the first time a file needs them
-// (trust.h: set_machine_config_reader); read_config_file then calls set_trusted_owners.
 void read_machine_config() {
     if (auto file = machine_config_file()) read_config_file(*file, true);
 }
-[[maybe_unused]] const bool machine_config_reader_set =
-    (set_machine_config_reader(read_machine_config), true);
-
-} // namespace
 
 Config parse_config(const std::string& text, const std::string& origin) {
     auto fail = [&](const toml::source_region& at, const std::string& why) {

@@ -14,5 +14,9 @@ namespace fs = std::filesystem;
 std::vector<fs::path> config_files();
 // The machine's file; nullopt when CVM_SYSTEM_CONFIG is "".
 std::optional<fs::path> machine_config_file();
+// Reads the machine's file, which hands its trusted_owners to the trust rules (set_trusted_owners).
+// Declared here, below trust.h, and defined in config.cpp: the trust rules call it the first time
+// a file is not plainly the user's or root's, while reading a config needs the trust rules.
+void read_machine_config();
 
 } // namespace cvm

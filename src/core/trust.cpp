@@ -12,7 +12,6 @@ struct OwnerList {
     bool known = false;             // names set (the machine's config was read)
     bool resolved = false;
     std::vector<std::uint32_t> ids;
-    void (*read_machine_config)() = nullptr; // config.cpp's (set_machine_config_reader)
 };
 
 OwnerList& owner_list() {
@@ -21,10 +20,6 @@ OwnerList& owner_list() {
 }
 
 } // namespace
-
-void set_machine_config_reader(void (*read)()) {
-    owner_list().read_machine_config = read;
-}
 
 void set_trusted_owners(const std::vector<std::string>& owners, const std::string& origin) {
     OwnerList& l = owner_list();
@@ -41,7 +36,7 @@ const std::vector<std::uint32_t>& trusted_owner_ids() {
         // Only reached for a file that is not plainly the user's or root's: read the machine's
         // config now (which calls set_trusted_owners).
         l.known = true;
-        if (l.read_machine_config) l.read_machine_config();
+        read_machine_config();
     }
     if (!l.resolved) {
         l.resolved = true;

@@ -65,11 +65,6 @@ std::string distrust_message(const std::string& what, const fs::path& path,
 // config was already read.
 const std::vector<std::uint32_t>& trusted_owner_ids();
 void set_trusted_owners(const std::vector<std::string>& owners, const std::string& origin);
-// How trusted_owner_ids() reads the machine's config the first time (which then calls
-// set_trusted_owners): config.cpp hands its reader over when the program starts, since reading a
-// config needs these rules. Until then, no owner is listed.
-void set_machine_config_reader(void (*read)());
-
 // "nobody (uid 65534)" or "uid 1234".
 std::string owner_text(std::uint32_t uid);
 // The owner of the file `meta` describes in those words; on Windows its account ("NT
