@@ -7,22 +7,23 @@
 # (RESOURCE_LOCK wineprefix in tests/CMakeLists.txt); nothing else uses it, so another build
 # folder's run, or scripts/windows-wine.sh's prefix, never meets this one's server.
 #
-# The server: wine_start starts one that stays (wineserver -p600) before the test's first Wine
-# program, and the exit trap (wine_stop) ends it with everything it runs (wineserver -k, -w).
+# The server: wine_start starts one that stays (wineserver -p600) and opens its session (the
+# server's first program, which starts wineboot and Wine's services) before the test's first
+# Wine program; the exit trap (wine_stop) ends it with everything it runs (wineserver -k, -w).
 # Left alone a wineserver begins to exit when its last program does (Debian's wrapper passes
 # -p0), and a wine starting in that moment fails: "wine client error:0: recvmsg: Connection
 # reset by peer", exit 1, or killed with the server's other processes, with no output at all.
 # -p600 puts that moment 600 s (ctest's TIMEOUT for a test) after the last program: never while
 # a test runs, and a server left by a test killed before its trap still ends by itself (one
 # that stayed for good would keep the test's pipe to ctest open, and ctest waiting, for good).
-# Not one server for the whole ctest run: the processes a server starts with the first program
-# (services.exe, winedevice.exe, plugplay.exe, svchost.exe) keep that program's stderr, the
-# test's pipe to ctest, and ctest waits for it to close: they have to end with their test.
+# A server per test, not one for the whole ctest run: Wine's services and anything a test left
+# running end with that test, so no test meets another's leftovers.
 #
 # Costs, measured on a busy 2-core machine: making the prefix ~25 s (once per build folder,
 # 700 MB); a copy of it per test ~10 s (cp -a; hard links are no way out: wineserver rewrites a
-# registry file with several links in place); starting and stopping a test's server ~1 s, after
-# which a program starts in 0.4-0.9 s, against 2.3-3.4 s on a server of its own.
+# registry file with several links in place); starting a test's server and opening its session
+# 3.1-3.6 s at load 7 (the session's start was paid by the test's first program before), after
+# which a program starts in 0.4-1.0 s, against 2.3-3.4 s on a server of its own.
 
 : "${CVM_BUILD_DIR:=$CVM_BIN/..}"
 # The machine's Wine settings do not reach the tests.
@@ -36,7 +37,10 @@ WINESERVER=$(command -v wineserver 2> /dev/null) || WINESERVER=$(dirname "$WINE"
 [[ -x $WINESERVER ]] || windows_missing "wineserver is not installed (apt-get install wine wine64)"
 command -v flock > /dev/null 2>&1 || windows_missing "flock is not installed (util-linux)"
 
-export WINEDEBUG=-all
+# Wine's err channel only: a program Wine could not load or start exits with the low byte of an
+# NTSTATUS (0xC0000135, no DLL, is exit 53) and says nothing else. wrun keeps these lines out of
+# $ERR (in $WINE_ERRS) and shows them when the test fails.
+export WINEDEBUG=-all,err+all
 export WINEPREFIX="${CVM_TEST_WINEPREFIX:-$CVM_BUILD_DIR/wineprefix}"
 export WINEDLLOVERRIDES="winemenubuilder.exe=d;mscoree=d;mshtml=d"
 mkdir -p "$(dirname "$WINEPREFIX")"
@@ -74,9 +78,10 @@ wine_server_pid() {
     return 1
 }
 
-# wine_start: the prefix, and a wineserver for this test that stays until wine_stop. One left
-# by a test killed before its exit trap is ended first. A server gone right after it started
-# (no program has run yet, so nothing is lost) is started again, twice at most, with a note.
+# wine_start: the prefix, and a wineserver for this test that stays until wine_stop, with its
+# session opened (wine_open_session). One left by a test killed before its exit trap is ended
+# first. A server gone right after it started, or a session that did not open, is started again,
+# twice at most, with a note: no program of the test has run yet, so nothing is lost.
 wine_start() {
     wine_make_prefix
     WINE_STARTED=1
@@ -96,19 +101,41 @@ wine_start() {
             "$WINESERVER" -p600 < /dev/null > /dev/null 2>&1 9>&- ||
                 fail "wineserver -p600 could not start a server for $WINEPREFIX; wineservers: $(wine_servers)"
         ) 9> "$WINE_LOCK"
-        # Looked for a few times over 2 s before it counts as gone: stress run 7 (2026-12-02) found
-        # none three times while the listing a moment later showed one in the prefix's folder.
-        local look
-        for look in 1 2 3 4 5 6 7 8 9 10; do
-            if WINE_SERVER_PID=$(wine_server_pid); then
-                [[ $look == 1 ]] || echo "note: the wineserver for $WINEPREFIX showed in /proc only at look $look" >&2
-                return 0
-            fi
-            sleep 0.2
-        done
-        echo "note: the wineserver started for $WINEPREFIX is gone (attempt $attempt; looked for one working in .../$(printf 'server-%x-%x' $(stat -c '%d %i' "$WINEPREFIX"))); wineservers: $(wine_servers)" >&2
+        wine_find_server "$attempt" && wine_open_session "$attempt" && return 0
     done
-    fail "the wineserver started for $WINEPREFIX is not running, 3 times; wineservers: $(wine_servers)"
+    fail "no working wineserver for $WINEPREFIX after 3 starts (notes above); wineservers: $(wine_servers)"
+}
+
+# wine_find_server ATTEMPT: sets WINE_SERVER_PID to the server just started, looked for a few
+# times over 2 s before it counts as gone: stress run 7 (2026-12-02) found none three times
+# while the listing a moment later showed one in the prefix's folder.
+wine_find_server() {
+    local look
+    for look in 1 2 3 4 5 6 7 8 9 10; do
+        if WINE_SERVER_PID=$(wine_server_pid); then
+            [[ $look == 1 ]] || echo "note: the wineserver for $WINEPREFIX showed in /proc only at look $look" >&2
+            return 0
+        fi
+        sleep 0.2
+    done
+    echo "note: the wineserver started for $WINEPREFIX is gone (attempt $1; looked for one working in .../$(printf 'server-%x-%x' $(stat -c '%d %i' "$WINEPREFIX"))); wineservers: $(wine_servers)" >&2
+    return 1
+}
+
+# wine_open_session ATTEMPT: runs the server's first program here, before any of the test's.
+# Wine's first program on a new server starts the session (wineboot --init, which starts
+# services.exe, winedevice.exe, plugplay.exe and svchost.exe) and waits for it; those processes
+# keep that program's stderr. Here that is a file, not the test's pipe to ctest, and a session
+# that fails to open costs a restart, not a test program's result: stress run 3 (2026-12-02)
+# had a test's first program, cvm.exe import, exit 1 with no output at all.
+wine_open_session() {
+    local log="$TEST_TMP/.wine-session" rc=0
+    timeout -k 10 120 "$WINE" cmd.exe /c echo session-open < /dev/null > "$log" 2>&1 || rc=$?
+    if [[ $rc == 0 ]] && grep -q '^session-open' "$log" && kill -0 "$WINE_SERVER_PID" 2> /dev/null; then
+        return 0
+    fi
+    echo "note: the wineserver started for $WINEPREFIX did not open its session (attempt $1: cmd.exe /c echo exited $rc; output: $(tr -d '\r' < "$log" | tr '\n' ' ' | cut -c1-300)); wineservers: $(wine_servers)" >&2
+    return 1
 }
 
 # wine_servers: the machine's wineservers, one "pid (state) in folder" each (for messages).
@@ -157,17 +184,18 @@ wrun() {
     local limit=${CVM_TEST_WINE_LIMIT:-300} start=$SECONDS
     RC=0
     OUT=$(timeout --foreground -k 10 "$limit" "$WINE" "$@" 2> "$TEST_TMP/.stderr") || RC=$?
-    if [[ $RC == 124 || $RC == 137 ]] && ((SECONDS - start >= limit)); then
-        hung "[$*] under Wine still ran after $limit s; stderr: $(tr -d '\r' < "$TEST_TMP/.stderr")"
-    fi
     OUT=${OUT//$'\r'/}
-    ERR=$(tr -d '\r' < "$TEST_TMP/.stderr")
+    WINE_ERRS=$(tr -d '\r' < "$TEST_TMP/.stderr" | grep -E '^[0-9a-f]{4}:err:' | cut -c1-300 | tr '\n' ';') || true
+    ERR=$(tr -d '\r' < "$TEST_TMP/.stderr" | grep -v -E '^[0-9a-f]{4}:err:') || true
+    if [[ $RC == 124 || $RC == 137 ]] && ((SECONDS - start >= limit)); then
+        hung "[$*] under Wine still ran after $limit s; stderr: $ERR; Wine's errors: $WINE_ERRS"
+    fi
     wine_check "$*" "$ERR"
     # cvm.exe says why whenever it fails (but `exec` passes on its tool's exit code): a failure
     # with no word at all is Wine losing the program or its output (stress run 3, 2026-12-02:
     # cvm.exe import, exit 1, nothing printed).
     if [[ $RC != 0 && -z $OUT && -z $ERR && $(basename "$1") == cvm.exe && ${2:-} != exec ]]; then
-        fail "Wine failed, not the program, running [$*]: exit $RC with no output at all (cvm always says why it fails); wineservers: $(wine_servers); Wine's processes: $(ps -eo pid=,stat=,etimes=,args= | grep -E '\.exe|wine' | grep -v grep | cut -c1-160 | tr '\n' ';')"
+        fail "Wine failed, not the program, running [$*]: exit $RC with no output at all (cvm always says why it fails); Wine's errors: ${WINE_ERRS:-none}; wineservers: $(wine_servers); Wine's processes: $(ps -eo pid=,stat=,etimes=,args= | grep -E '\.exe|wine' | grep -v grep | cut -c1-160 | tr '\n' ';')"
     fi
 }
 # wexpect CODE PROGRAM.exe ARGS...: wrun, and fail unless the exit code is CODE.
@@ -175,5 +203,8 @@ wexpect() {
     local want=$1
     shift
     wrun "$@"
-    [[ $RC == "$want" ]] || fail "expected exit $want from [$*] under wine, got $RC; stdout: $OUT; stderr: $ERR"
+    [[ $RC == "$want" ]] && return 0
+    local wine_said=""
+    [[ -z $WINE_ERRS ]] || wine_said="; Wine's errors: $WINE_ERRS"
+    fail "expected exit $want from [$*] under wine, got $RC; stdout: $OUT; stderr: $ERR$wine_said"
 }
