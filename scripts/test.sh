@@ -1,94 +1,203 @@
 #!/usr/bin/env bash
-# Runs every test: a warnings-as-errors build and its tests, the same under AddressSanitizer and
-# UBSan, the libFuzzer targets briefly, and the Windows build under Wine.
-# Usage: scripts/test.sh [--quick]   (--quick: only the first build and its tests)
+# Runs every test (CI's .ci/run), each once, in the build that checks it best:
+#   - one clang build with AddressSanitizer, UBSan and libFuzzer's coverage, warnings as errors
+#     (build-test): the whole suite runs on it, and the fuzzers link its libraries;
+#   - the Windows cross build (mingw-w64, warnings as errors), built beside it: the Wine tests;
+#   - the build users get (gcc, warnings as errors, the shim static against musl; build-plain):
+#     the tests of what only that build has (label `plain`: the musl shim, the packages).
+# Usage: scripts/test.sh            everything, as CI
+#        scripts/test.sh --quick [BASE]
+#            a developer's check: rebuilds build-test incrementally and runs the unit tests and the
+#            integration tests of the areas the change touches (files changed since BASE, default
+#            the merge base with origin/main or, on main, HEAD, plus what is not committed).
+# At the end: how long each stage took and the 15 longest tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
+
+mode=full
+base=
+case "${1:-}" in
+    "") ;;
+    --quick) mode=quick; base=${2:-} ;;
+    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test.sh: unknown argument '$1' (scripts/test.sh [--quick [BASE]])" >&2; exit 2 ;;
+esac
+
+jobs=$(nproc)
+status=0
+logs=$(mktemp -d "${TMPDIR:-/tmp}/cvm-test.XXXXXX")
+children=()
+trap 'for p in "${children[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+
+# Stages: each line says when it starts; the table at the end says how long each took. Stages in
+# the background record their own end in $logs.
+stage_rows=()
+stage_now=
+stage_at=0
+stage_close() {
+    [ -n "$stage_now" ] && stage_rows+=("$stage_now|$stage_at|$SECONDS")
+    stage_now=
+}
+step() {
+    stage_close
+    stage_now=$*
+    stage_at=$SECONDS
+    echo; echo "=== $* === (at ${SECONDS} s)"
+}
+# background NAME LOG CMD...: runs CMD beside the stages, its output in LOG; CMD records its own
+# rows of the stage table with `row NAME FROM TO`.
+background() {
+    local name=$1 log=$2
+    shift 2
+    echo; echo "=== $name, in the background: $log === (at ${SECONDS} s)"
+    "$@" > "$log" 2>&1 &
+    children+=($!)
+}
+row() { echo "$1 (background)|$2|$3" >> "$logs/bg-rows"; }
+
+# run_ctest NAME BUILD-DIR ARGS...: one ctest run, its lines kept for the table of longest tests.
+# build-test's programs stop at the first error either sanitizer finds, leaks included.
+run_ctest() {
+    local name=$1 dir=$2
+    shift 2
+    (cd "$dir" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure "$@") 2>&1 |
+        tee "$logs/ctest-$name.log" | grep -v '^ *Start ' || true
+    grep -q '^100% tests passed' "$logs/ctest-$name.log"
+}
+
+summary() {
+    stage_close
+    echo; echo "=== summary === (at ${SECONDS} s)"
+    [ -f "$logs/bg-rows" ] && while IFS= read -r row; do stage_rows+=("$row"); done < "$logs/bg-rows"
+    printf '%-64s %7s %7s %7s\n' "stage" "from s" "to s" "length"
+    local name from to
+    printf '%s\n' "${stage_rows[@]}" | sort -t'|' -k2,2n | while IFS='|' read -r name from to; do
+        printf '%-64s %7s %7s %7s\n' "${name:0:64}" "$from" "$to" "$((to - from))"
+    done
+    echo "total: ${SECONDS} s"
+    echo; echo "the 15 longest tests:"
+    # "  3/95 Test #11: build_systems ......   Passed   89.53 sec" -> seconds, name, run, result
+    for f in "$logs"/ctest-*.log; do
+        [ -f "$f" ] || continue
+        local run=${f##*/ctest-}; run=${run%.log}
+        sed -nE "s/^ *[0-9]+\/[0-9]+ +Test +#[0-9]+: ([^ ]+) \.*\**([A-Za-z* ]+[a-z]) +([0-9.]+) sec$/\3 \1 ($run) \2/p" "$f"
+    done | sort -rn | head -15 | awk '{printf "  %8.1f s  %s\n", $1, substr($0, index($0, $2))}'
+    rm -rf "$logs"
+    if [ $status -eq 0 ]; then echo "all test stages passed"; else echo "some test stage FAILED"; fi
+}
+
+step "packages"
 need_packages "${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+need_nonfree_packages "${NONFREE_TEST_PACKAGES[@]}"
 # The tests fail, not skip, when a tool of these packages (or, once built, of the Windows build)
 # is missing (need_tools in tests/integration/lib.sh): CI must not skip them silently.
 export CVM_TEST_DEPS=installed
-jobs=$(nproc)
-status=0
-# Each stage line says how far into the run it starts: where CI's minutes go.
-step() { echo; echo "=== $* === (at ${SECONDS} s)"; }
 
-# The Windows cross build (tested under Wine by the windows_* tests) runs beside the first Linux
-# build: on a clean machine it spends minutes configuring and building its dependencies
-# (scripts/windows-deps.sh), one configure script at a time, while the other CPU would wait.
-win_pid=
-if [ -x scripts/build-windows.sh ] && [ "${1:-}" != "--quick" ]; then
-    win_log=$(mktemp "${TMPDIR:-/tmp}/cvm-build-windows.XXXXXX")
-    step "Windows cross build (mingw-w64, warnings as errors) in the background: $win_log"
-    scripts/build-windows.sh --werror > "$win_log" 2>&1 &
-    win_pid=$!
-    trap 'kill "$win_pid" 2>/dev/null || true' EXIT
-fi
-
-step "build (warnings as errors)"
-cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCVM_WERROR=ON >/dev/null
-cmake --build build-test -j"$jobs"
-if [ -n "$win_pid" ]; then
-    step "Windows cross build: its end"
-    if wait "$win_pid"; then
-        tail -n 2 "$win_log"
-        export CVM_TEST_WINDOWS=built
-    else
-        tail -n 40 "$win_log"; echo "the Windows cross build FAILED (whole log: $win_log)"; status=1
+# The Windows cross build: on a clean machine it first builds its dependencies (minutes, mostly
+# configure checks one at a time); the Linux build and tests run meanwhile. Once both it and the
+# Linux tests are done, the same job runs the Wine tests: one at a time (they share the build
+# folder's Wine prefix), beside the plain build and the fuzzers.
+windows_then_wine() {
+    local rc=0 at=$SECONDS
+    scripts/build-windows.sh --werror > "$logs/build-windows.log" 2>&1 || rc=$?
+    row "Windows cross build (mingw-w64, -Werror)" $at $SECONDS
+    if [ $rc != 0 ]; then
+        tail -n 40 "$logs/build-windows.log"; echo "the Windows cross build FAILED"
+        return $rc
     fi
-    trap - EXIT
-fi
-step "tests"
-(cd build-test && ctest --output-on-failure -j"$jobs") || status=1
-
-[ "${1:-}" == "--quick" ] && exit $status
-
-step "build with AddressSanitizer + UBSan"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCVM_WERROR=ON -DCVM_SANITIZE=ON >/dev/null
-cmake --build build-asan -j"$jobs"
-step "tests under AddressSanitizer + UBSan"
-# The Windows tests run Wine, not these binaries, build_systems spends its minutes in nvcc, CMake
-# and Meson, image_real_cuda and package_linux in compressing (label slow), not in cvm: once is enough. shell_cmd_wine runs this build's core_tests in the
-# first build's Wine prefix (made there already; the runs never overlap).
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    CVM_TEST_WINEPREFIX="$PWD/../build-test/wineprefix" ctest --output-on-failure -j"$jobs" -LE '^(windows|build|slow)$') || status=1
-
-step "fuzzers (libFuzzer, briefly)"
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCVM_FUZZ=ON -DCVM_TESTS=OFF >/dev/null
-fuzz_targets=$(cd tests/fuzz && ls fuzz_*.cpp | sed 's/\.cpp$//')
-cmake --build build-fuzz -j"$jobs" --target $fuzz_targets 2>&1 | tail -1
-# One fuzzer per CPU at a time, each for CVM_FUZZ_SECONDS; the results in order afterwards.
-fuzz_one() {
-    local f=$1 name corpus
-    name=$(basename "$f")
-    corpus=tests/fuzz/corpus/${name#fuzz_}
-    mkdir -p "build-fuzz/corpus-$name"
-    local args=("build-fuzz/corpus-$name")
-    [ -d "$corpus" ] && args+=("$corpus")
-    local rc=0
-    "$f" -max_total_time="${CVM_FUZZ_SECONDS:-15}" -rss_limit_mb=2048 "${args[@]}" >"build-fuzz/$name.log" 2>&1 || rc=$?
-    echo "$rc" > "build-fuzz/$name.rc"
+    tail -n 2 "$logs/build-windows.log"
+    at=$SECONDS
+    while [ ! -e "$logs/linux-tests-done" ]; do sleep 2; done
+    [ $SECONDS -gt $at ] && row "(waiting for the Linux tests)" $at $SECONDS
+    at=$SECONDS
+    CVM_TEST_WINDOWS=built run_ctest wine build-test -j1 -L '^wine$' || rc=$?
+    row "Wine tests, one at a time" $at $SECONDS
+    return $rc
 }
-running=0
-rm -f build-fuzz/*.rc
-for f in build-fuzz/bin/fuzz_*; do
-    [ -x "$f" ] || continue
-    fuzz_one "$f" &
-    running=$((running + 1))
-    if [ "$running" -ge "$jobs" ]; then wait -n || true; running=$((running - 1)); fi
-done
-wait
-for f in build-fuzz/bin/fuzz_*; do
-    [ -x "$f" ] || continue
-    name=$(basename "$f")
-    if [ "$(cat "build-fuzz/$name.rc" 2>/dev/null)" = 0 ]; then
-        echo "$name: $(grep -Eo 'Done [0-9]+ runs' "build-fuzz/$name.log" | tail -1)"
+wine_pid=
+if [ $mode = full ]; then
+    background "Windows cross build, then the Wine tests" "$logs/wine.log" windows_then_wine
+    wine_pid=$!
+fi
+
+step "build-test: clang, ASan + UBSan + libFuzzer coverage, -Werror"
+CC=clang CXX=clang++ cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCVM_WERROR=ON \
+    -DCVM_SANITIZE=ON -DCVM_FUZZ=ON >/dev/null
+cmake --build build-test -j"$jobs"
+
+if [ $mode = quick ]; then
+    # What changed: since BASE, or since the merge base with origin/main, plus what is uncommitted.
+    if [ -z "$base" ]; then
+        base=$(git merge-base HEAD origin/main 2>/dev/null || echo HEAD)
+        [ "$(git rev-parse "$base")" = "$(git rev-parse HEAD)" ] && [ -z "$(git status --porcelain)" ] && base=HEAD~1
+    fi
+    changed=$( { git diff --name-only "$base"; git ls-files --others --exclude-standard; } | sort -u)
+    step "tests of the areas changed since $(git rev-parse --short "$base")"
+    echo "changed: $(echo $changed)"
+    areas=$(scripts/test-areas.sh $changed)
+    echo "tests: unit_.* $areas"
+    if [ "$areas" = all ]; then
+        run_ctest quick build-test -j"$jobs" -LE '^(wine|plain)$' || status=1
     else
-        echo "$name: FAILED (build-fuzz/$name.log)"; tail -30 "build-fuzz/$name.log"; status=1
+        pattern="^(unit_.*|$(echo $areas | tr ' ' '|'))$"
+        run_ctest quick build-test -j"$jobs" -LE '^(wine|plain)$' -R "$pattern" || status=1
+        # The Wine tests of a Windows change, where the Windows build was made once before.
+        if [[ " $areas " == *" windows_.* "* ]]; then
+            if [ -f build-windows/bin/cvm.exe ]; then
+                step "Windows cross build (incremental) and the Wine tests"
+                if scripts/build-windows.sh --werror > "$logs/build-windows.log" 2>&1; then
+                    CVM_TEST_WINDOWS=built run_ctest wine build-test -j1 -L '^wine$' -R "$pattern" || status=1
+                else
+                    tail -n 40 "$logs/build-windows.log"; echo "the Windows cross build FAILED"; status=1
+                fi
+            else
+                echo "the Wine tests did not run: no build-windows/bin/cvm.exe (scripts/build-windows.sh once, or the full run)"
+            fi
+        fi
+    fi
+    summary
+    exit $status
+fi
+
+step "tests under ASan + UBSan (all but the Wine and plain ones)"
+run_ctest sanitized build-test -j"$jobs" -LE '^(wine|plain)$' || status=1
+
+touch "$logs/linux-tests-done"
+
+# GCC's warnings, and the programs as users get them: the shim static against musl, the packages.
+# No debug information: this build is never debugged, and without it GCC takes half the time.
+step "build-plain: gcc, -Werror, the shim static against musl"
+cmake -S . -B build-plain -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCVM_WERROR=ON \
+    -DCMAKE_C_FLAGS_DEBUG=-g0 -DCMAKE_CXX_FLAGS_DEBUG=-g0 >/dev/null
+if cmake --build build-plain -j"$jobs"; then
+    # Its own tests (label plain), and the shim's against the static shim too.
+    step "tests of the plain build"
+    run_ctest plain build-plain -j1 -L '^(plain|shim)$' || status=1
+else
+    status=1
+fi
+
+step "fuzzers (libFuzzer, briefly, build-test's libraries)"
+fuzz_targets=$(cd tests/fuzz && ls fuzz_*.cpp | sed 's/\.cpp$//')
+mkdir -p build-test/fuzz
+for f in $fuzz_targets; do
+    corpus=tests/fuzz/corpus/${f#fuzz_}
+    mkdir -p "build-test/fuzz/corpus-$f"
+    args=("build-test/fuzz/corpus-$f")
+    [ -d "$corpus" ] && args+=("$corpus")
+    if "build-test/bin/$f" -max_total_time="${CVM_FUZZ_SECONDS:-15}" -rss_limit_mb=2048 "${args[@]}" \
+        > "build-test/fuzz/$f.log" 2>&1; then
+        echo "$f: $(grep -Eo 'Done [0-9]+ runs' "build-test/fuzz/$f.log" | tail -1)"
+    else
+        echo "$f: FAILED (build-test/fuzz/$f.log)"; tail -30 "build-test/fuzz/$f.log"; status=1
     fi
 done
 
-step "summary"
-[ $status -eq 0 ] && echo "all test stages passed" || echo "some test stage FAILED"
+step "Windows cross build and Wine tests: their end"
+wait "$wine_pid" || status=1
+grep -v '^ *Start ' "$logs/wine.log" || true
+
+summary
 exit $status

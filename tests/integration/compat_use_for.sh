@@ -204,7 +204,7 @@ echo "compat_use_for: venv ok"
 # --- The real toolkits: torch built for 11.8 picks the imported Debian CUDA 11.8 (its own
 # host_config.h accepts the machine's clang 14), and one built for 13.0 the real 13.0.
 deb=/usr/lib/nvidia-cuda-toolkit
-[[ -x $deb/bin/nvcc ]] || skip "$deb/bin/nvcc is absent (the venv half passed)"
+need_debian_cuda
 export CVM_COMPILER_PATH=/usr/bin
 expect_rc 0 "$CVM" import /usr
 torch_wheel 2.5.1+cu118 "'11.8'"

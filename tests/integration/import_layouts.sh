@@ -110,7 +110,7 @@ assert_eq "$OUT" "$before" "the store changed"
 echo "import_layouts: built layouts ok"
 
 # --- the machine's real Debian CUDA 11.8 ---
-[[ -x /usr/lib/nvidia-cuda-toolkit/bin/nvcc ]] || skip "/usr/lib/nvidia-cuda-toolkit/bin/nvcc is absent"
+need_debian_cuda
 export CVM_ROOT=$TEST_TMP/real-root
 expect_rc 0 "$CVM" import /usr
 assert_contains "$ERR" "imported cuda 11.8.0 from /usr/lib/nvidia-cuda-toolkit"

@@ -95,6 +95,13 @@ need_tools() {
         skip "$t is not installed (scripts/deps.sh lists its package)"
     done
 }
+# need_debian_cuda: Debian's packaged CUDA 11.8 (nvidia-cuda-toolkit, non-free), which
+# scripts/test.sh installs (scripts/deps.sh's NONFREE_TEST_PACKAGES): a skip elsewhere, a failure there.
+need_debian_cuda() {
+    [[ -x /usr/lib/nvidia-cuda-toolkit/bin/nvcc ]] && /usr/bin/nvcc --version 2>/dev/null | grep -q 'release 11.8' && return 0
+    [[ ${CVM_TEST_DEPS:-} != installed ]] || fail "Debian's nvidia-cuda-toolkit (CUDA 11.8) is absent, though scripts/test.sh installs it (scripts/deps.sh)"
+    skip "Debian's nvidia-cuda-toolkit (CUDA 11.8) is absent"
+}
 # windows_missing REASON: a skip, but a failure where scripts/test.sh built the Windows programs
 # (CVM_TEST_WINDOWS=built, so mingw-w64 and Wine are installed).
 windows_missing() {

@@ -4,7 +4,7 @@
 source "$(dirname "$0")/lib.sh"
 real=/usr/local/cuda-13.0
 [[ -x $real/bin/nvcc ]] || skip "$real is absent"
-/usr/bin/nvcc --version 2>/dev/null | grep -q 'release 11.8' || skip "Debian's nvidia-cuda-toolkit (CUDA 11.8) is absent"
+need_debian_cuda
 expect_rc 0 "$CVM" import "$real"
 S=$CVM_ROOT/shims
 [[ -L $S/nvcc && -L $S/ptxas ]] || fail "no shims for $real"

@@ -43,7 +43,7 @@ std::string loads(const std::string& name) {
            "const char* cvm_message = \"cublasLt has a bug with drelu for cublas versions < 12\";\n"
            "int cvm_fn(void) { return 1; }\n";
 }
-const char* plain = "int cvm_fn(void) { return 1; }\n";
+const char* plain_lib_source = "int cvm_fn(void) { return 1; }\n";
 
 // NVIDIA's RPM packages of cuDNN 9.1.0 under <root>/usr whose sub-libraries load `cublas_lt`
 // ("" for none) and `nvrtc`.
@@ -53,9 +53,9 @@ fs::path make_rpm_cudnn(const std::string& cc, const fs::path& root, const std::
     write_file(usr / "include" / "cudnn.h", "#include <cudnn_version.h>\n");
     write_file(usr / "include" / "cudnn_version.h", cudnn_version_header(9, 1, 0));
     fs::path lib = usr / "lib64";
-    build(cc, lib / "libcudnn.so.9.1.0", plain);
-    build(cc, lib / "libcudnn_adv.so.9.1.0", cublas_lt.empty() ? plain : loads(cublas_lt));
-    build(cc, lib / "libcudnn_engines_precompiled.so.9.1.0", nvrtc.empty() ? plain : loads(nvrtc));
+    build(cc, lib / "libcudnn.so.9.1.0", plain_lib_source);
+    build(cc, lib / "libcudnn_adv.so.9.1.0", cublas_lt.empty() ? plain_lib_source : loads(cublas_lt));
+    build(cc, lib / "libcudnn_engines_precompiled.so.9.1.0", nvrtc.empty() ? plain_lib_source : loads(nvrtc));
     for (const char* sub : {"", "_adv", "_engines_precompiled"}) {
         std::string base = std::string("libcudnn") + sub + ".so";
         fs::create_symlink(base + ".9.1.0", lib / (base + ".9"));
@@ -95,10 +95,10 @@ TEST_CASE("Real ELF libraries: DT_NEEDED (cuDNN 8) and names kept to load (cuDNN
     }
     TempDir t("cmajor-elf");
     // cuDNN 8's libcudnn_ops_infer links cuBLAS and cuBLASLt of its CUDA.
-    build(*cc, t.path / "stubs" / "libcublas.so.11", plain, "-Wl,-soname,libcublas.so.11");
-    build(*cc, t.path / "stubs" / "libcublasLt.so.11", plain, "-Wl,-soname,libcublasLt.so.11");
+    build(*cc, t.path / "stubs" / "libcublas.so.11", plain_lib_source, "-Wl,-soname,libcublas.so.11");
+    build(*cc, t.path / "stubs" / "libcublasLt.so.11", plain_lib_source, "-Wl,-soname,libcublasLt.so.11");
     fs::path ops = t.path / "lib" / "libcudnn_ops_infer.so.8.9.7";
-    build(*cc, ops, plain,
+    build(*cc, ops, plain_lib_source,
           "-Wl,--no-as-needed -L" + shell_quote((t.path / "stubs").string()) +
               " -l:libcublas.so.11 -l:libcublasLt.so.11");
     CHECK(cuda_libraries_named_by(ops) ==
@@ -108,7 +108,7 @@ TEST_CASE("Real ELF libraries: DT_NEEDED (cuDNN 8) and names kept to load (cuDNN
     build(*cc, adv, loads("libcublasLt.so.13"));
     CHECK(cuda_libraries_named_by(adv) == std::vector<std::string>{"libcublasLt.so.13"});
     fs::path graph = t.path / "lib" / "libcudnn_graph.so.9.1.0";
-    build(*cc, graph, plain);
+    build(*cc, graph, plain_lib_source);
     CHECK(cuda_libraries_named_by(graph).empty());
 
     auto agree = cuda_major_of_libraries({adv, graph, t.path / "lib" / "missing.so.9"});
@@ -231,11 +231,11 @@ TEST_CASE("cuDNN import: a plain folder of cuDNN 8 takes the CUDA its libraries 
         return;
     }
     TempDir t("cmajor-plain");
-    build(*cc, t.path / "stubs" / "libcublasLt.so.12", plain, "-Wl,-soname,libcublasLt.so.12");
+    build(*cc, t.path / "stubs" / "libcublasLt.so.12", plain_lib_source, "-Wl,-soname,libcublasLt.so.12");
     fs::path dir = t.path / "cudnn";
     write_file(dir / "include" / "cudnn_version.h", cudnn_version_header(8, 9, 7));
-    build(*cc, dir / "lib" / "libcudnn.so.8.9.7", plain);
-    build(*cc, dir / "lib" / "libcudnn_ops_infer.so.8.9.7", plain,
+    build(*cc, dir / "lib" / "libcudnn.so.8.9.7", plain_lib_source);
+    build(*cc, dir / "lib" / "libcudnn_ops_infer.so.8.9.7", plain_lib_source,
           "-Wl,--no-as-needed -L" + shell_quote((t.path / "stubs").string()) +
               " -l:libcublasLt.so.12");
     auto imp = cudnn_import_of(dir, platform::Os::Linux, std::nullopt, std::nullopt);
@@ -244,8 +244,8 @@ TEST_CASE("cuDNN import: a plain folder of cuDNN 8 takes the CUDA its libraries 
     // A release built per CUDA minor: the registry's only variant of the major the libraries link.
     fs::path old = t.path / "cudnn81";
     write_file(old / "include" / "cudnn_version.h", cudnn_version_header(8, 1, 0));
-    build(*cc, t.path / "stubs" / "libcublasLt.so.11", plain, "-Wl,-soname,libcublasLt.so.11");
-    build(*cc, old / "lib" / "libcudnn_ops_infer.so.8.1.0", plain,
+    build(*cc, t.path / "stubs" / "libcublasLt.so.11", plain_lib_source, "-Wl,-soname,libcublasLt.so.11");
+    build(*cc, old / "lib" / "libcudnn_ops_infer.so.8.1.0", plain_lib_source,
           "-Wl,--no-as-needed -L" + shell_quote((t.path / "stubs").string()) +
               " -l:libcublasLt.so.11");
     auto lookup = [](const Version&) {

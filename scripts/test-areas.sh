@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Which integration tests a change touches, for scripts/test.sh --quick.
+# Usage: scripts/test-areas.sh FILE...   (paths relative to the checkout)
+# Prints the tests' name patterns for ctest -R, separated by spaces, or "all" when a file every
+# test depends on changed (tests/integration/lib.sh, the build's own files, the contract).
+# The areas are the tests' name prefixes (tests/integration/<area>_*.sh), the labels ctest gives.
+set -euo pipefail
+
+declare -A want=()
+add() { local a; for a in "$@"; do want[$a]=1; done; }
+all=0
+for f in "$@"; do
+    case "$f" in
+        tests/integration/lib.sh | tests/integration/http_server.py | CMakeLists.txt | cmake/Dependencies.cmake | \
+            tests/CMakeLists.txt | docs/cli-contract.md)
+            all=1 ;;
+        tests/integration/lib_windows.sh | tests/integration/lib_wine.sh | tests/windows/*) add 'windows_.*' '.*_wine' ;;
+        tests/integration/lib_*.sh)
+            # lib_<area>.sh serves the tests of that area (lib_hook: the shell hooks).
+            a=${f#tests/integration/lib_}; a=${a%.sh}
+            case $a in hook | shell) add 'shell_.*' ;; *) add "${a}_.*" ;; esac ;;
+        tests/integration/*_*.sh) n=${f#tests/integration/}; add "${n%.sh}" ;;
+        tests/integration/make_*.py) add 'install_.*' 'import_.*' ;;
+        tests/integration/pwsh_text.py) add 'shell_pwsh_text' 'pwsh_.*' ;;
+        tests/probe_fakes/* | src/probe/*) add 'probe_.*' 'doctor_.*' ;;
+        tests/fault/*) add 'install_integrity' 'image_oci' 'core_link_writes' ;;
+        tests/unit/* | tests/fuzz/*) ;; # the unit tests always run; the fuzzers build with them
+        scripts/build-windows.sh | scripts/windows-*.sh | src/platform/windows/*) add 'windows_.*' '.*_wine' ;;
+        src/cli/*) add 'cli_.*' 'complete_.*' 'shell_.*' 'teams_.*' 'pwsh_.*' 'make_.*' ;;
+        src/install/* | src/registry/* | registry/*) add 'install_.*' 'import_.*' 'registry_.*' ;;
+        src/doctor/*) add 'doctor_.*' ;;
+        src/compat/*) add 'compat_.*' ;;
+        src/image/*) add 'image_.*' ;;
+        src/binary/*) add 'doctor_.*' 'compat_.*' 'import_.*' ;;
+        src/core/* | src/platform/* | src/toml/* | shims/*)
+            add 'core_.*' 'shim_.*' 'cli_.*' 'shell_.*' 'build_.*' ;;
+        src/*/CMakeLists.txt | cmake/*) add 'build_.*' 'package_.*' ;;
+        scripts/package.sh) add 'package_.*' ;;
+        *) ;; # documents, benchmarks, other scripts: nothing runs them
+    esac
+done
+# Every change to a source folder keeps its includes to the floors and its names unique.
+for f in "$@"; do
+    case "$f" in src/* | shims/* | tests/unit/*) add build_layering build_unity_names ;; esac
+done
+if [ $all = 1 ]; then echo all; exit 0; fi
+echo "${!want[@]}" | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//'
+echo
