@@ -21,6 +21,8 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 rev=$(git -C "$src" rev-parse --verify "$commit^{commit}") ||
     { echo "bench-ci.sh: no commit '$commit' in $src" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/cvm-bench-ci.XXXXXX")
+# As a checkout is: the tests run programs from it as other users (nobody), who must reach them.
+chmod 755 "$work"
 git clone -q "$src" "$work/clone"
 git -C "$work/clone" checkout -q "$rev"
 if [ $cold = 1 ]; then

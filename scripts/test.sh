@@ -8,8 +8,9 @@
 # Usage: scripts/test.sh            everything, as CI
 #        scripts/test.sh --quick [BASE]
 #            a developer's check: rebuilds build-test incrementally and runs the unit tests and the
-#            integration tests of the areas the change touches (files changed since BASE, default
-#            the merge base with origin/main or, on main, HEAD, plus what is not committed).
+#            integration tests of the areas the change touches (scripts/test-areas.sh): the files
+#            changed since BASE (default: the merge base with origin/main; on main with nothing
+#            uncommitted, the last commit) and those not committed yet.
 # At the end: how long each stage took and the 15 longest tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +21,7 @@ base=
 case "${1:-}" in
     "") ;;
     --quick) mode=quick; base=${2:-} ;;
-    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test.sh: unknown argument '$1' (scripts/test.sh [--quick [BASE]])" >&2; exit 2 ;;
 esac
 
@@ -63,7 +64,7 @@ run_ctest() {
     shift 2
     (cd "$dir" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure "$@") 2>&1 |
-        tee "$logs/ctest-$name.log" | grep -v '^ *Start ' || true
+        tee "$logs/ctest-$name.log" | grep --line-buffered -v '^ *Start ' || true
     grep -q '^100% tests passed' "$logs/ctest-$name.log"
 }
 
@@ -161,39 +162,57 @@ if [ $mode = quick ]; then
     exit $status
 fi
 
+# GCC's warnings, and the programs as users get them: the shim static against musl, the packages.
+# No debug information: this build is never debugged, and without it GCC takes half the time. It
+# runs at a low priority beside the sanitized tests, on the CPU time their waits leave.
+plain_build_and_tests() {
+    local rc=0 at=$SECONDS
+    { cmake -S . -B build-plain -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCVM_WERROR=ON \
+        -DCMAKE_C_FLAGS_DEBUG=-g0 -DCMAKE_CXX_FLAGS_DEBUG=-g0 >/dev/null &&
+      nice -n 10 cmake --build build-plain -j"$jobs"; } || rc=$?
+    row "build-plain: gcc, -Werror, no debug information" $at $SECONDS
+    [ $rc = 0 ] || { echo "the plain build FAILED"; return $rc; }
+    # Its own tests (label plain), and the shim's against the static shim too.
+    at=$SECONDS
+    run_ctest plain build-plain -j1 -L '^(plain|shim)$' || rc=$?
+    row "tests of the plain build (labels plain, shim)" $at $SECONDS
+    return $rc
+}
+background "build-plain (gcc), then its tests" "$logs/plain.log" plain_build_and_tests
+plain_pid=$!
+
 step "tests under ASan + UBSan (all but the Wine and plain ones)"
 run_ctest sanitized build-test -j"$jobs" -LE '^(wine|plain)$' || status=1
-
 touch "$logs/linux-tests-done"
 
-# GCC's warnings, and the programs as users get them: the shim static against musl, the packages.
-# No debug information: this build is never debugged, and without it GCC takes half the time.
-step "build-plain: gcc, -Werror, the shim static against musl"
-cmake -S . -B build-plain -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCVM_WERROR=ON \
-    -DCMAKE_C_FLAGS_DEBUG=-g0 -DCMAKE_CXX_FLAGS_DEBUG=-g0 >/dev/null
-if cmake --build build-plain -j"$jobs"; then
-    # Its own tests (label plain), and the shim's against the static shim too.
-    step "tests of the plain build"
-    run_ctest plain build-plain -j1 -L '^(plain|shim)$' || status=1
-else
-    status=1
-fi
-
+# One fuzzer per CPU at a time (beside the Wine tests), each for CVM_FUZZ_SECONDS.
 step "fuzzers (libFuzzer, briefly, build-test's libraries)"
+fuzz_one() {
+    local f=$1 corpus=tests/fuzz/corpus/${1#fuzz_}
+    mkdir -p "build-test/fuzz/corpus-$f"
+    local args=("build-test/fuzz/corpus-$f")
+    [ -d "$corpus" ] && args+=("$corpus")
+    local rc=0
+    "build-test/bin/$f" -max_total_time="${CVM_FUZZ_SECONDS:-15}" -rss_limit_mb=2048 "${args[@]}" \
+        > "build-test/fuzz/$f.log" 2>&1 || rc=$?
+    echo $rc > "build-test/fuzz/$f.rc"
+}
 fuzz_targets=$(cd tests/fuzz && ls fuzz_*.cpp | sed 's/\.cpp$//')
 mkdir -p build-test/fuzz
+rm -f build-test/fuzz/*.rc
+export -f fuzz_one
+printf '%s\n' $fuzz_targets | xargs -P "$jobs" -I{} bash -c 'fuzz_one {}'
 for f in $fuzz_targets; do
-    corpus=tests/fuzz/corpus/${f#fuzz_}
-    mkdir -p "build-test/fuzz/corpus-$f"
-    args=("build-test/fuzz/corpus-$f")
-    [ -d "$corpus" ] && args+=("$corpus")
-    if "build-test/bin/$f" -max_total_time="${CVM_FUZZ_SECONDS:-15}" -rss_limit_mb=2048 "${args[@]}" \
-        > "build-test/fuzz/$f.log" 2>&1; then
+    if [ "$(cat "build-test/fuzz/$f.rc" 2>/dev/null)" = 0 ]; then
         echo "$f: $(grep -Eo 'Done [0-9]+ runs' "build-test/fuzz/$f.log" | tail -1)"
     else
         echo "$f: FAILED (build-test/fuzz/$f.log)"; tail -30 "build-test/fuzz/$f.log"; status=1
     fi
 done
+
+step "build-plain and its tests: their end"
+wait "$plain_pid" || status=1
+grep -v '^ *Start ' "$logs/plain.log" || true
 
 step "Windows cross build and Wine tests: their end"
 wait "$wine_pid" || status=1

@@ -1,11 +1,14 @@
 # Shared helpers for the integration tests (sourced). Each test gets a fresh temp folder and
-# store; nothing outside it is written.
+# store; nothing outside it is written but the download cache (CVM_TEST_CACHE, below).
 set -euo pipefail
 : "${CVM_BIN:?CVM_BIN must name the folder with the built cvm}"
 CVM="$CVM_BIN/cvm"
 TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/cvm-it.XXXXXX")
 cleanup_test_tmp() { chmod -R u+w "$TEST_TMP" 2>/dev/null || true; rm -rf "$TEST_TMP"; }
 trap cleanup_test_tmp EXIT
+# What a test downloads from outside (framework wheels from PyPI, NVIDIA's wheels) is kept across
+# runs and checkouts in $CVM_TEST_CACHE, never in the checkout: a cold run fills it once.
+export CVM_TEST_CACHE="${CVM_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cvm-tests}"
 # stop_tmux_server SOCKET: ends a test's tmux server and waits until the shells in its panes have
 # exited (one still running its prompt hook would write into the folder being removed).
 stop_tmux_server() {
