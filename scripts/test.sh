@@ -74,7 +74,7 @@ summary() {
     [ -f "$logs/bg-rows" ] && while IFS= read -r row; do stage_rows+=("$row"); done < "$logs/bg-rows"
     printf '%-64s %7s %7s %7s\n' "stage" "from s" "to s" "length"
     local name from to
-    printf '%s\n' "${stage_rows[@]}" | sort -t'|' -k2,2n | while IFS='|' read -r name from to; do
+    printf '%s\n' "${stage_rows[@]}" | sort -s -t'|' -k2,2n | while IFS='|' read -r name from to; do
         printf '%-64s %7s %7s %7s\n' "${name:0:64}" "$from" "$to" "$((to - from))"
     done
     echo "total: ${SECONDS} s"
