@@ -26,7 +26,9 @@ chmod 755 "$work"
 git clone -q "$src" "$work/clone"
 git -C "$work/clone" checkout -q "$rev"
 if [ $cold = 1 ]; then
-    rm -rf "${XDG_CACHE_HOME:-$HOME/.cache}/cvm/windows-deps" "${XDG_CACHE_HOME:-$HOME/.cache}/cvm-tests"
+    # The same folders scripts/windows-deps.sh and tests/integration/lib.sh use.
+    rm -rf "${CVM_WIN_DEPS:-${XDG_CACHE_HOME:-$HOME/.cache}/cvm/windows-deps}" \
+        "${CVM_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cvm-tests}"
 fi
 echo "bench-ci: $(git -C "$src" log -1 --format='%h %s' "$rev" | cut -c1-80)"
 echo "bench-ci: clone $work/clone, log $work/ci.log; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -32,23 +32,22 @@ TEST_PACKAGES=(bash zsh fish tmux man-db groff-base lmod meson jq xz-utils zip u
 # non-free component, which Debian 12's images leave out: the tests that import it (import_layouts,
 # shim_real_cuda, compat_use_for) need it, and CI must not skip them. About 1.6 GB to download.
 NONFREE_TEST_PACKAGES=(nvidia-cuda-toolkit)
-# usage: need_nonfree_packages pkg...   (adds a source entry for contrib and non-free when needed)
+# usage: need_nonfree_packages pkg...   (adds contrib and non-free to the machine's Debian archives
+# when apt knows no candidate for them, then installs what is missing as need_packages does)
 need_nonfree_packages() {
     [ "${CVM_SKIP_PACKAGES:-}" = 1 ] && return 0
-    local missing=() p
-    for p in "$@"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-    done
-    [ ${#missing[@]} -eq 0 ] && return 0
-    local sudo=""
+    apt-cache policy "$@" 2>/dev/null | grep -q 'Candidate: [0-9]' && { need_packages "$@"; return; }
+    local list=/etc/apt/sources.list.d/cvm-non-free.sources sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    local list=/etc/apt/sources.list.d/cvm-non-free.sources
-    if ! apt-cache policy "${missing[0]}" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+    echo "cvm: adding Debian's contrib and non-free components ($list)" >&2
+    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+        # The same archives (a mirror or snapshot included) and suites as the machine's entries.
+        sed -e 's/^Components:.*/Components: contrib non-free/' /etc/apt/sources.list.d/debian.sources
+    else
         local codename
         codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
-        echo "cvm: adding Debian's contrib and non-free components ($list)" >&2
         printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: %s %s-updates\nComponents: contrib non-free\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-            "$codename" "$codename" | $sudo tee "$list" >/dev/null
-    fi
-    need_packages "${missing[@]}"
+            "$codename" "$codename"
+    fi | $sudo tee "$list" >/dev/null
+    need_packages "$@"
 }

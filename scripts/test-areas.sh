@@ -9,19 +9,30 @@ set -euo pipefail
 declare -A want=()
 add() { local a; for a in "$@"; do want[$a]=1; done; }
 all=0
+# users FILE: the tests that use a helper of tests/integration (lib_*.sh, *.py), read off the
+# tests themselves: those that name it, and those of the helpers that name it in turn. lib.sh,
+# which every test sources, naming it means every test.
+declare -A seen=()
+users() {
+    local name=${1##*/} f
+    [ -n "${seen[$name]:-}" ] && return 0
+    seen[$name]=1
+    for f in $(grep -lF "$name" tests/integration/*.sh 2>/dev/null); do
+        case $f in
+            */lib.sh) all=1 ;;
+            */lib_*.sh) users "$f" ;;
+            *) n=${f##*/}; add "${n%.sh}" ;;
+        esac
+    done
+}
 for f in "$@"; do
     case "$f" in
-        tests/integration/lib.sh | tests/integration/http_server.py | CMakeLists.txt | cmake/Dependencies.cmake | \
-            tests/CMakeLists.txt | docs/cli-contract.md)
+        tests/integration/lib.sh | CMakeLists.txt | cmake/Dependencies.cmake | tests/CMakeLists.txt | \
+            docs/cli-contract.md)
             all=1 ;;
-        tests/integration/lib_windows.sh | tests/integration/lib_wine.sh | tests/windows/*) add 'windows_.*' '.*_wine' ;;
-        tests/integration/lib_*.sh)
-            # lib_<area>.sh serves the tests of that area (lib_hook: the shell hooks).
-            a=${f#tests/integration/lib_}; a=${a%.sh}
-            case $a in hook | shell) add 'shell_.*' ;; *) add "${a}_.*" ;; esac ;;
+        tests/integration/lib_*.sh | tests/integration/*.py) users "$f" ;;
         tests/integration/*_*.sh) n=${f#tests/integration/}; add "${n%.sh}" ;;
-        tests/integration/make_*.py) add 'install_.*' 'import_.*' ;;
-        tests/integration/pwsh_text.py) add 'shell_pwsh_text' 'pwsh_.*' ;;
+        tests/windows/*) add 'windows_.*' '.*_wine' ;;
         tests/probe_fakes/* | src/probe/*) add 'probe_.*' 'doctor_.*' ;;
         tests/fault/*) add 'install_integrity' 'image_oci' 'core_link_writes' ;;
         tests/unit/* | tests/fuzz/*) ;; # the unit tests always run; the fuzzers build with them

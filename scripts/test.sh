@@ -55,7 +55,8 @@ background() {
     "$@" > "$log" 2>&1 &
     children+=($!)
 }
-row() { echo "$1 (background)|$2|$3" >> "$logs/bg-rows"; }
+row_note=" (background)"
+row() { echo "$1$row_note|$2|$3" >> "$logs/bg-rows"; }
 
 # run_ctest NAME BUILD-DIR ARGS...: one ctest run, its lines kept for the table of longest tests.
 # build-test's programs stop at the first error either sanitizer finds, leaks included.
@@ -85,8 +86,12 @@ summary() {
         local run=${f##*/ctest-}; run=${run%.log}
         sed -nE "s/^ *[0-9]+\/[0-9]+ +Test +#[0-9]+: ([^ ]+) \.*\**([A-Za-z* ]+[a-z]) +([0-9.]+) sec$/\3 \1 ($run) \2/p" "$f"
     done | sort -rn | head -15 | awk '{printf "  %8.1f s  %s\n", $1, substr($0, index($0, $2))}'
-    rm -rf "$logs"
-    if [ $status -eq 0 ]; then echo "all test stages passed"; else echo "some test stage FAILED"; fi
+    if [ $status -eq 0 ]; then
+        rm -rf "$logs"
+        echo "all test stages passed"
+    else
+        echo "some test stage FAILED; the logs of every stage (ctest's, the Windows build's) are kept in $logs"
+    fi
 }
 
 step "packages"
@@ -100,6 +105,7 @@ export CVM_TEST_DEPS=installed
 # configure checks one at a time); the Linux build and tests run meanwhile. Once both it and the
 # Linux tests are done, the same job runs the Wine tests: one at a time (they share the build
 # folder's Wine prefix), beside the plain build and the fuzzers.
+# Arguments: more for ctest (--quick: the tests of the change).
 windows_then_wine() {
     local rc=0 at=$SECONDS
     scripts/build-windows.sh --werror > "$logs/build-windows.log" 2>&1 || rc=$?
@@ -113,7 +119,7 @@ windows_then_wine() {
     while [ ! -e "$logs/linux-tests-done" ]; do sleep 2; done
     [ $SECONDS -gt $at ] && row "(waiting for the Linux tests)" $at $SECONDS
     at=$SECONDS
-    CVM_TEST_WINDOWS=built run_ctest wine build-test -j1 -L '^wine$' || rc=$?
+    CVM_TEST_WINDOWS=built run_ctest wine build-test -j1 -L '^wine$' "$@" || rc=$?
     row "Wine tests, one at a time" $at $SECONDS
     return $rc
 }
@@ -146,17 +152,17 @@ if [ $mode = quick ]; then
     else
         pattern="^(unit_.*|$(echo $areas | tr ' ' '|'))$"
         run_ctest quick build-test -j"$jobs" -LE '^(wine|plain)$' -R "$pattern" || status=1
-        # The Wine tests of a Windows change, where the Windows build was made once before.
-        if [[ " $areas " == *" windows_.* "* ]]; then
+        # The Wine tests of the change, where the Windows build was made once before.
+        wine_tests=$(cd build-test && ctest -N -L '^wine$' -R "$pattern" | sed -n 's/^Total Tests: //p')
+        if [ "${wine_tests:-0}" -gt 0 ]; then
             if [ -f build-windows/bin/cvm.exe ]; then
-                step "Windows cross build (incremental) and the Wine tests"
-                if scripts/build-windows.sh --werror > "$logs/build-windows.log" 2>&1; then
-                    CVM_TEST_WINDOWS=built run_ctest wine build-test -j1 -L '^wine$' -R "$pattern" || status=1
-                else
-                    tail -n 40 "$logs/build-windows.log"; echo "the Windows cross build FAILED"; status=1
-                fi
+                echo; echo "=== Windows cross build (incremental) and $wine_tests Wine tests === (at ${SECONDS} s)"
+                stage_close
+                touch "$logs/linux-tests-done"
+                row_note=""
+                windows_then_wine -R "$pattern" || status=1
             else
-                echo "the Wine tests did not run: no build-windows/bin/cvm.exe (scripts/build-windows.sh once, or the full run)"
+                echo "$wine_tests Wine tests did not run: no build-windows/bin/cvm.exe (scripts/build-windows.sh once, or the full run)"
             fi
         fi
     fi
