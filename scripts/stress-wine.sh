@@ -47,8 +47,9 @@ for ((run = 1; run <= runs; run++)); do
         # A wineserver that lib_wine.sh had to start again is no failure, but counted here.
         restarts=$(grep -c 'note: the wineserver started for' "$build/Testing/Temporary/LastTest.log" || true)
         late=$(grep -c 'showed in /proc only at look' "$build/Testing/Temporary/LastTest.log" || true)
+        starts=$(grep -c 'note: Wine could not start' "$build/Testing/Temporary/LastTest.log" || true)
         # The load average says how busy the machine was (with --no-load: whatever else ran).
-        echo "run $run/$runs: $(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$log" || echo '?'), $restarts wineserver restarts, $late late in /proc ($((SECONDS - t0)) s, load $(cut -d' ' -f1 /proc/loadavg))"
+        echo "run $run/$runs: $(grep -Eo '[0-9]+ tests failed out of [0-9]+' "$log" || echo '?'), $restarts wineserver restarts, $starts process starts again, $late late in /proc ($((SECONDS - t0)) s, load $(cut -d' ' -f1 /proc/loadavg))"
         grep 'note: the wineserver started for' "$build/Testing/Temporary/LastTest.log" || true
     else
         cat "$log"

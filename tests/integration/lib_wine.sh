@@ -180,10 +180,20 @@ wine_check() {
 # (the program's: Wine's own failures end the test here). CR characters are removed.
 # A program still running after CVM_TEST_WINE_LIMIT seconds (default 300) fails the test as hung,
 # naming it, before ctest's TIMEOUT would end the test with no output.
+# Wine that cannot lay out a new process's memory (ntdll's virtual_alloc_first_teb: "failed to map
+# the shared user data: c0000018", an address the kernel gave to something else) stops before the
+# program's first instruction; that start is made once more, and said (stress run, 2026-12-06:
+# windows_cmd's `cvm.exe script -o`, exit 1, at load 6).
 wrun() {
-    local limit=${CVM_TEST_WINE_LIMIT:-300} start=$SECONDS
-    RC=0
-    OUT=$(timeout --foreground -k 10 "$limit" "$WINE" "$@" 2> "$TEST_TMP/.stderr") || RC=$?
+    local limit=${CVM_TEST_WINE_LIMIT:-300} start=$SECONDS attempt
+    for attempt in 1 2; do
+        RC=0
+        OUT=$(timeout --foreground -k 10 "$limit" "$WINE" "$@" 2> "$TEST_TMP/.stderr") || RC=$?
+        [[ $RC != 0 && $attempt == 1 ]] &&
+            grep -q 'virtual_alloc_first_teb.*failed to map the shared user data' "$TEST_TMP/.stderr" ||
+            break
+        echo "note: Wine could not start [$*] (failed to map the shared user data); started again" >&2
+    done
     OUT=${OUT//$'\r'/}
     WINE_ERRS=$(tr -d '\r' < "$TEST_TMP/.stderr" | grep -E '^[0-9a-f]{4}:err:' | cut -c1-300 | tr '\n' ';') || true
     ERR=$(tr -d '\r' < "$TEST_TMP/.stderr" | grep -v -E '^[0-9a-f]{4}:err:') || true
