@@ -1,5 +1,6 @@
 // `cvm export --oci DIR [SPEC]` in cvm-install: a selection as an OCI image layout (src/image/).
 #include <cstdio>
+#include <map>
 
 #include "cli/context.h"
 #include "cli/errors.h"
@@ -61,6 +62,28 @@ std::string percent(std::uint64_t part, std::uint64_t whole) {
     return std::to_string((part * 100 + whole / 2) / whole) + "%";
 }
 
+// What the layer took from outside the store through cvm's assembled roots, by the folder it
+// came from: "... through the links of imports cvm assembled: 12 files of /usr/include, the
+// folder /usr/lib/nvidia-cuda-toolkit/libdevice".
+std::string outside_text(const std::vector<image::LayerPlan::Outside>& outside) {
+    std::map<std::string, std::size_t> files;
+    std::vector<std::string> folders;
+    for (const auto& o : outside) {
+        if (o.folder)
+            folders.push_back(o.host.u8string());
+        else
+            files[o.host.parent_path().u8string()] += 1;
+    }
+    std::string text;
+    auto add = [&](const std::string& part) { text += (text.empty() ? "" : ", ") + part; };
+    for (const auto& [dir, n] : files)
+        add(std::to_string(n) + (n == 1 ? " file of " : " files of ") + dir);
+    for (const auto& f : folders)
+        add("the folder " + f);
+    return "the layer took from outside the store, through the links of imports cvm assembled: " +
+           text;
+}
+
 } // namespace
 
 void export_oci_command(const ExportArgs& a) {
@@ -115,6 +138,10 @@ void export_oci_command(const ExportArgs& a) {
         doc["new_layout"] = res.new_layout;
         doc["replaced"] = res.replaced;
         doc["skipped"] = res.skipped;
+        doc["outside"] = nlohmann::json::array();
+        for (const auto& taken : res.outside)
+            doc["outside"].push_back(
+                {{"path", taken.layer}, {"source", taken.host.u8string()}, {"folder", taken.folder}});
         doc["base"] = nullptr;
         if (res.base)
             doc["base"] = {{"layout", res.base->layout.u8string()},
@@ -125,7 +152,8 @@ void export_oci_command(const ExportArgs& a) {
         return;
     }
     for (const auto& s : res.skipped)
-        note("skipped " + s + ": not a file, folder or link");
+        note("left out " + s);
+    if (!res.outside.empty()) note(outside_text(res.outside));
     std::string where = res.dir.u8string() + ":" + res.tag;
     note("wrote the image " + where + " (manifest " + res.manifest_digest + "): " + res.selection +
          ", " + Progress::format_bytes(res.bytes) + " in " + std::to_string(res.files) +

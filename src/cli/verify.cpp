@@ -1,5 +1,6 @@
 // `cvm verify [ID] [--json]`: are the store's files still what was installed? Thin: the checks
-// are cvm::install::verify_entry / verify_views (src/install/verify.h). Exit 0 intact, 1 damaged.
+// are cvm::install::verify_entry / verify_views (src/install/verify.h). Exit 0 intact, 1 damaged (or, for an
+// import, open to another user's changes).
 //
 // Test hook: CVM_DPKG_INFO (folder read instead of /var/lib/dpkg/info; empty: none).
 #include <CLI/CLI.hpp>
@@ -35,6 +36,12 @@ std::string entry_line(const EntryCheck& c, const Entry& e) {
         case EntryCheck::State::Intact:
             return name + count + " match " + c.record +
                    (c.uncovered ? " (" + std::to_string(c.uncovered) + " not listed there)" : "");
+        case EntryCheck::State::Untrusted:
+            return name +
+                   (c.checked ? count + " match " + c.record
+                              : std::string("none lists them, nothing compared")) +
+                   "; but ANOTHER USER COULD CHANGE " + std::to_string(c.untrusted.size()) +
+                   " of its folders and files";
         default:
             return name + "DAMAGED, " + std::to_string(c.problems.size()) + " of " + count +
                    " differ from " + (c.record.empty() ? "the import" : c.record);
@@ -146,7 +153,8 @@ void register_verify(CLI::App& app) {
         nlohmann::json entries_json = nlohmann::json::array();
         for (const auto& e : entries) {
             EntryCheck c = install::verify_entry(e, dpkg);
-            damaged |= c.state == EntryCheck::State::Damaged;
+            damaged |= c.state == EntryCheck::State::Damaged ||
+                        c.state == EntryCheck::State::Untrusted;
             if (*json) {
                 nlohmann::json j = {{"kind", kind_dir(c.kind)},
                                     {"id", c.id},
@@ -155,14 +163,18 @@ void register_verify(CLI::App& app) {
                                     {"record", c.record},
                                     {"checked", c.checked},
                                     {"problems", problems_json(c.problems)}};
-                if (c.imported) j["not_listed"] = c.uncovered;
+                if (c.imported) {
+                    j["not_listed"] = c.uncovered;
+                    j["untrusted"] = problems_json(c.untrusted);
+                }
                 if (!c.repair.empty()) j["repair"] = c.repair;
                 entries_json.push_back(j);
                 continue;
             }
             std::printf("%s\n", escape_controls(entry_line(c, e)).c_str());
             print_problems(c.problems);
-            if (c.state == EntryCheck::State::Damaged)
+            print_problems(c.untrusted);
+            if (c.state == EntryCheck::State::Damaged || c.state == EntryCheck::State::Untrusted)
                 std::printf("  repair: %s\n", escape_controls(c.repair).c_str());
         }
         for (const auto& d : damaged_entries) {

@@ -67,6 +67,7 @@ ExportResult export_oci(const Store& store, const Resolved& selection, const Exp
     result.left_out_files = plan.left_out_files;
     result.left_out_bytes = plan.left_out_bytes;
     result.skipped = plan.skipped;
+    result.outside = plan.outside;
 
     LayoutWriter out(result.dir, state);
     // The layer, streamed.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/store.h"
+#include "image/layer_plan.h"
 #include "image/layer_writer.h"
 
 namespace cvm::install {
@@ -40,6 +41,7 @@ struct ExportResult {
     std::uint64_t files = 0, bytes = 0;                   // in the layer: files and their bytes
     std::uint64_t left_out_files = 0, left_out_bytes = 0; // --runtime
     std::vector<std::string> skipped;
+    std::vector<LayerPlan::Outside> outside; // taken through the links of cvm's assembled roots
     std::uint64_t image_size = 0; // manifest, config and every layer, compressed
     std::string architecture;
     std::string selection; // CVM_ACTIVE

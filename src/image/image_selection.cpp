@@ -52,10 +52,16 @@ ImageSelection image_selection(const Resolved& r, const fs::path& view, bool run
 
 std::vector<LayerTree> layer_trees(const ImageSelection& s) {
     std::vector<LayerTree> trees;
+    // An assembled root (an import of scattered folders: Entry::origin) and the view are cvm's
+    // own folders of links: only their links out of the selection are followed.
     for (const auto& p : s.parts)
-        if (p.walked) trees.push_back({p.entry.path, p.layer});
+        if (p.walked)
+            trees.push_back({p.entry.path, p.layer, {},
+                             !p.entry.origin.empty() &&
+                                 p.entry.path.lexically_normal() ==
+                                     (p.entry.entry_dir / "root").lexically_normal()});
     // The view's mark (view.cpp's kViewMark) says when cvm made it: nothing for an image.
-    if (!s.view.empty()) trees.push_back({s.view, s.view_layer, {".cvm-view"}});
+    if (!s.view.empty()) trees.push_back({s.view, s.view_layer, {".cvm-view"}, true});
     return trees;
 }
 

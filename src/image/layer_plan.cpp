@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <utility>
 
+#include "core/trust.h"
 #include "image/runtime_filter.h"
 
 namespace cvm::image {
@@ -47,6 +48,23 @@ const char* type_text(mode_t m) {
     return "not a file";
 }
 
+platform::FileMeta meta_of(const struct stat& st) {
+    platform::FileMeta m;
+    m.type = S_ISDIR(st.st_mode)   ? platform::FileMeta::Type::Directory
+             : S_ISREG(st.st_mode) ? platform::FileMeta::Type::Regular
+                                   : platform::FileMeta::Type::Other;
+    m.uid = st.st_uid;
+    m.gid = st.st_gid;
+    m.mode = st.st_mode & 07777;
+    return m;
+}
+
+// Nothing another user could change goes into an image: a folder they could add to, a file they
+// could rewrite (trust.h's rules, as for what cvm runs).
+void check_owner(const fs::path& p, const struct stat& st) {
+    check_trusted("to put into an image", p, meta_of(st));
+}
+
 class Walker {
 public:
     Walker(std::vector<LayerTree> trees, const PlanOptions& options)
@@ -76,9 +94,10 @@ public:
             struct stat st {};
             if (::stat(t.host.c_str(), &st) != 0) fail("cannot read the folder", t.host, errno);
             if (!S_ISDIR(st.st_mode)) fail("cannot read the folder", t.host, ENOTDIR);
+            check_owner(t.host, st);
             active_.insert({st.st_dev, st.st_ino});
             leave_out_ = &t.leave_out;
-            walk(t.host, t.host, t.layer, "");
+            walk(t.host, t.host, t.layer, "", t.made_by_cvm);
             active_.clear();
         }
         return std::move(plan_);
@@ -162,8 +181,10 @@ private:
         return {};
     }
 
+    // `made_by_cvm`: `dir` is a folder cvm made (an assembled root, a view), whose links out
+    // are followed.
     void walk(const fs::path& dir, const fs::path& context, const std::string& layer,
-              const std::string& rel) {
+              const std::string& rel, bool made_by_cvm) {
         for (const auto& name : sorted_names(dir)) {
             fs::path p = dir / name;
             std::string lp = join(layer, name), rp = join(rel, name);
@@ -176,12 +197,16 @@ private:
             struct stat st {};
             if (::lstat(p.c_str(), &st) != 0) fail("cannot read", p, errno);
             if (S_ISDIR(st.st_mode)) {
+                check_owner(p, st);
                 add_dir(lp);
-                walk(p, context, lp, rp);
+                walk(p, context, lp, rp, made_by_cvm);
             } else if (S_ISREG(st.st_mode)) {
+                check_owner(p, st);
                 add_file(p, lp, st);
             } else if (S_ISLNK(st.st_mode)) {
-                link(p, dir, context, lp, rp);
+                // A link's own mode means nothing: its owner alone is judged.
+                check_trusted("to put into an image", p, platform::owner_only(meta_of(st)));
+                link(p, dir, context, lp, rp, made_by_cvm);
             } else {
                 plan_.skipped.push_back(p.u8string() + " (" + type_text(st.st_mode) + ")");
             }
@@ -189,7 +214,7 @@ private:
     }
 
     void link(const fs::path& p, const fs::path& dir, const fs::path& context,
-              const std::string& lp, const std::string& rp) {
+              const std::string& lp, const std::string& rp, bool made_by_cvm) {
         std::error_code ec;
         fs::path text = fs::read_symlink(p, ec);
         if (ec) fail("cannot read the link", p, ec.value());
@@ -217,27 +242,48 @@ private:
             add_link(lp, relative_to(target, lp));
             return;
         }
-        // Out of the layer: what it points to.
+        // Out of the layer. Only a link cvm made is followed; any other (one planted in an
+        // imported toolkit, `include/up -> ../..`) is left out, and what it points to never read.
         struct stat st {};
         if (::stat(p.c_str(), &st) != 0) {
             add_link(lp, text.native()); // a link to nothing stays one
             return;
         }
+        if (!made_by_cvm) {
+            plan_.skipped.push_back(p.u8string() + " (a link out of its folder to " +
+                                    text.u8string() + ", not followed)");
+            return;
+        }
+        fs::path real = fs::canonical(p, ec);
+        if (ec) fail("cannot read the link", p, ec.value());
         if (S_ISREG(st.st_mode)) {
+            check_owner(real, st);
+            check_folder(real.parent_path());
             add_file(p, lp, st);
+            plan_.outside.push_back({lp, real, false});
         } else if (S_ISDIR(st.st_mode)) {
-            fs::path real = fs::canonical(p, ec);
-            if (ec) fail("cannot read the link", p, ec.value());
+            check_owner(real, st);
+            check_folder(real.parent_path());
             if (!active_.insert({st.st_dev, st.st_ino}).second) {
                 add_link(lp, text.native()); // a loop: keep the link
                 return;
             }
             add_dir(lp);
-            walk(real, real, lp, rp);
+            plan_.outside.push_back({lp, real, true});
+            // Its own links are judged as an entry's: cvm did not make that folder.
+            walk(real, real, lp, rp, false);
             active_.erase({st.st_dev, st.st_ino});
         } else {
             plan_.skipped.push_back(p.u8string() + " (" + type_text(st.st_mode) + ")");
         }
+    }
+
+    // The folder holding a file or folder a link of cvm's leads to: another user must not be
+    // able to swap what is in it.
+    static void check_folder(const fs::path& dir) {
+        struct stat st {};
+        if (::stat(dir.c_str(), &st) != 0) fail("cannot read the folder", dir, errno);
+        check_owner(dir, st);
     }
 
     // The text of a link at `link` (a layer path) that leads to `target` (another).

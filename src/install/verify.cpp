@@ -2,6 +2,7 @@
 
 #include "core/entry_trust.h"
 #include "core/installed_files.h"
+#include "core/trust.h"
 #include "core/view.h"
 #include "install/owner_records.h"
 #include "install/sha256.h"
@@ -239,28 +240,69 @@ void compare_view(const fs::path& actual_root, const fs::path& expected_root,
     }
 }
 
+// What the fix is for a folder or file another user could change ("run `chmod o-w PATH`").
+std::string untrusted_fix(const fs::path& p) {
+    auto meta = platform::file_meta(p);
+    if (!meta) return {};
+    Doubt d = doubt_of(*meta);
+    return d == Doubt::None ? std::string() : doubt_fix(d, p, *meta, false);
+}
+
+// The files of an import as the loader reaches them (links followed), into `files` (real path
+// -> path shown). A link to a folder is followed only where cvm made it (an assembled root's
+// own links); any other (another user's `extras/root -> /root`) is not walked: one inside the
+// import is walked there anyway. Folders and files another user could change go
+// to `c.untrusted`; links that lead nowhere to `c.problems`.
+void walk_imported(const fs::path& dir, bool made_by_cvm, EntryCheck& c,
+                   std::map<fs::path, std::string>& files, std::set<fs::path>& walked) {
+    std::error_code ec;
+    fs::path real_dir = fs::canonical(dir, ec);
+    if (ec || !walked.insert(real_dir).second) return; // a cycle of folder links
+    if (std::string why = untrusted_reason(dir); !why.empty())
+        c.untrusted.push_back({dir.u8string() + "/", why});
+    std::vector<fs::path> children;
+    for (fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+         !ec && it != end; it.increment(ec))
+        children.push_back(it->path());
+    std::sort(children.begin(), children.end());
+    for (const auto& p : children) {
+        std::error_code e2;
+        auto link = fs::symlink_status(p, e2);
+        auto st = fs::status(p, e2);
+        if (fs::is_symlink(link) && !fs::exists(st)) {
+            c.problems.push_back({p.u8string(), "link leads nowhere"});
+            continue;
+        }
+        if (fs::is_directory(st)) {
+            if (!fs::is_symlink(link)) {
+                walk_imported(p, made_by_cvm, c, files, walked);
+            } else if (made_by_cvm) {
+                // cvm's link to a folder of the import: its own links are the import's.
+                fs::path target = fs::canonical(p, e2);
+                if (!e2) walk_imported(target, false, c, files, walked);
+            }
+            continue;
+        }
+        if (!fs::is_regular_file(st)) continue;
+        fs::path real = fs::canonical(p, e2);
+        if (e2) continue;
+        if (std::string why = untrusted_reason(p); !why.empty())
+            c.untrusted.push_back({p.u8string(), why});
+        files.emplace(real, p.u8string());
+    }
+}
+
 EntryCheck verify_imported(const Entry& e, const fs::path& dpkg_info) {
     EntryCheck c;
     c.imported = true;
-    // The import's files, as the loader would reach them (links followed).
+    // The import's files, as the loader would reach them (links followed). An assembled root
+    // (<entry dir>/root) is cvm's: its links lead to the import's scattered files.
     std::map<fs::path, std::string> files; // real path -> path shown
+    std::set<fs::path> walked;
     std::error_code ec;
-    auto options = fs::directory_options::follow_directory_symlink |
-                   fs::directory_options::skip_permission_denied;
-    for (auto it = fs::recursive_directory_iterator(e.path, options, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        std::error_code e2;
-        if (it.depth() > 24) it.disable_recursion_pending(); // a cycle of folder links
-        if (it->is_symlink(e2) && !fs::exists(it->path(), e2)) {
-            c.problems.push_back({it->path().u8string(), "link leads nowhere"});
-            continue;
-        }
-        if (!it->is_regular_file(e2)) continue;
-        if (std::string why = untrusted_reason(it->path()); !why.empty())
-            c.problems.push_back({it->path().u8string(), why});
-        fs::path real = fs::canonical(it->path(), e2);
-        if (!e2) files.emplace(real, it->path().u8string());
-    }
+    bool assembled = !e.origin.empty() && e.path.lexically_normal() ==
+                                              (e.entry_dir / "root").lexically_normal();
+    walk_imported(e.path, assembled, c, files, walked);
     std::map<fs::path, OwnerRecord> records;
     read_wheel_records(files, records);
     read_assembled_wheel_records(e.path, files, records); // /usr/local/cuda-13.0 made of wheels
@@ -321,6 +363,8 @@ EntryCheck verify_imported(const Entry& e, const fs::path& dpkg_info) {
     else
         for (const auto& r : record_files)
             c.record += (c.record.empty() ? "" : ", ") + r;
+    std::sort(c.untrusted.begin(), c.untrusted.end(),
+              [](const VerifyProblem& a, const VerifyProblem& b) { return a.path < b.path; });
     if (!c.problems.empty()) {
         c.state = EntryCheck::State::Damaged;
         for (const auto& o : owners)
@@ -329,6 +373,20 @@ EntryCheck verify_imported(const Entry& e, const fs::path& dpkg_info) {
             c.repair = "cvm import " + (e.origin.empty() ? e.path : e.origin).u8string() + " again";
     } else {
         c.state = c.checked == 0 ? EntryCheck::State::NoRecord : EntryCheck::State::Intact;
+    }
+    // Another user could change it: not damage (import again fixes nothing), a fix of its own.
+    if (!c.untrusted.empty()) {
+        if (c.state != EntryCheck::State::Damaged) c.state = EntryCheck::State::Untrusted;
+        constexpr std::size_t kFixes = 3;
+        for (std::size_t i = 0; i < c.untrusted.size() && i < kFixes; ++i) {
+            std::string path = c.untrusted[i].path;
+            if (path.size() > 1 && path.back() == '/') path.pop_back();
+            if (std::string fix = untrusted_fix(fs::u8path(path)); !fix.empty())
+                c.repair += (c.repair.empty() ? "" : "; ") + fix;
+        }
+        if (c.untrusted.size() > kFixes)
+            c.repair += "; the same for the " + std::to_string(c.untrusted.size() - kFixes) +
+                        " others";
     }
     return c;
 }
@@ -345,6 +403,8 @@ const char* state_name(EntryCheck::State s) {
         return "unrecorded";
     case EntryCheck::State::NoRecord:
         return "no-record";
+    case EntryCheck::State::Untrusted:
+        return "untrusted";
     }
     return "unknown";
 }

@@ -20,6 +20,7 @@ struct EntryCheck {
         Damaged,    // differs from its record
         Unrecorded, // installed by a cvm that kept no record: nothing to compare
         NoRecord,   // imported, and no owner's record covers its files
+        Untrusted,  // imported, its files as recorded, but another user could change some
     };
     Kind kind = Kind::Cuda;
     std::string id;
@@ -29,9 +30,12 @@ struct EntryCheck {
     std::size_t checked = 0;   // files compared
     std::size_t uncovered = 0; // imported: files no owner's record lists
     std::vector<VerifyProblem> problems;
+    // Imported: its folders and files another user could change (a 0777 include/).
+    std::vector<VerifyProblem> untrusted;
     std::string repair;        // the command that repairs it ("" when intact)
 };
-const char* state_name(EntryCheck::State s); // "intact", "damaged", "unrecorded", "no-record"
+// "intact", "damaged", "unrecorded", "no-record", "untrusted"
+const char* state_name(EntryCheck::State s);
 
 struct ViewCheck {
     std::string name; // "<toolkit id>+<cudnn id>"

@@ -3,6 +3,7 @@
 #include <map>
 #include <sys/stat.h>
 
+#include "core/trust.h"
 #include "image/layer_plan.h"
 #include "test_support.h"
 
@@ -61,16 +62,18 @@ struct Machine {
         fs::create_directories(view / "include");
         fs::create_symlink(dnn / "include" / "cudnn.h", view / "include" / "cudnn.h");
     }
-    std::vector<LayerTree> trees() const {
-        return {{view, "opt/cvm/views/12.4.1+9.1.0.70-cuda12"},
-                {tk, "opt/cvm/cuda/12.4.1"},
+    // `assembled`: the toolkit is a root cvm assembled, whose links out are followed.
+    std::vector<LayerTree> trees(bool assembled = true) const {
+        return {{view, "opt/cvm/views/12.4.1+9.1.0.70-cuda12", {}, true},
+                {tk, "opt/cvm/cuda/12.4.1", {}, assembled},
                 {dnn, "opt/cvm/cudnn/9.1.0.70-cuda12"}};
     }
 };
 
 } // namespace
 
-TEST_CASE("layer plan: real files, links kept inside, mapped between trees, followed out") {
+TEST_CASE("layer plan: real files, links kept inside, mapped between trees, followed out of an "
+          "assembled root") {
     Machine m;
     LayerPlan plan = plan_layer(m.trees(), {});
     auto e = by_path(plan);
@@ -95,7 +98,7 @@ TEST_CASE("layer plan: real files, links kept inside, mapped between trees, foll
     CHECK(e[t + "lib/libcudart.so"].type == T::Symlink);
     CHECK(e[t + "lib/libcudart.so"].target == "libcudart.so.12");
     CHECK(e[t + "lib64"].target == "lib");
-    // Out of the layer: replaced by what it points to.
+    // Out of the layer from a root cvm assembled: replaced by what it points to, and named.
     CHECK(e[t + "lib/libcublas.so.12"].type == T::File);
     CHECK(e[t + "lib/libcublas.so.12"].size == 6);
     CHECK(e[t + "nvvm/libdevice"].type == T::Directory);
@@ -110,6 +113,12 @@ TEST_CASE("layer plan: real files, links kept inside, mapped between trees, foll
     CHECK(e.count(t + "fifo") == 0);
     REQUIRE(plan.skipped.size() == 1);
     CHECK(plan.skipped[0].find("fifo (a FIFO)") != std::string::npos);
+    REQUIRE(plan.outside.size() == 2);
+    CHECK(plan.outside[0].layer == t + "lib/libcublas.so.12");
+    CHECK(plan.outside[0].host == fs::canonical(m.outside / "lib" / "libcublas.so.12.4.5"));
+    CHECK(!plan.outside[0].folder);
+    CHECK(plan.outside[1].layer == t + "nvvm/libdevice");
+    CHECK(plan.outside[1].folder);
     // The view's absolute links become relative links into the layer.
     const std::string v = "opt/cvm/views/12.4.1+9.1.0.70-cuda12/";
     CHECK(e[v + "bin"].target == "../../cuda/12.4.1/bin");
@@ -117,6 +126,42 @@ TEST_CASE("layer plan: real files, links kept inside, mapped between trees, foll
     CHECK(e[v + "lib64/libcudnn.so.9"].target ==
           "../../../cudnn/9.1.0.70-cuda12/lib/libcudnn.so.9");
     CHECK(plan.left_out_files == 0);
+}
+
+TEST_CASE("layer plan: links out of a folder cvm did not make are left out, named, never read") {
+    Machine m;
+    LayerPlan plan = plan_layer(m.trees(false), {});
+    auto e = by_path(plan);
+    const std::string t = "opt/cvm/cuda/12.4.1/";
+    CHECK(e.count(t + "lib/libcublas.so.12") == 0);
+    CHECK(e.count(t + "nvvm/libdevice") == 0);
+    CHECK(e.count(t + "nvvm/libdevice/libdevice.10.bc") == 0);
+    CHECK(plan.outside.empty());
+    REQUIRE(plan.skipped.size() == 3);
+    CHECK(plan.skipped[1].find("libcublas.so.12 (a link out of its folder to ") !=
+          std::string::npos);
+    CHECK(plan.skipped[2].find("nvvm/libdevice (a link out of its folder to ") !=
+          std::string::npos);
+    // Inside the toolkit and between the layer's folders, links are as before.
+    CHECK(e[t + "lib64"].target == "lib");
+    CHECK(e["opt/cvm/views/12.4.1+9.1.0.70-cuda12/bin"].target == "../../cuda/12.4.1/bin");
+}
+
+TEST_CASE("layer plan: what another user could change stops the plan, naming it") {
+    Machine m;
+    fs::permissions(m.tk / "include", fs::perms::all, fs::perm_options::replace);
+    try {
+        plan_layer(m.trees(), {});
+        FAIL("a folder every user can write went into the plan");
+    } catch (const cvm::TrustError& e) {
+        std::string what = e.what();
+        CHECK(what.find((m.tk / "include").string()) != std::string::npos);
+        CHECK(what.find("writable by every user") != std::string::npos);
+    }
+    fs::permissions(m.tk / "include", fs::perms::others_write, fs::perm_options::remove);
+    // A folder an assembled root's link leads into, too.
+    fs::permissions(m.outside / "lib", fs::perms::all, fs::perm_options::replace);
+    CHECK_THROWS_AS(plan_layer(m.trees(), {}), cvm::TrustError);
 }
 
 TEST_CASE("layer plan: --runtime leaves out the compiler, headers and static libraries, and counts "
@@ -147,15 +192,18 @@ TEST_CASE("layer plan: the same trees give the same plan, whatever order they co
         CHECK(a.entries[i].path == b.entries[i].path);
 }
 
-TEST_CASE("layer plan: a link out to a folder above it is not followed round in circles") {
+TEST_CASE("layer plan: cvm's link out to a folder above it is not followed round in circles") {
     TempDir tmp("layer-loop");
     write_file(tmp.path / "a" / "tk" / "f", "x");
     fs::create_symlink(tmp.path / "a", tmp.path / "a" / "tk" / "up");
-    LayerPlan plan = plan_layer({{tmp.path / "a" / "tk", "opt/cvm/cuda/1.0.0"}}, {});
+    LayerPlan plan = plan_layer({{tmp.path / "a" / "tk", "opt/cvm/cuda/1.0.0", {}, true}}, {});
     auto e = by_path(plan);
     CHECK(e["opt/cvm/cuda/1.0.0/up"].type == LayerEntry::Type::Directory);
-    // Inside the copy of `a`, the way back into `tk` and up again ends as a link.
-    CHECK(e["opt/cvm/cuda/1.0.0/up/tk/up"].type == LayerEntry::Type::Symlink);
+    CHECK(e["opt/cvm/cuda/1.0.0/up/tk/f"].type == LayerEntry::Type::Hardlink); // seen before
+    // Inside the copy of `a` (not cvm's folder), the way back up is a link out: left out.
+    CHECK(e.count("opt/cvm/cuda/1.0.0/up/tk/up") == 0);
+    REQUIRE(plan.skipped.size() == 1);
+    CHECK(plan.skipped[0].find("up (a link out of its folder") != std::string::npos);
 }
 
 TEST_CASE("layer plan: a folder that cannot be read is an error naming it") {
