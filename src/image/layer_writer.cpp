@@ -67,9 +67,11 @@ WrittenLayer write_layer(const LayerPlan& plan, std::time_t mtime, BlobFile& out
     Sink sink;
     sink.gzip = &gzip;
     std::unique_ptr<struct archive, ArchiveDeleter> a(archive_write_new());
-    // pax where ustar cannot say it (long names and links, large files, names that are not ASCII:
-    // cvm never sets a locale, so libarchive marks those hdrcharset=BINARY, the bytes as they are).
+    // pax where ustar cannot say it (long names and links, large files, names that are not
+    // ASCII). hdrcharset=BINARY: names travel as their bytes, never converted to UTF-8 (a name
+    // that is no UTF-8, notes-\xe9.txt, would otherwise stop the export).
     if (archive_write_set_format_pax_restricted(a.get()) != ARCHIVE_OK ||
+        archive_write_set_options(a.get(), "hdrcharset=BINARY") != ARCHIVE_OK ||
         archive_write_open2(a.get(), &sink, nullptr, write_callback, nullptr, nullptr) !=
             ARCHIVE_OK)
         install::fail_operation("cannot start the layer: " + archive_text(a.get()));
