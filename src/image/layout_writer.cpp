@@ -89,6 +89,7 @@ void check_destination(const fs::path& dir) {
         install::fail_input(dir.u8string() +
                             " is a link; cvm writes an image layout only into the folder itself: "
                             "name the folder the link points to, if it is yours");
+    if (!S_ISDIR(st.st_mode)) return; // a file: folder_state says so
     check_folder_stat(dir, dir, st);
     for (const fs::path& sub : {dir / "blobs", dir / "blobs" / "sha256"}) {
         if (::lstat(sub.c_str(), &st) != 0) break;
@@ -143,16 +144,13 @@ LayoutWriter::LayoutWriter(const fs::path& dir, FolderState state)
         }
     } catch (const fs::filesystem_error& e) {
         discard();
+        close_folders();
         throw fs::filesystem_error("cannot write", dir_, e.code());
     } catch (...) {
         // A refusal: nothing of DIR is touched.
         if (mode_ == Mode::Stage) discard();
-        else {
-            if (dir_fd_ >= 0) ::close(dir_fd_);
-            if (blobs_fd_ >= 0) ::close(blobs_fd_);
-            dir_fd_ = blobs_fd_ = -1;
-            tree_guard_.release();
-        }
+        close_folders();
+        tree_guard_.release();
         throw;
     }
 }
@@ -205,8 +203,13 @@ void LayoutWriter::remove_stale_temps() {
 
 LayoutWriter::~LayoutWriter() {
     if (!committed_) discard();
+    close_folders();
+}
+
+void LayoutWriter::close_folders() {
     if (dir_fd_ >= 0) ::close(dir_fd_);
     if (blobs_fd_ >= 0) ::close(blobs_fd_);
+    dir_fd_ = blobs_fd_ = -1;
 }
 
 int LayoutWriter::fd_of(const fs::path& file) const {

@@ -63,6 +63,7 @@ private:
     enum class Mode { Stage, Fill, Add };
     fs::path temp(const std::string& role);
     void open_folders();
+    void close_folders();
     void remove_stale_temps();
     int fd_of(const fs::path& file) const; // the open folder `file` is in
     void write_file(const fs::path& file, const std::string& text);
