@@ -8,7 +8,13 @@
 namespace cvm::image {
 
 BlobFile::BlobFile(const fs::path& path, const fs::path& shown) : path_(path), shown_(shown) {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd_ < 0) failed(errno);
+}
+
+BlobFile::BlobFile(int dir, const std::string& name, const fs::path& path, const fs::path& shown)
+    : path_(path), shown_(shown) {
+    fd_ = ::openat(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd_ < 0) failed(errno);
 }
 

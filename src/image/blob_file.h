@@ -18,6 +18,9 @@ class BlobFile {
 public:
     // Creates `path`, which must not exist yet.
     BlobFile(const fs::path& path, const fs::path& shown);
+    // Creates `name` in the open folder `dir` (openat, O_EXCL|O_NOFOLLOW: never through a link);
+    // `path` is what path() says (the folder's path and `name`).
+    BlobFile(int dir, const std::string& name, const fs::path& path, const fs::path& shown);
     ~BlobFile(); // closes the file; removing it is the caller's business
     BlobFile(const BlobFile&) = delete;
     BlobFile& operator=(const BlobFile&) = delete;

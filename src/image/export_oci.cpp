@@ -1,9 +1,12 @@
 #include "image/export_oci.h"
 
+#include <sys/stat.h>
 #include <system_error>
+#include <unistd.h>
 
 #include "core/view.h"
 #include "image/image_config.h"
+#include "image/blob_file.h"
 #include "image/image_selection.h"
 #include "image/layout_writer.h"
 #include "image/oci_layout.h"
@@ -46,6 +49,10 @@ ExportResult export_oci(const Store& store, const Resolved& selection, const Exp
     result.selection = selection.active();
     result.tag = o.tag ? *o.tag : default_tag(s);
 
+    // DIR, its blobs and blobs/sha256: the user's own folders, no links; its oci-layout and
+    // index.json no links either. Checked before anything is written.
+    check_destination(o.dir);
+    check_layout_files(o.dir, "");
     std::string why;
     FolderState state = folder_state(o.dir, why);
     if (state == FolderState::Other)
@@ -70,15 +77,19 @@ ExportResult export_oci(const Store& store, const Resolved& selection, const Exp
     result.outside = plan.outside;
 
     LayoutWriter out(result.dir, state);
+    // The index the image is added to, read (under the layout's lock) before any blob is written:
+    // a damaged one is refused with the layout as it was.
+    nlohmann::json index = {
+        {"schemaVersion", 2}, {"mediaType", media::kIndex}, {"manifests", nlohmann::json::array()}};
+    if (!result.new_layout) index = read_index(result.dir);
     // The layer, streamed.
     {
-        fs::path temp = out.temp("layer");
-        BlobFile blob(temp, result.dir);
+        auto blob = out.create("layer");
         int item = o.progress
                        ? o.progress->start("writing", "layer of " + result.selection, plan.bytes)
                        : -1;
         try {
-            result.layer = write_layer(plan, epoch, blob, o.threads, [&](std::uint64_t done) {
+            result.layer = write_layer(plan, epoch, *blob, o.threads, [&](std::uint64_t done) {
                 if (o.progress) o.progress->update(item, done);
             });
         } catch (...) {
@@ -88,31 +99,49 @@ ExportResult export_oci(const Store& store, const Resolved& selection, const Exp
         if (o.progress)
             o.progress->finish(item, true,
                                install::Progress::format_bytes(result.layer.size) + " compressed");
-        out.keep(temp, result.layer.digest);
+        out.keep(blob->path(), result.layer.digest);
     }
-    // The base image's layers, unless they are in this layout already.
+    // The base image's layers, unless they are in this layout already: each checked against its
+    // digest (read no further than its size) and to be a tar stream, wherever it is.
     nlohmann::json layers = nlohmann::json::array();
     std::uint64_t size = result.layer.size;
     if (base) {
         bool here = !result.new_layout && same_folder(base->layout, result.dir);
+        std::string where = "--base " + base->layout.u8string();
         std::uint64_t total = 0, done = 0;
         for (const auto& d : base->layers)
             total += d.size;
         int item = o.progress && !here ? o.progress->start("copying", "base layers", total) : -1;
+        auto check_tar = [&](const std::string& name, const Descriptor& d, bool digest) {
+            int fd = out.open_for_reading(name);
+            struct stat st {};
+            if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+                if (fd >= 0) ::close(fd);
+                fail_input(where + " lacks the layer " + d.digest +
+                           " (or it is no regular file); copy the image into it again");
+            }
+            try {
+                if (digest) read_blob_checked(fd, d, where, {});
+                check_tar_layer(fd, d, where);
+            } catch (...) {
+                ::close(fd);
+                throw;
+            }
+            ::close(fd);
+        };
         for (std::size_t i = 0; i < base->layers.size(); ++i) {
             const Descriptor& d = base->layers[i];
             size += d.size;
-            std::error_code ec;
             if (here) {
-                if (fs::file_size(blob_path(result.dir, d.digest), ec) != d.size || ec)
-                    fail_input("--base " + base->layout.u8string() + " lacks the layer " +
-                               d.digest + "; copy the image into it again");
+                check_tar(d.digest.substr(7), d, true);
                 continue;
             }
+            std::error_code ec;
             if (fs::exists(blob_path(out.work(), d.digest), ec)) continue;
-            fs::path temp = out.temp("base-" + std::to_string(i));
-            copy_blob(base->layout, d, temp, result.dir);
-            out.keep(temp, d.digest);
+            auto blob = out.create("base-" + std::to_string(i));
+            copy_blob(base->layout, d, *blob);
+            check_tar(blob->path().string(), d, false);
+            out.keep(blob->path(), d.digest);
             done += d.size;
             if (o.progress) o.progress->update(item, done);
         }
@@ -150,10 +179,7 @@ ExportResult export_oci(const Store& store, const Resolved& selection, const Exp
     result.manifest_digest = m.digest;
     result.image_size = size + config.size + m.size;
 
-    nlohmann::json index = {
-        {"schemaVersion", 2}, {"mediaType", media::kIndex}, {"manifests", nlohmann::json::array()}};
     if (!result.new_layout) {
-        index = read_index(result.dir);
         nlohmann::json kept = nlohmann::json::array();
         for (const auto& e : index["manifests"]) {
             bool same_tag = e.is_object() && e.contains("annotations") &&

@@ -67,8 +67,11 @@ WrittenLayer write_layer(const LayerPlan& plan, std::time_t mtime, BlobFile& out
     Sink sink;
     sink.gzip = &gzip;
     std::unique_ptr<struct archive, ArchiveDeleter> a(archive_write_new());
-    // pax where ustar cannot say it (long names and links, large files, names that are not ASCII:
-    // cvm never sets a locale, so libarchive marks those hdrcharset=BINARY, the bytes as they are).
+    // pax where ustar cannot say it (long names and links, large files, names that are not
+    // ASCII: cvm never sets a locale, so libarchive cannot translate those to UTF-8 and marks
+    // them hdrcharset=BINARY, the bytes as they are, with ARCHIVE_WARN; see write_header below).
+    // The option hdrcharset=BINARY is not set: it would put a pax header, which GNU tar warns
+    // about, on every entry, and change every layer's digest.
     if (archive_write_set_format_pax_restricted(a.get()) != ARCHIVE_OK ||
         archive_write_open2(a.get(), &sink, nullptr, write_callback, nullptr, nullptr) !=
             ARCHIVE_OK)
@@ -77,6 +80,12 @@ WrittenLayer write_layer(const LayerPlan& plan, std::time_t mtime, BlobFile& out
         if (rc == ARCHIVE_OK) return;
         if (sink.error) std::rethrow_exception(sink.error);
         install::fail_operation("cannot write the layer: " + archive_text(a.get()));
+    };
+    // A header written with a name libarchive could not translate (notes-\xe9.txt): the
+    // entry is whole, the name in its bytes under hdrcharset=BINARY; names travel as their bytes.
+    auto write_header = [&](archive_entry* entry) {
+        int rc = archive_write_header(a.get(), entry);
+        check(rc == ARCHIVE_WARN && !sink.error ? ARCHIVE_OK : rc);
     };
     std::unique_ptr<archive_entry, EntryDeleter> e(archive_entry_new());
     std::vector<char> buffer(std::size_t(1) << 20);
@@ -107,7 +116,7 @@ WrittenLayer write_layer(const LayerPlan& plan, std::time_t mtime, BlobFile& out
             break;
         }
         if (item.type != LayerEntry::Type::File) {
-            check(archive_write_header(a.get(), e.get()));
+            write_header(e.get());
             continue;
         }
         int fd = ::open(item.source.c_str(), O_RDONLY | O_CLOEXEC);
@@ -116,7 +125,7 @@ WrittenLayer write_layer(const LayerPlan& plan, std::time_t mtime, BlobFile& out
             int fd;
             ~Close() { ::close(fd); }
         } close_it{fd};
-        check(archive_write_header(a.get(), e.get()));
+        write_header(e.get());
         std::uint64_t left = item.size;
         for (;;) {
             if (platform::interrupted())

@@ -5,6 +5,8 @@
 #include "install/error.h"
 #include "test_support.h"
 
+#include <unistd.h>
+
 using namespace cvm::image;
 using cvm::test::read_bytes;
 using cvm::test::sha256_digest;
@@ -137,4 +139,32 @@ TEST_CASE("copying a blob checks it against its digest") {
     write_file(blob_path(l, b.layers[0].digest), "not really a layer, changed");
     CHECK_THROWS_AS(copy_blob(l, b.layers[0], tmp.path / "copy2", tmp.path),
                     cvm::install::InstallError);
+}
+
+TEST_CASE("JSON nesting is bounded before it is parsed (issue 33)") {
+    CHECK(json_nesting_within(R"({"a":[{"b":[]}]})", 4));
+    CHECK_FALSE(json_nesting_within(R"({"a":[{"b":[]}]})", 3));
+    // Brackets inside strings, escaped quotes included, do not count.
+    CHECK(json_nesting_within(R"({"a":"[[[[\"[[[["})", 1));
+    CHECK_FALSE(json_nesting_within(std::string(100000, '[') + std::string(100000, ']'),
+                                    kJsonDepthLimit));
+    TempDir tmp("oci-deep");
+    fs::path l = make_layout(tmp.path / "base", "x");
+    write_file(l / "index.json", "{\"manifests\":[" + std::string(1000, '[') +
+                                     std::string(1000, ']') + "]}");
+    CHECK_THROWS_WITH(read_index(l), Catch::Contains("is nested deeper than 64 levels"));
+}
+
+TEST_CASE("a killed export's leftovers (issue 33)") {
+    CHECK_FALSE(is_stale_temp(".layer.tmp" + std::to_string(::getpid())));
+    CHECK_FALSE(is_stale_temp("layer.tmp4194303x"));
+    CHECK_FALSE(is_stale_temp("abc"));
+    TempDir tmp("oci-leftovers");
+    std::string why;
+    fs::create_directories(tmp.path / "e" / "blobs" / "sha256");
+    CHECK(folder_state(tmp.path / "e", why) == FolderState::Empty);
+    write_file(tmp.path / "e" / "blobs" / "sha256" / ("." + std::string("layer.tmp") +
+                                                      std::to_string(::getpid())),
+               "x");
+    CHECK(folder_state(tmp.path / "e", why) == FolderState::Other); // its process runs
 }
