@@ -48,21 +48,11 @@ const char* type_text(mode_t m) {
     return "not a file";
 }
 
-platform::FileMeta meta_of(const struct stat& st) {
-    platform::FileMeta m;
-    m.type = S_ISDIR(st.st_mode)   ? platform::FileMeta::Type::Directory
-             : S_ISREG(st.st_mode) ? platform::FileMeta::Type::Regular
-                                   : platform::FileMeta::Type::Other;
-    m.uid = st.st_uid;
-    m.gid = st.st_gid;
-    m.mode = st.st_mode & 07777;
-    return m;
-}
 
 // Nothing another user could change goes into an image: a folder they could add to, a file they
 // could rewrite (trust.h's rules, as for what cvm runs).
 void check_owner(const fs::path& p, const struct stat& st) {
-    check_trusted("to put into an image", p, meta_of(st));
+    check_trusted("to put into an image", p, platform::meta_of_stat(st));
 }
 
 class Walker {
@@ -205,7 +195,8 @@ private:
                 add_file(p, lp, st);
             } else if (S_ISLNK(st.st_mode)) {
                 // A link's own mode means nothing: its owner alone is judged.
-                check_trusted("to put into an image", p, platform::owner_only(meta_of(st)));
+                check_trusted("to put into an image", p,
+                              platform::owner_only(platform::meta_of_stat(st)));
                 link(p, dir, context, lp, rp, made_by_cvm);
             } else {
                 plan_.skipped.push_back(p.u8string() + " (" + type_text(st.st_mode) + ")");

@@ -23,16 +23,6 @@ std::string dumped(const nlohmann::json& doc) {
     return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-platform::FileMeta meta_of_stat(const struct stat& st) {
-    platform::FileMeta m;
-    m.type = S_ISDIR(st.st_mode)   ? platform::FileMeta::Type::Directory
-             : S_ISREG(st.st_mode) ? platform::FileMeta::Type::Regular
-                                   : platform::FileMeta::Type::Other;
-    m.uid = st.st_uid;
-    m.gid = st.st_gid;
-    m.mode = st.st_mode & 07777;
-    return m;
-}
 
 // One folder of a destination, from its lstat (or fstat of an open folder): a folder that is no
 // link and is trusted, or a refusal naming it.
@@ -46,7 +36,7 @@ void check_folder_stat(const fs::path& dir, const fs::path& folder, const struct
         install::fail_input("refusing to write the image layout " + dir.u8string() + ": " +
                             folder.u8string() +
                             " is not a folder; remove it, or name another folder");
-    platform::FileMeta meta = meta_of_stat(st);
+    platform::FileMeta meta = platform::meta_of_stat(st);
     Doubt doubt = doubt_of(meta);
     if (doubt != Doubt::None)
         install::fail_input("refusing to write the image layout " + dir.u8string() + ": " +

@@ -12,6 +12,10 @@
 #include <string_view>
 #include <vector>
 
+#ifndef _WIN32
+struct stat; // meta_of_stat
+#endif
+
 namespace cvm::platform {
 
 namespace fs = std::filesystem;
@@ -109,6 +113,10 @@ FileRead read_file_checked(const std::string& utf8_path, std::size_t limit = std
 FileRead read_whole_file(const std::string& utf8_path, std::size_t limit);
 // stat() of a path (links followed); nullopt with `error` set when it fails.
 std::optional<FileMeta> file_meta(const fs::path& p, int* error = nullptr);
+#ifndef _WIN32
+// The FileMeta of a stat the caller made (lstat, fstatat on an open folder). POSIX only.
+FileMeta meta_of_stat(const struct stat& st);
+#endif
 // lstat() of a path (POSIX; `link` says whether it is a symlink, whose meta is then the link's);
 // on Windows file_meta() with `link` false.
 std::optional<FileMeta> link_meta(const fs::path& p, bool& link);

@@ -20,7 +20,7 @@
 
 namespace cvm::platform {
 
-static FileMeta meta_of(const struct stat& st) {
+FileMeta meta_of_stat(const struct stat& st) {
     FileMeta m;
     m.type = S_ISREG(st.st_mode)   ? FileMeta::Type::Regular
              : S_ISDIR(st.st_mode) ? FileMeta::Type::Directory
@@ -46,7 +46,7 @@ std::vector<std::string> folder_names(const std::string& utf8_dir, FileMeta* met
     int fd = ::open(utf8_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return out;
     struct stat st;
-    if (meta && ::fstat(fd, &st) == 0) *meta = meta_of(st);
+    if (meta && ::fstat(fd, &st) == 0) *meta = meta_of_stat(st);
     struct Record { // the kernel's linux_dirent64
         std::uint64_t ino;
         std::int64_t off;
@@ -72,7 +72,7 @@ std::vector<std::string> folder_names(const std::string& utf8_dir, FileMeta* met
     DIR* d = ::opendir(utf8_dir.c_str());
     if (!d) return out;
     struct stat st;
-    if (meta && ::fstat(dirfd(d), &st) == 0) *meta = meta_of(st);
+    if (meta && ::fstat(dirfd(d), &st) == 0) *meta = meta_of_stat(st);
     while (const dirent* e = ::readdir(d)) {
         const char* n = e->d_name;
         if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0))) continue;
@@ -98,7 +98,7 @@ std::optional<FileId> file_id(const fs::path& p) {
 std::optional<FileId> executable_id(const fs::path& p, FileMeta* meta) {
     struct stat st;
     if (stat(p.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-    if (meta) *meta = meta_of(st);
+    if (meta) *meta = meta_of_stat(st);
     // The mode bits answer for most files without a second system call; access() has the final
     // word (root, ACLs, noexec mounts are its business).
     if ((st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) == 0 || access(p.c_str(), X_OK) != 0)
@@ -157,7 +157,7 @@ static FileRead read_file_posix(const char* path, std::size_t limit) {
         close(fd);
         return r;
     }
-    r.meta = meta_of(st);
+    r.meta = meta_of_stat(st);
     if (!S_ISREG(st.st_mode)) {
         close(fd);
         return r;
@@ -210,7 +210,7 @@ std::optional<FileMeta> file_meta(const fs::path& p, int* error) {
         if (error) *error = errno;
         return std::nullopt;
     }
-    return meta_of(st);
+    return meta_of_stat(st);
 }
 
 std::optional<FileMeta> link_meta(const fs::path& p, bool& link) {
@@ -218,7 +218,7 @@ std::optional<FileMeta> link_meta(const fs::path& p, bool& link) {
     struct stat st;
     if (::lstat(p.c_str(), &st) != 0) return std::nullopt;
     link = S_ISLNK(st.st_mode);
-    return meta_of(st);
+    return meta_of_stat(st);
 }
 
 std::uint32_t effective_uid() {
