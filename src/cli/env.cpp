@@ -235,7 +235,7 @@ void register_init_command(CLI::App& app) {
                 o.watched.push_back((layer / kind).u8string());
         o.stamp_dir = (store.cache_dir() / "hook").u8string();
         try {
-            print_text(render_init(*sh, o) + completion_script(shell_name(*sh)));
+            print_text(render_init(*sh, o) + completion_script(shell_name(*sh), o.exe));
         } catch (const ShellError& e) {
             throw UsageError(std::string("init: ") + e.what());
         }

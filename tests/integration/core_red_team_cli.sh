@@ -64,4 +64,32 @@ assert_contains "$OUT" "CUDA_PATH"
 expect_rc 0 "$CVM" __man -
 assert_contains "$OUT" ".TH"
 
+# --- Finding 12: the completion `cvm init` loads runs cvm by its absolute path, never a
+# project's bin/cvm that comes first on PATH.
+mkdir -p "$T/project/bin"
+printf '#!/bin/sh\necho "$*" >> %q\n' "$T/fake-ran" > "$T/project/bin/cvm"
+chmod 0755 "$T/project/bin/cvm"
+self=$(readlink -f "$CVM")
+for sh in bash zsh fish; do
+    init=$("$CVM" init "$sh")
+    assert_not_contains "$init" "command cvm __complete" "cvm init $sh"
+    assert_contains "$init" "command '$self' __complete" "cvm init $sh"
+done
+# Real bash completion of `cvm us`, with the fake cvm first on PATH.
+words=$(PATH="$CVM_BIN:$PATH" bash --noprofile --norc -c '
+    eval "$(cvm init bash)"
+    PATH="$1:$PATH"
+    COMP_WORDS=(cvm us) COMP_CWORD=1 COMP_LINE="cvm us" COMP_POINT=6
+    _cvm_complete cvm us cvm
+    printf "%s\n" "${COMPREPLY[@]}"' _ "$T/project/bin")
+assert_contains "$words" "use" "bash completion of 'cvm us'"
+[[ ! -e $T/fake-ran ]] || fail "bash completion ran the project's bin/cvm: $(cat "$T/fake-ran")"
+# And fish's, through `complete -C`.
+words=$(PATH="$CVM_BIN:$PATH" fish --no-config -c '
+    cvm init fish | source
+    set -x PATH $argv[1] $PATH
+    complete -C "cvm us"' "$T/project/bin")
+assert_contains "$words" "use" "fish completion of 'cvm us'"
+[[ ! -e $T/fake-ran ]] || fail "fish completion ran the project's bin/cvm: $(cat "$T/fake-ran")"
+
 echo "PASS: issue 33's command-line findings"
