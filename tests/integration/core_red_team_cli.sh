@@ -92,4 +92,12 @@ words=$(PATH="$CVM_BIN:$PATH" fish --no-config -c '
 assert_contains "$words" "use" "fish completion of 'cvm us'"
 [[ ! -e $T/fake-ran ]] || fail "fish completion ran the project's bin/cvm: $(cat "$T/fake-ran")"
 
+# --- Finding 13: `cvm install` of a FIFO or a link to a device says what it is, exit 2, at once.
+mkfifo "$T/in.fifo"
+expect_rc 2 timeout 60 "$CVM" install "$T/in.fifo"
+assert_contains "$ERR" "$T/in.fifo is a FIFO, not an archive or installer file"
+ln -s /dev/zero "$T/zero.tar.gz"
+expect_rc 2 timeout 60 "$CVM" install "$T/zero.tar.gz"
+assert_contains "$ERR" "$T/zero.tar.gz is a device, not an archive or installer file"
+
 echo "PASS: issue 33's command-line findings"
