@@ -100,4 +100,13 @@ ln -s /dev/zero "$T/zero.tar.gz"
 expect_rc 2 timeout 60 "$CVM" install "$T/zero.tar.gz"
 assert_contains "$ERR" "$T/zero.tar.gz is a device, not an archive or installer file"
 
+# --- Finding 16: a cvm.lock that links to itself is a loop, not "no cvm.lock" (exit 2).
+expect_rc 0 "$CVM" use 12.4
+ln -s cvm.lock cvm.lock
+expect_rc 2 timeout 60 "$CVM" install --locked
+assert_contains "$ERR" "cvm.lock is a link that leads nowhere (a loop)"
+expect_rc 2 "$CVM" lock --check
+assert_contains "$ERR" "cvm.lock is a link that leads nowhere (a loop)"
+rm cvm.lock
+
 echo "PASS: issue 33's command-line findings"
