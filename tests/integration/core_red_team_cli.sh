@@ -109,4 +109,8 @@ expect_rc 2 "$CVM" lock --check
 assert_contains "$ERR" "cvm.lock is a link that leads nowhere (a loop)"
 rm cvm.lock
 
+# --- Finding 17: an empty --tag is refused as usage, nothing written.
+expect_rc 2 "$CVM" export --oci "$T/image" 12.4 --tag ''
+assert_contains "$ERR" "--tag is empty"
+[[ ! -e $T/image ]] || fail "export --tag '' wrote $T/image"
 echo "PASS: issue 33's command-line findings"
