@@ -63,8 +63,14 @@ std::optional<int> answer_internal(const CLI::App& app, const std::vector<std::s
         }
         try {
             platform::write_output_file(fs::u8path(args[1]), page);
-        } catch (const std::exception&) {
-            note("__man: cannot write " + args[1] + "; check the folder exists and is writable");
+        } catch (const std::exception& e) {
+            auto* fe = dynamic_cast<const fs::filesystem_error*>(&e);
+            if (fe && fe->code() == std::errc::no_such_device_or_address)
+                note("__man: cannot write " + args[1] +
+                     ": nothing reads that FIFO; start its reader first");
+            else
+                note("__man: cannot write " + args[1] +
+                     "; check the folder exists and is writable");
             return 1;
         }
         return 0;

@@ -40,6 +40,9 @@ assert_contains "$(cat "$T/from-fifo")" "CUDA_PATH"
 expect_rc 1 timeout 60 "$CVM" script 12.4 --shell bash -o "$T/fifo"
 assert_contains "$ERR" "nothing reads that FIFO"
 [[ -p $T/fifo ]] || fail "cvm script -o replaced an unread FIFO"
+expect_rc 1 timeout 60 "$CVM" __man "$T/fifo"
+assert_contains "$ERR" "nothing reads that FIFO"
+[[ -p $T/fifo ]] || fail "cvm __man replaced an unread FIFO"
 
 # A socket is refused (usage), and stays.
 python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$T/sock"
