@@ -67,7 +67,10 @@ Completion complete_words(const CommandModel& root, std::vector<std::string> wor
 std::string completion_answer(const CLI::App& app, const std::vector<std::string>& words);
 
 // The script a shell sources: bash, zsh, fish, pwsh (also "powershell"). Empty for others.
-std::string completion_script(const std::string& shell);
+// With `exe` (cvm init's), the script runs that cvm, quoted for the shell, rather than the first
+// `cvm` on PATH, which may be a project's bin/cvm (issue 33); without it (`cvm completions`, the
+// packaged files), `cvm` as PATH finds it. shell_quote's ShellError for an `exe` it cannot carry.
+std::string completion_script(const std::string& shell, const std::string& exe = {});
 
 // `cvm completions SHELL`.
 void register_completions(CLI::App& app);

@@ -6,6 +6,7 @@
 
 #include "cli/completion.h"
 #include "cli/context.h"
+#include "core/shell.h"
 
 namespace cvm::cli {
 
@@ -107,11 +108,21 @@ Register-ArgumentCompleter -Native -CommandName cvm -ScriptBlock {
 
 } // namespace
 
-std::string completion_script(const std::string& shell) {
-    if (shell == "bash") return kBash;
-    if (shell == "zsh") return kZsh;
-    if (shell == "fish") return kFish;
-    if (shell == "powershell" || shell == "pwsh") return kPowerShell;
+std::string completion_script(const std::string& shell, const std::string& exe) {
+    auto with_exe = [&](const char* text, Shell sh, const std::string& call) {
+        std::string s = text;
+        if (exe.empty()) return s;
+        std::string by_path = call + "cvm __complete";
+        std::string own = call + shell_quote(sh, exe) + " __complete";
+        for (auto at = s.find(by_path); at != std::string::npos;
+             at = s.find(by_path, at + own.size()))
+            s.replace(at, by_path.size(), own);
+        return s;
+    };
+    if (shell == "bash") return with_exe(kBash, Shell::Bash, "command ");
+    if (shell == "zsh") return with_exe(kZsh, Shell::Zsh, "command ");
+    if (shell == "fish") return with_exe(kFish, Shell::Fish, "command ");
+    if (shell == "powershell" || shell == "pwsh") return with_exe(kPowerShell, Shell::Pwsh, "& ");
     return {};
 }
 

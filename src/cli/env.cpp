@@ -53,15 +53,23 @@ std::vector<EnvChange> activation_changes(const Store& store, const Resolved& r,
 }
 
 // A new file renamed into place: a link already at that name (activate_cuda124.sh -> ~/.bashrc
-// in a cloned project) is replaced, never written through.
+// in a cloned project) is replaced, never written through. A FIFO or a character device
+// (/dev/null) is written to, never replaced (issue 33); a block device or a socket is refused.
 void write_file(const fs::path& file, const std::string& text) {
     std::error_code ec;
     if (fs::is_directory(fs::symlink_status(file, ec)))
         throw Failure("script: cannot write " + file.u8string() +
                       ": it is a folder; give another name with -o FILE");
+    std::string refusal = platform::output_refusal(file);
+    if (!refusal.empty() && refusal != "a folder")
+        throw UsageError("script: cannot write " + file.u8string() + ": it is " + refusal +
+                         "; give a file name with -o FILE, or -o - for standard output");
     try {
-        platform::write_file_atomically(file, text);
+        platform::write_output_file(file, text);
     } catch (const fs::filesystem_error& e) {
+        if (e.code() == std::errc::no_such_device_or_address)
+            throw Failure("script: cannot write " + file.u8string() +
+                          ": nothing reads that FIFO; start its reader first, or use -o -");
         throw Failure("script: " + system_error_line(e));
     }
 }
@@ -156,7 +164,7 @@ void register_script_command(CLI::App& app) {
 
         std::string target =
             output->empty() ? script_file_name(sh, layout.toolkit_version) : *output;
-        bool to_stdout = target == "-";
+        bool to_stdout = target == "-" || target == "/dev/stdout";
 
         ActivationScript s;
         s.active = r.active();
@@ -227,7 +235,7 @@ void register_init_command(CLI::App& app) {
                 o.watched.push_back((layer / kind).u8string());
         o.stamp_dir = (store.cache_dir() / "hook").u8string();
         try {
-            print_text(render_init(*sh, o) + completion_script(shell_name(*sh)));
+            print_text(render_init(*sh, o) + completion_script(shell_name(*sh), o.exe));
         } catch (const ShellError& e) {
             throw UsageError(std::string("init: ") + e.what());
         }

@@ -140,7 +140,7 @@ void register_export(CLI::App& app) {
                "write an OCI image layout into DIR (made when absent or empty, else added to): the "
                "selection under /opt/cvm, its environment in the image's config")
             ->type_name("DIR");
-    cmd->add_option(
+    auto* tag = cmd->add_option(
            "--tag", a->tag,
            "the image's tag (default: made from the ids, e.g. cuda12.4.1-cudnn9.1.0.70-cuda12)")
         ->type_name("NAME");
@@ -153,7 +153,12 @@ void register_export(CLI::App& app) {
     cmd->add_flag("--runtime", a->runtime,
                   "leave out the compiler, headers, static libraries and samples");
     cmd->add_flag("--json", a->json, "print one JSON document");
-    cmd->callback([a, oci] {
+    cmd->callback([a, oci, tag] {
+        // `--tag ''` would otherwise fall back to the default tag without a word (issue 33).
+        if (tag->count() > 0 && a->tag.empty())
+            throw UsageError("export: --tag is empty; give a tag (e.g. --tag cuda12.4) or leave "
+                             "--tag out for the one made from the ids",
+                             "usage");
         if (oci->count() > 0) {
             export_oci(*a, quiet_flag());
             return;

@@ -13,6 +13,7 @@
 #include "install/progress.h"
 #include "install/sha256.h"
 #include "install/store_install.h"
+#include "platform/platform.h"
 #include "registry/registry.h"
 
 namespace cvm::cli {
@@ -245,6 +246,15 @@ run_install(const InstallArgs& a, install::StoreInstaller& installer, const Stor
             results.push_back(installer.install_url(x, a.sha256));
         } else if (fs::is_regular_file(fs::u8path(x), ec)) {
             results.push_back(installer.install_file(fs::u8path(x)));
+        } else if (auto type = fs::status(fs::u8path(x), ec).type();
+                   type == fs::file_type::fifo || type == fs::file_type::character ||
+                   type == fs::file_type::block || type == fs::file_type::socket) {
+            // Never opened (a FIFO would wait for a writer, /dev/zero never ends); named for what
+            // it is rather than "does not exist" (issue 33).
+            throw UsageError("install: " + printable(x) + " is " +
+                             platform::file_type_text(fs::u8path(x)) +
+                             ", not an archive or installer file; give the path of a downloaded "
+                             "archive or installer");
         } else if (looks_like_archive_name(x)) {
             throw UsageError("install: " + printable(x) + " does not exist");
         } else if (auto nccl =

@@ -50,14 +50,27 @@ std::optional<int> answer_internal(const CLI::App& app, const std::vector<std::s
             return 2;
         }
         std::string page = render_man(describe(app));
-        if (args.size() == 1) {
+        if (args.size() == 1 || args[1] == "-" || args[1] == "/dev/stdout") {
             std::fputs(page.c_str(), stdout);
             return 0;
         }
+        // As `cvm script -o`: a link is replaced, never written through; a FIFO or a character
+        // device is written to, never replaced; a block device or a socket is refused (issue 33).
+        std::string refusal = platform::output_refusal(fs::u8path(args[1]));
+        if (!refusal.empty() && refusal != "a folder") {
+            note("__man: cannot write " + args[1] + ": it is " + refusal + "; name a file");
+            return 2;
+        }
         try {
-            platform::write_file_atomically(fs::u8path(args[1]), page); // never through a link
-        } catch (const std::exception&) {
-            note("__man: cannot write " + args[1] + "; check the folder exists and is writable");
+            platform::write_output_file(fs::u8path(args[1]), page);
+        } catch (const std::exception& e) {
+            auto* fe = dynamic_cast<const fs::filesystem_error*>(&e);
+            if (fe && fe->code() == std::errc::no_such_device_or_address)
+                note("__man: cannot write " + args[1] +
+                     ": nothing reads that FIFO; start its reader first");
+            else
+                note("__man: cannot write " + args[1] +
+                     "; check the folder exists and is writable");
             return 1;
         }
         return 0;

@@ -20,6 +20,18 @@ std::vector<install::InstallResult> install_locked(install::StoreInstaller& inst
     if (!file)
         throw UsageError("install --locked: no .cudaversion in " + cwd.u8string() +
                          " or above, so no cvm.lock; run it in the project's folder");
+    if (!fs::exists(*file, ec) && fs::is_symlink(fs::symlink_status(*file, ec))) {
+        // A link that leads nowhere is not "no cvm.lock" (issue 33).
+        std::error_code why;
+        bool loop = !fs::exists(fs::status(*file, why)) &&
+                    why == std::errc::too_many_symbolic_link_levels;
+        throw UsageError("install --locked: " + file->u8string() +
+                         (loop
+                              ? " is a link that leads nowhere (a loop)"
+                              : " is a link to " + fs::read_symlink(*file, ec).u8string() +
+                                    ", which does not exist") +
+                         "; remove it and run `cvm lock` where the toolchain is installed");
+    }
     if (!fs::exists(*file, ec))
         throw UsageError("install --locked: there is no " + file->u8string() +
                          "; run `cvm lock` where the toolchain is installed and commit cvm.lock");

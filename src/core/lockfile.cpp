@@ -1,6 +1,7 @@
 #include "core/lockfile.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 #include <system_error>
@@ -284,6 +285,10 @@ Lockfile read_lockfile(const fs::path& file) {
     if (read.too_large)
         throw LockfileError(file.u8string() +
                             " is larger than 1 MiB, not a cvm.lock; remove it and run `cvm lock` "
+                            "in the project");
+    if (read.error == ELOOP)
+        throw LockfileError(file.u8string() +
+                            " is a link that leads nowhere (a loop); remove it and run `cvm lock` "
                             "in the project");
     if (read.error)
         throw LockfileError("cannot read " + file.u8string() + ": " +

@@ -129,6 +129,67 @@ void write_file_atomically(const fs::path& file, std::string_view text) {
     }
 }
 
+namespace {
+
+// Whether `file`, or a link on the way from it to what it names, lies in /proc (Linux): /dev/stdout
+// -> /proc/self/fd/1, /dev/fd/2 (whose folder is /proc/self/fd).
+bool reached_through_proc(fs::path p) {
+    if (host_os() != Os::Linux) return false;
+    for (int hops = 0; hops < 40; ++hops) {
+        std::error_code ec;
+        fs::path folder = fs::weakly_canonical(fs::absolute(p, ec).parent_path(), ec);
+        if (ec) return false;
+        auto part = folder.begin();
+        if (part != folder.end() && *part == "/" && ++part != folder.end() && *part == "proc")
+            return true;
+        if (!fs::is_symlink(fs::symlink_status(p, ec))) return false;
+        fs::path next = fs::read_symlink(p, ec);
+        if (ec) return false;
+        p = next.is_absolute() ? next : p.parent_path() / next;
+    }
+    return false;
+}
+
+} // namespace
+
+std::string output_refusal(const fs::path& file) {
+    std::error_code ec;
+    switch (fs::status(file, ec).type()) {
+    case fs::file_type::directory:
+        return "a folder";
+    case fs::file_type::block:
+        return "a block device";
+    case fs::file_type::socket:
+        return "a socket";
+    default:
+        return {};
+    }
+}
+
+void write_output_file(const fs::path& file, std::string_view text) {
+    std::error_code ec;
+    auto type = fs::status(file, ec).type();
+    if (type != fs::file_type::fifo && type != fs::file_type::character &&
+        !reached_through_proc(file)) {
+        write_file_atomically(file, text);
+        return;
+    }
+    int err = 0;
+    std::FILE* f = open_existing_file(file, err);
+    if (!f)
+        throw fs::filesystem_error("cannot write", file,
+                                   std::error_code(err, std::generic_category()));
+    errno = 0;
+    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    ok = std::fflush(f) == 0 && ok;
+    err = errno;
+    ok = std::fclose(f) == 0 && ok;
+    if (!ok)
+        throw fs::filesystem_error("cannot write", file,
+                                   std::error_code(err ? err : (errno ? errno : EIO),
+                                                   std::generic_category()));
+}
+
 FileLock::FileLock(FileLock&& other) noexcept : handle_(other.handle_) {
     other.handle_ = -1;
 }

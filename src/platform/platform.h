@@ -79,6 +79,17 @@ std::optional<std::string> read_file(const std::string& utf8_path,
 // the temporary file is removed and a std::filesystem::filesystem_error naming `file` (never the
 // temporary name) is thrown, with the system's error code.
 void write_file_atomically(const fs::path& file, std::string_view text);
+// Writes `text` to a file a user named for output (`cvm script -o FILE`, `cvm __man FILE`), never
+// replacing what is not a regular file: a FIFO or a character device (/dev/null, a terminal),
+// reached through links or not, is written to as it is, and so is what a link into /proc leads to
+// (/dev/stderr, /proc/self/fd/N: such a link is an open file's, not a file of its own). Anything
+// else goes to write_file_atomically (a link to a regular file is replaced by a new file). Callers
+// refuse folders, block devices and sockets first (output_refusal). Throws as
+// write_file_atomically does.
+void write_output_file(const fs::path& file, std::string_view text);
+// Why write_output_file must not write to `file`: "a folder", "a block device", "a socket"
+// (links followed); empty when it may.
+std::string output_refusal(const fs::path& file);
 
 namespace win {
 struct SecurityVerdict; // windows/security.h

@@ -81,7 +81,9 @@ expect_rc 2 "$CVM" completions
 assert_eq "$ERR" "cvm completions: missing SHELL; e.g. cvm completions bash"
 # cvm init carries the same script.
 expect_rc 0 "$CVM" init bash
-assert_contains "$OUT" "$("$CVM" completions bash)"
+# ... with cvm's own absolute path where `cvm completions` runs `cvm` from PATH (issue 33).
+self=$(readlink -f "$CVM")
+assert_contains "$OUT" "$("$CVM" completions bash | sed "s|command cvm __complete|command '$self' __complete|")"
 if command -v bash > /dev/null; then bash -n <("$CVM" completions bash) || fail "the bash script does not parse"; fi
 if command -v zsh > /dev/null; then zsh -n <("$CVM" completions zsh) || fail "the zsh script does not parse"; fi
 if command -v fish > /dev/null; then fish -n <("$CVM" completions fish) || fail "the fish script does not parse"; fi

@@ -274,6 +274,29 @@ std::FILE* open_new_file(const fs::path& tmp, int& error) {
     return f;
 }
 
+std::FILE* open_existing_file(const fs::path& file, int& error) {
+    int fd = ::open(file.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st {};
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) {
+        error = errno ? errno : EIO;
+        ::close(fd);
+        return nullptr;
+    }
+    // Opened without waiting for a FIFO's reader; written waiting as any writer does.
+    int flags = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        error = errno ? errno : EIO;
+        if (fd >= 0) ::close(fd);
+        return nullptr;
+    }
+    std::FILE* f = fdopen(fd, "wb");
+    if (!f) {
+        error = errno ? errno : EIO;
+        ::close(fd);
+    }
+    return f;
+}
+
 fs::path self_path_for_identity() {
     // stat() follows this link to the running program without building its path (readlink does).
     return fs::path("/proc/self/exe");

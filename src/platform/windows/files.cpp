@@ -295,6 +295,12 @@ std::FILE* open_new_file(const fs::path& tmp, int& error) {
     return f;
 }
 
+std::FILE* open_existing_file(const fs::path& file, int& error) {
+    std::FILE* f = _wfopen(file.wstring().c_str(), L"wb");
+    if (!f) error = errno ? errno : EIO;
+    return f;
+}
+
 fs::path self_path_for_identity() {
     return current_exe();
 }

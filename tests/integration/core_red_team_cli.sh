@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Issue 33 ("Export, scripts and compilers never act for another user"): its command-line
+# findings, each driving the real cvm, each section headed by its finding's number.
+source "$(dirname "$0")/lib.sh"
+T=$TEST_TMP
+READER=
+stop_reader() {
+    if [[ -n $READER ]]; then kill "$READER" 2>/dev/null || true; fi
+    cleanup_test_tmp
+}
+trap stop_reader EXIT
+make_toolkit "$T/cuda-12.4" 12.4.1
+"$CVM" import "$T/cuda-12.4" 2>/dev/null || fail "import"
+mkdir -p "$T/p"
+cd "$T/p"
+
+# --- Finding 4: `cvm script -o` writes to a device, a FIFO or a /proc link, never replaces it.
+# A character device (/dev/null's numbers, made here: the machine's own is left alone), and a
+# link to it.
+mknod "$T/null" c 1 3 || skip "cannot make a device node here"
+expect_rc 0 "$CVM" script 12.4 --shell bash -o "$T/null"
+[[ -c $T/null ]] || fail "cvm script -o replaced a device with $(stat -c %F "$T/null")"
+ln -s "$T/null" to-null
+expect_rc 0 "$CVM" script 12.4 --shell bash -o to-null
+[[ -L to-null && -c $T/null ]] || fail "cvm script -o replaced a link to a device"
+expect_rc 0 "$CVM" __man "$T/null"
+[[ -c $T/null ]] || fail "cvm __man replaced a device"
+
+# A FIFO: what a reader gets is the script, and the FIFO stays.
+mkfifo "$T/fifo"
+cat "$T/fifo" > "$T/from-fifo" &
+READER=$!
+expect_rc 0 timeout 60 "$CVM" script 12.4 --shell bash -o "$T/fifo"
+reader_done() { ! kill -0 "$READER" 2>/dev/null; }
+wait_until 30 reader_done || fail "the FIFO's reader got no end of file: cvm did not write to it"
+READER=
+[[ -p $T/fifo ]] || fail "cvm script -o replaced a FIFO with $(stat -c %F "$T/fifo")"
+assert_contains "$(cat "$T/from-fifo")" "CUDA_PATH"
+# With nobody reading it: one line at once, no wait, the FIFO left as it is.
+expect_rc 1 timeout 60 "$CVM" script 12.4 --shell bash -o "$T/fifo"
+assert_contains "$ERR" "nothing reads that FIFO"
+[[ -p $T/fifo ]] || fail "cvm script -o replaced an unread FIFO"
+expect_rc 1 timeout 60 "$CVM" __man "$T/fifo"
+assert_contains "$ERR" "nothing reads that FIFO"
+[[ -p $T/fifo ]] || fail "cvm __man replaced an unread FIFO"
+
+# A socket is refused (usage), and stays.
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$T/sock"
+expect_rc 2 "$CVM" script 12.4 --shell bash -o "$T/sock"
+assert_contains "$ERR" "cannot write $T/sock: it is a socket"
+[[ -S $T/sock ]] || fail "cvm script -o replaced a socket"
+
+# A /proc/self/fd link: written through, to what the descriptor is.
+expect_rc 0 "$CVM" script 12.4 --shell bash -o /dev/fd/3 3> "$T/fd3.sh"
+assert_contains "$(cat "$T/fd3.sh")" "CUDA_PATH"
+
+# `-o -` and `-o /dev/stdout`: the script on standard output (last: the old code replaced
+# /dev/stdout itself, which is put back before failing).
+expect_rc 0 "$CVM" script 12.4 --shell bash -o -
+assert_contains "$OUT" "CUDA_PATH"
+expect_rc 0 "$CVM" script 12.4 --shell bash -o /dev/stdout
+if [[ ! -L /dev/stdout ]]; then
+    rm -f /dev/stdout && ln -s /proc/self/fd/1 /dev/stdout
+    fail "cvm script -o /dev/stdout replaced /dev/stdout (put back)"
+fi
+assert_contains "$OUT" "CUDA_PATH"
+expect_rc 0 "$CVM" __man -
+assert_contains "$OUT" ".TH"
+
+# --- Finding 12: the completion `cvm init` loads runs cvm by its absolute path, never a
+# project's bin/cvm that comes first on PATH.
+mkdir -p "$T/project/bin"
+printf '#!/bin/sh\necho "$*" >> %q\n' "$T/fake-ran" > "$T/project/bin/cvm"
+chmod 0755 "$T/project/bin/cvm"
+self=$(readlink -f "$CVM")
+for sh in bash zsh fish; do
+    init=$("$CVM" init "$sh")
+    assert_not_contains "$init" "command cvm __complete" "cvm init $sh"
+    assert_contains "$init" "command '$self' __complete" "cvm init $sh"
+done
+# Real bash completion of `cvm us`, with the fake cvm first on PATH.
+words=$(PATH="$CVM_BIN:$PATH" bash --noprofile --norc -c '
+    eval "$(cvm init bash)"
+    PATH="$1:$PATH"
+    COMP_WORDS=(cvm us) COMP_CWORD=1 COMP_LINE="cvm us" COMP_POINT=6
+    _cvm_complete cvm us cvm
+    printf "%s\n" "${COMPREPLY[@]}"' _ "$T/project/bin")
+assert_contains "$words" "use" "bash completion of 'cvm us'"
+[[ ! -e $T/fake-ran ]] || fail "bash completion ran the project's bin/cvm: $(cat "$T/fake-ran")"
+# And fish's, through `complete -C`.
+words=$(PATH="$CVM_BIN:$PATH" fish --no-config -c '
+    cvm init fish | source
+    set -x PATH $argv[1] $PATH
+    complete -C "cvm us"' "$T/project/bin")
+assert_contains "$words" "use" "fish completion of 'cvm us'"
+[[ ! -e $T/fake-ran ]] || fail "fish completion ran the project's bin/cvm: $(cat "$T/fake-ran")"
+
+# --- Finding 13: `cvm install` of a FIFO or a link to a device says what it is, exit 2, at once.
+mkfifo "$T/in.fifo"
+expect_rc 2 timeout 60 "$CVM" install "$T/in.fifo"
+assert_contains "$ERR" "$T/in.fifo is a FIFO, not an archive or installer file"
+ln -s /dev/zero "$T/zero.tar.gz"
+expect_rc 2 timeout 60 "$CVM" install "$T/zero.tar.gz"
+assert_contains "$ERR" "$T/zero.tar.gz is a device, not an archive or installer file"
+
+# --- Finding 16: a cvm.lock that links to itself is a loop, not "no cvm.lock" (exit 2).
+expect_rc 0 "$CVM" use 12.4
+ln -s cvm.lock cvm.lock
+expect_rc 2 timeout 60 "$CVM" install --locked
+assert_contains "$ERR" "cvm.lock is a link that leads nowhere (a loop)"
+expect_rc 2 "$CVM" lock --check
+assert_contains "$ERR" "cvm.lock is a link that leads nowhere (a loop)"
+rm cvm.lock
+
+# --- Finding 17: an empty --tag is refused as usage, nothing written.
+expect_rc 2 "$CVM" export --oci "$T/image" 12.4 --tag ''
+assert_contains "$ERR" "--tag is empty"
+[[ ! -e $T/image ]] || fail "export --tag '' wrote $T/image"
+echo "PASS: issue 33's command-line findings"
