@@ -81,6 +81,8 @@ std::string encode_hook_state(const HookState& state) {
             out += ",a," + escape(a);
         for (const auto& [entry, anchor] : v.removed)
             out += ",r," + escape(entry) + "," + escape(anchor);
+        if (v.old_text) out += ",o," + escape(*v.old_text);
+        if (v.new_text) out += ",n," + escape(*v.new_text);
     }
     return out;
 }
@@ -120,6 +122,11 @@ std::optional<HookState> decode_hook_state(std::string_view text) {
                     if (!e) return std::nullopt;
                     v.added.push_back(*e);
                     i += 2;
+                } else if ((f[i] == "o" || f[i] == "n") && i + 1 < f.size()) {
+                    auto t = unescape(f[i + 1]);
+                    if (!t) return std::nullopt;
+                    (f[i] == "o" ? v.old_text : v.new_text) = *t;
+                    i += 2;
                 } else if (f[i] == "r" && i + 2 < f.size()) {
                     auto e = unescape(f[i + 1]), anchor = unescape(f[i + 2]);
                     if (!e || !anchor) return std::nullopt;
@@ -144,6 +151,11 @@ std::vector<EnvChange> undo_hook(const HookState& state, const EnvLookup& curren
         auto now = current(v.name);
         if (!v.list) {
             if (now == v.new_value && now != v.old_value) out.push_back({v.name, v.old_value});
+            continue;
+        }
+        if (v.new_text && now == v.new_text) { // untouched since: the old text as it was
+            std::optional<std::string> value = v.was_unset ? std::nullopt : v.old_text;
+            if (value != now) out.push_back({v.name, value});
             continue;
         }
         auto items = entries_of(now, os);
@@ -184,6 +196,8 @@ HookState record_hook(const std::string& active, const std::vector<EnvChange>& c
         }
         v.list = true;
         v.was_unset = !old.has_value();
+        v.old_text = old;
+        v.new_text = c.value;
         auto old_items = entries_of(old, os);
         auto new_items = entries_of(c.value, os);
         // A multiset difference: each old entry matches at most one new entry.

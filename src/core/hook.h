@@ -29,6 +29,10 @@ struct HookVar {
     std::vector<std::string> added;
     std::vector<std::pair<std::string, std::string>> removed;
     bool was_unset = false;
+    // Lists: the whole value before (when set) and the one the hook set. While the variable still
+    // holds what the hook set, undoing gives back the old text byte for byte (`:/usr/bin::/bin:`
+    // keeps its empty entries); once the user changed it, the entries above are undone instead.
+    std::optional<std::string> old_text, new_text;
 };
 
 struct HookState {

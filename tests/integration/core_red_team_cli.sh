@@ -116,4 +116,22 @@ rm cvm.lock
 expect_rc 2 "$CVM" export --oci "$T/image" 12.4 --tag ''
 assert_contains "$ERR" "--tag is empty"
 [[ ! -e $T/image ]] || fail "export --tag '' wrote $T/image"
+# --- Finding 14: entering and leaving a project through the prompt hook gives PATH and
+# LD_LIBRARY_PATH back byte for byte, empty entries and all (bash, as at a prompt).
+cd "$T"
+cat > "$T/hook.sh" <<EOS
+eval "\$("$CVM" init bash)"
+PATH=":\$(dirname "$(command -v bash)")::/usr/bin:/bin:"
+export LD_LIBRARY_PATH="/opt/x::"
+before="\$PATH|\$LD_LIBRARY_PATH"
+cd "$T/p" && _cvm_hook
+[[ \$PATH == *"$T/cuda-12.4/bin"* ]] || { echo "the hook did not apply 12.4: \$PATH"; exit 1; }
+cd "$T" && _cvm_hook
+after="\$PATH|\$LD_LIBRARY_PATH"
+[[ \$after == "\$before" ]] || { echo "restored [\$after], was [\$before]"; exit 1; }
+echo restored
+EOS
+OUT=$(env -u CVM_VERSION -u _CVM_HOOK -u _CVM_SAVED bash --norc "$T/hook.sh" 2>&1) ||
+    fail "bash with the hook: $OUT"
+assert_eq "$OUT" restored
 echo "PASS: issue 33's command-line findings"

@@ -143,3 +143,23 @@ TEST_CASE("Windows lists are split on semicolons", "[hook]") {
     apply_edits(env, undo_hook(state, lookup(env), Os::Windows));
     CHECK(env["PATH"] == "C:\\Windows;D:\\other\\CUDA\\v10.0\\bin;E:\\mine");
 }
+
+TEST_CASE("leaving gives back a list's text byte for byte while it is as the hook left it",
+          "[hook]") {
+    Env env{{"PATH", ":/usr/bin::/bin:"}, {"LD_LIBRARY_PATH", ""}};
+    std::vector<EnvChange> changes{{"PATH", std::string("/cuda/bin:/usr/bin:/bin")},
+                                   {"LD_LIBRARY_PATH", std::string("/cuda/lib64")}};
+    auto state = record_hook("12.4.1", changes, lookup(env), Os::Linux);
+    auto text = encode_hook_state(state);
+    auto back = decode_hook_state(text);
+    REQUIRE(back);
+    CHECK(encode_hook_state(*back) == text);
+    Env entered = env;
+    apply_edits(entered, changes);
+    Env left = entered;
+    apply_edits(left, undo_hook(*back, lookup(entered), Os::Linux));
+    CHECK(left == env);
+    // A record of an older cvm (no whole texts) still undoes entry by entry.
+    std::string old_text = text.substr(0, text.find(",o,"));
+    CHECK(decode_hook_state(old_text).has_value());
+}
