@@ -18,6 +18,7 @@
 #include "core/config.h"
 #include "core/entry_trust.h"
 #include "core/environment.h"
+#include "core/error_line.h"
 #include "core/host_compiler_choice.h"
 #include "core/selection.h"
 #include "core/shims.h"
@@ -255,6 +256,6 @@ int main(int argc, char** argv) {
     } catch (const ConfigError& e) {
         fail(2, e.what());
     } catch (const std::exception& e) {
-        fail(1, e.what());
+        fail(1, error_text(e)); // a full store: the path and what to do, no staging name
     }
 }

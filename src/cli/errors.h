@@ -9,15 +9,13 @@
 #include <system_error>
 #include <vector>
 
+#include "core/error_line.h"
+
 namespace cvm::cli {
 
-// "cannot create the folder /x: permission denied; check the permissions of /x's parent, or set
-// CVM_ROOT to a folder you own". Paths in the store ($CVM_ROOT) name CVM_ROOT in the advice.
-std::string system_error_line(const std::system_error& error);
-
-// system_error_line for a std::system_error (std::filesystem::filesystem_error included), else
-// the exception's own message (cvm's exceptions carry finished sentences).
-std::string error_text(const std::exception& error);
+// system_error_line and error_text: core/error_line.h, shared with the shim and the hook.
+using cvm::error_text;
+using cvm::system_error_line;
 
 // Whether the command line (without the program name) asks for JSON: a `--json` before any
 // `--`, for any command but exec (whose words after its own options belong to the program).

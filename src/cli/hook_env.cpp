@@ -110,7 +110,7 @@ std::vector<EnvChange> hook_changes(const Store& store, std::string& problem) {
         problem = e.what();
         not_installed = e.code() == "not_installed";
     } catch (const std::exception& e) {
-        problem = e.what();
+        problem = error_text(e);
     }
     if (!problem.empty() && !not_installed) {
         problem += " (the environment stays as it is)";
@@ -220,7 +220,7 @@ void register_hook_env(CLI::App& app) {
             Store store = open_store();
             print_text(render_assignments(*sh, hook_changes(store, problem)));
         } catch (const std::exception& e) {
-            problem = std::string(e.what()) + " (the environment stays as it is)";
+            problem = error_text(e) + " (the environment stays as it is)";
         }
         say_once(cache, *pid, problem);
     });

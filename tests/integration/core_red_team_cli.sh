@@ -134,4 +134,33 @@ EOS
 OUT=$(env -u CVM_VERSION -u _CVM_HOOK -u _CVM_SAVED bash --norc "$T/hook.sh" 2>&1) ||
     fail "bash with the hook: $OUT"
 assert_eq "$OUT" restored
+# --- Finding 11: a full store. The shim and the prompt hook say what `cvm env` says (the folder,
+# "the disk is full", what to do), never a library's text or a staging name.
+SMALL="$T/small"
+mkdir -p "$SMALL"
+if mount -t tmpfs -o size=1m tmpfs "$SMALL" 2> /dev/null; then
+    trap 'umount "$SMALL" 2>/dev/null || true; stop_reader' EXIT
+    make_cudnn "$T/cudnn-9.1" 9.1.0
+    mkdir -p "$T/full"
+    (
+        export CVM_ROOT="$SMALL/root"
+        cd "$T/full"
+        "$CVM" import "$T/cuda-12.4" 2>/dev/null || fail "import into the small store"
+        "$CVM" import --cuda 12 "$T/cudnn-9.1" 2>/dev/null || fail "import cuDNN into the small store"
+        "$CVM" use 12.4+9.1 2>/dev/null || fail "use"
+        dd if=/dev/zero of="$SMALL/filler" bs=4k 2>/dev/null || true # the disk is full now
+        expect_rc 1 "$CVM_ROOT/shims/nvcc" --version
+        assert_contains "$ERR" "the disk is full"
+        assert_not_contains "$ERR" ".staging"
+        assert_not_contains "$ERR" "filesystem error"
+        expect_rc 0 "$CVM" hook-env --shell bash
+        assert_contains "$ERR" "the disk is full"
+        assert_not_contains "$ERR" ".staging"
+        assert_not_contains "$ERR" "filesystem error"
+    ) || exit 1
+    umount "$SMALL"
+    trap stop_reader EXIT
+else
+    echo "note: cannot mount a tmpfs here; finding 11 is not checked" >&2
+fi
 echo "PASS: issue 33's command-line findings"
