@@ -5,6 +5,7 @@
 #include <set>
 
 #include "cli/commands.h"
+#include "core/entry_trust.h"
 #include "cli/context.h"
 #include "cli/errors.h"
 #include "core/config.h"
@@ -67,6 +68,18 @@ std::string toolkit_stamp(const fs::path& dir) {
     return {};
 }
 
+// An import another user could change is registered (the user may fix its owner or mode), but
+// said at once, as `cvm list` and `cvm use` will: nothing of it is run or loaded until then.
+void warn_untrusted(const Store& store, Kind kind, const std::string& id) {
+    try {
+        if (auto e = store.find(kind, id))
+            if (std::string doubt = entry_doubt_text(*e); !doubt.empty())
+                note("warning: " + doubt + "; cvm runs and loads nothing of " +
+                     std::string(kind_dir(kind)) + " " + id + " until then");
+    } catch (const std::exception&) {
+    }
+}
+
 // Registers one entry (with the links of its assembled root, if any), or says it is already
 // there. Returns true when something was added.
 bool register_entry(const Store& store, Entry e, ImportRun& run, const std::vector<RootLink>& plan = {}) {
@@ -109,6 +122,7 @@ bool register_entry(const Store& store, Entry e, ImportRun& run, const std::vect
     }
     store.add_imported(e, false, plan);
     note("imported " + what + " from " + source_of(e).u8string() + where);
+    warn_untrusted(store, e.kind, e.id);
     run.record(e, source_of(e), "imported");
     return true;
 }

@@ -92,6 +92,15 @@ std::optional<DpkgNccl> dpkg_record(const fs::path& usr, const Version& version)
     return std::nullopt;
 }
 
+bool plausible_release(const Version& v) {
+    return v.major() >= 1 && v.major() <= 99 && v.minor() <= 999 &&
+           (v.parts.size() < 3 || v.parts[2] <= 999);
+}
+
+bool plausible_cuda(const Version& v) {
+    return v.major() >= 7 && v.major() <= 99 && v.minor() <= 99;
+}
+
 // A wheel's dist-info beside its nvidia/nccl folder: nvidia_nccl_cu12-2.21.5.dist-info.
 std::optional<NcclNameInfo> wheel_record(const fs::path& nccl_dir) {
     if (nccl_dir.filename() != "nccl" || nccl_dir.parent_path().filename() != "nvidia")
@@ -138,6 +147,12 @@ NcclImport import_found(const Found& f, platform::Os os,
             "import: " + f.library.u8string() +
             " does not say which NCCL it is (no \"NCCL version\" text in it) and no nccl.h "
             "beside it does; reinstall NCCL");
+    // No NCCL is 0.x or 9999.x, nor built for a CUDA 9999: a library that says so is not one
+    // NVIDIA made, whatever its file is called.
+    if (!plausible_release(*version) || (cuda && !plausible_cuda(*cuda)))
+        throw NcclImportError("import: " + f.library.u8string() + " says \"" +
+                              (banner ? banner->text : "NCCL " + version->str()) +
+                              "\", which is no NCCL release; reinstall NCCL");
     NcclImport out;
     if (auto named = nccl_info_from_name(f.root.filename().u8string());
         named && named->version != *version)
@@ -148,6 +163,18 @@ NcclImport import_found(const Found& f, platform::Os os,
                        (f.include_dir / "nccl.h").u8string() + " is NCCL " + header->str() +
                        " but " + f.library.u8string() + " is NCCL " + version->str() +
                        ": programs built here would not match the library; reinstall NCCL";
+    // A wheel's record names the release pip installed; a library that says another was put
+    // there since (by hand, by another package) and is what programs load.
+    if (auto wheel = wheel_record(f.root);
+        wheel && banner &&
+        (wheel->version != *version || (wheel->cuda && cuda && wheel->cuda->major() != cuda->major())))
+        out.warning += std::string(out.warning.empty() ? "" : "; ") + "the wheel's record says NCCL " +
+                       wheel->version.str() +
+                       (wheel->cuda ? " for CUDA " + wheel->cuda->str() : std::string()) + " but " +
+                       f.library.u8string() + " says \"" + banner->text +
+                       "\": its files are not the wheel's; reinstall it (pip install "
+                       "--force-reinstall nvidia-nccl-cu" +
+                       (wheel->cuda ? std::to_string(wheel->cuda->major()) : std::string("XX")) + ")";
     if (cuda && cuda_override && cuda->major() != cuda_override->major())
         throw NcclCudaConflict(
             "import: --cuda " + cuda_override->str() + " contradicts the NCCL in " + where + ": " +

@@ -37,6 +37,38 @@ CVM_ROOT="$TEST_TMP/s4" expect_rc 2 "$CVM" import --cuda 13 "$dl/nccl_2.20.3-1+c
 assert_contains "$ERR" "--cuda 13 contradicts the NCCL in"
 [[ ! -e $TEST_TMP/s4/nccl ]] || fail "a refused import registered something"
 
+# Issue 33, finding 15. A wheel whose library is not the release its record names: imported as
+# the library says, with a warning naming both and the reinstall.
+site2="$TEST_TMP/py2/site-packages"
+mkdir -p "$site2"
+$MK nccl-wheel "$TEST_TMP/w2.whl" --version 2.28.9 --cuda 12.4 --banner-version 2.21.5 --header-version 2.21.5 --project nvidia-nccl-cu13
+(cd "$site2" && python3 -m zipfile -e "$TEST_TMP/w2.whl" .)
+CVM_ROOT="$TEST_TMP/s5" expect_rc 0 "$CVM" import "$site2/nvidia/nccl"
+assert_contains "$ERR" "imported nccl 2.21.5-cuda12.4"
+assert_contains "$ERR" "warning: the wheel's record says NCCL 2.28.9 for CUDA 13 but $site2/nvidia/nccl/lib/libnccl.so.2 says \"NCCL version 2.21.5+cuda12.4\""
+assert_contains "$ERR" "pip install --force-reinstall nvidia-nccl-cu13"
+# Banners no NCCL release has: refused, nothing registered.
+for bad in "0.0.0 12.4" "9999.9999.9999 9999.9999"; do
+    set -- $bad
+    $MK nccl "$TEST_TMP/bad.txz" --version 2.21.5 --banner-version "$1" --cuda "$2" --folder bad
+    rm -rf "$TEST_TMP/badx" && mkdir -p "$TEST_TMP/badx" && tar -xJf "$TEST_TMP/bad.txz" -C "$TEST_TMP/badx"
+    CVM_ROOT="$TEST_TMP/s6" expect_rc 2 "$CVM" import --cuda 12 "$TEST_TMP/badx/bad"
+    assert_contains "$ERR" "says \"NCCL version $1+cuda$2\", which is no NCCL release; reinstall NCCL"
+    [[ ! -e $TEST_TMP/s6/nccl ]] || fail "an NCCL banner of $1 was registered"
+done
+# Another user's NCCL: registered, and said at once (as list and use will).
+if [[ $(id -u) == 0 ]]; then
+    cp -r "$TEST_TMP/badx" "$TEST_TMP/theirs"
+    rm -rf "$TEST_TMP/theirs/bad"
+    tar -xJf "$TEST_TMP/a.txz" -C "$TEST_TMP/theirs"
+    chown -R nobody "$TEST_TMP/theirs"
+    CVM_ROOT="$TEST_TMP/s7" expect_rc 0 "$CVM" import "$TEST_TMP/theirs/nccl_2.21.5-1+cuda12.4_x86_64"
+    assert_contains "$ERR" "imported nccl 2.21.5-cuda12.4"
+    assert_contains "$ERR" "warning: $TEST_TMP/theirs/nccl_2.21.5-1+cuda12.4_x86_64"
+    assert_contains "$ERR" "owned by nobody"
+    assert_contains "$ERR" "cvm runs and loads nothing of nccl 2.21.5-cuda12.4 until then"
+fi
+
 # A staged machine: NVIDIA's apt packages, a conda environment, a python's wheel.
 Mch="$TEST_TMP/machine"
 export CVM_DETECT_ROOT="$Mch"
