@@ -71,8 +71,9 @@ FoundCompiler found(const std::string& path, const std::string& origin, platform
                                                              : platform::is_executable(fs::u8path(path)));
     if (!f.exists) return f;
     // Never run (nor handed to nvcc) a compiler another user could change.
-    if (!trusted_program(fs::u8path(path), "a host compiler")) {
-        f.untrusted = program_doubt(fs::u8path(path));
+    f.untrusted = program_doubt(fs::u8path(path));
+    if (!f.untrusted.empty()) {
+        trusted_program(fs::u8path(path), "a host compiler"); // its note, once
         return f;
     }
     f.id = identify_compiler(fs::u8path(path), os, &f.said);

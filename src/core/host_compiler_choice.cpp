@@ -126,10 +126,15 @@ HostCompiler handed_host_compiler(const fs::path& root, const std::string& toolk
     // Trusted when it was chosen; checked again now that nvcc is about to run it: a folder given
     // to another user since, or opened to everybody, hands nothing over.
     if (std::string why = program_doubt(fs::u8path(choice->ccbin)); !why.empty()) {
-        std::string line = "cvm: warning: the host compiler " + choice->ccbin +
-                           " is not handed to nvcc: " + why +
-                           ", so another user could change it; run `cvm rehash` once it is fixed\n";
-        std::fputs(line.c_str(), stderr);
+        // Said once a process (an activation asks for each view it makes).
+        static std::string warned;
+        if (warned != choice->ccbin) {
+            warned = choice->ccbin;
+            std::string line = "cvm: warning: the host compiler " + choice->ccbin +
+                               " is not handed to nvcc: " + why +
+                               ", so another user could change it; run `cvm rehash` once it is fixed\n";
+            std::fputs(line.c_str(), stderr);
+        }
         return {};
     }
     return {choice->ccbin, choice->via_env};

@@ -120,6 +120,7 @@ for make_untrusted in "chown nobody $later" "chmod 777 $later" "chmod 777 $later
     expect_rc 0 "$CVM" env --shell bash
     assert_not_contains "$OUT" "$later/" "after $make_untrusted, cvm env"
     assert_contains "$ERR" "$later/g++"
+    [[ $(grep -c "$later/g++ is not handed" <<< "$ERR") == 1 ]] || fail "cvm env should warn once: $ERR"
     expect_rc 0 "$CVM" exec -- sh -c 'echo "CUDAHOSTCXX=${CUDAHOSTCXX:-}"'
     assert_not_contains "$OUT" "$later/" "after $make_untrusted, cvm exec"
     expect_rc 0 "$CVM" current
