@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "compat/visual_studio.h"
+#include "core/program_trust.h"
 #include "core/view.h"
 #include "registry/registry.h"
 
@@ -98,7 +99,9 @@ PackageCheck distribution_packages() {
     auto named = platform::get_env("CVM_APT_CACHE");
     if (named && named->empty()) return {};
     fs::path apt = fs::u8path(named.value_or("/usr/bin/apt-cache"));
-    if (platform::host_os() == platform::Os::Windows || !platform::is_executable(apt)) return {};
+    if (platform::host_os() == platform::Os::Windows || !platform::is_executable(apt) ||
+        !trusted_program(apt, "the package lists' reader"))
+        return {};
     return [apt](const std::vector<std::string>& names) -> std::optional<std::set<std::string>> {
         std::vector<std::string> args{apt.u8string(), "policy"}; // argv[0] first
         args.insert(args.end(), names.begin(), names.end());
@@ -202,7 +205,11 @@ std::optional<HostCompilerChoice> kept_host_compiler(const Store& store, const E
     fs::path file = host_compiler_cache_file(store.root(), toolkit.id);
     if (!file.empty())
         if (auto text = platform::read_file(file, 1 << 14))
-            if (auto kept = parse_host_compiler_choice(*text)) return kept;
+            if (auto kept = parse_host_compiler_choice(*text))
+                // A kept compiler that another user could change now is not believed: the
+                // choice is made again (skipping it, with a note).
+                if (kept->ccbin.empty() || program_doubt(fs::u8path(kept->ccbin)).empty())
+                    return kept;
     HostCompilerStatus s = refresh_host_compiler(store, toolkit);
     HostCompilerChoice out = s.choice.value_or(HostCompilerChoice{});
     out.line = host_compiler_line(s);

@@ -31,8 +31,8 @@ std::optional<HostCompilerLimits> toolkit_limits(const Entry& toolkit);
 HostCompilerStatus refresh_host_compiler(const Store& store, const Entry& toolkit);
 
 // What `cvm current` shows: the kept answer of `cvm use` / `cvm rehash` (worked out and kept
-// now when there is none), so that it runs no compiler once the answer is known. nullopt when
-// the mode is off.
+// now when there is none, or when the compiler it names is one another user could change now), so
+// that it runs no compiler once the answer is known. nullopt when the mode is off.
 std::optional<HostCompilerChoice> kept_host_compiler(const Store& store, const Entry& toolkit);
 
 // One line for `cvm current` / `cvm use`: what auto hands over and why, or that nothing installed

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <toml++/toml.h>
 
+#include "core/program_trust.h"
 #include "core/toml_input.h"
 #include "doctor/driver.h"
 #include "platform/platform.h"
@@ -93,7 +94,7 @@ std::vector<Gpu> detect_gpus() {
     if (auto v = platform::get_env("CVM_NVIDIA_SMI")) smi = *v;
     else
         smi =
-            platform::find_program("nvidia-smi", platform::get_env("PATH").value_or("")).u8string();
+            find_trusted_program("nvidia-smi", platform::get_env("PATH").value_or("")).u8string();
     if (smi.empty() || !platform::is_executable(fs::u8path(smi))) return {};
     auto out = platform::capture_output(fs::u8path(smi), {smi, "--query-gpu=name,compute_cap", "--format=csv,noheader"}, 10000);
     return out ? gpus_from_smi_compute_cap(*out) : std::vector<Gpu>{};

@@ -5,6 +5,7 @@
 
 #include "compat/visual_studio.h"
 #include "core/config.h"
+#include "core/program_trust.h"
 
 namespace cvm::compat {
 
@@ -68,7 +69,14 @@ FoundCompiler found(const std::string& path, const std::string& origin, platform
     // cl.exe is judged by its toolset folder, whatever the machine running cvm thinks of it.
     f.exists = !path.empty() && (os == platform::Os::Windows ? platform::exists(path)
                                                              : platform::is_executable(fs::u8path(path)));
-    if (f.exists) f.id = identify_compiler(fs::u8path(path), os, &f.said);
+    if (!f.exists) return f;
+    // Never run (nor handed to nvcc) a compiler another user could change.
+    f.untrusted = program_doubt(fs::u8path(path));
+    if (!f.untrusted.empty()) {
+        trusted_program(fs::u8path(path), "a host compiler"); // its note, once
+        return f;
+    }
+    f.id = identify_compiler(fs::u8path(path), os, &f.said);
     return f;
 }
 
@@ -190,9 +198,10 @@ std::vector<FoundCompiler> installed_host_compilers(const HostCompilerQuery& q) 
             fs::path p = fs::u8path(dir) / name;
             auto id = platform::executable_id(p);
             if (!id || std::find(seen_files.begin(), seen_files.end(), *id) != seen_files.end()) continue;
+            FoundCompiler f = found(p.u8string(), "PATH", q.os);
+            if (!f.untrusted.empty()) continue; // skipped with a note: the name stays free
             seen_names.push_back(name);
             seen_files.push_back(*id);
-            FoundCompiler f = found(p.u8string(), "PATH", q.os);
             if (f.id) out.push_back(std::move(f));
         }
     }
@@ -225,6 +234,9 @@ HostCompilerStatus host_compiler_status(const HostCompilerQuery& q, const HostCo
                         ? std::string("nvcc finds no host compiler (") + (windows ? "cl.exe" : "gcc") +
                               " is not on PATH); " + cuda + " supports " + range
                         : "nvcc's host compiler " + d.path + " (" + d.origin + ") does not exist";
+    } else if (!d.untrusted.empty()) {
+        s.problem = "nvcc's host compiler " + d.path + " (" + d.origin + ") is not run by cvm: " +
+                    d.untrusted + ", so another user could change it; " + cuda + " supports " + range;
     } else if (!d.id) {
         s.problem = "nvcc's host compiler " + d.path + " (" + d.origin + ") does not say which compiler it is (" +
                     (d.said.empty() ? std::string("its --version failed") : "it says \"" + d.said + "\"") +

@@ -31,6 +31,8 @@ struct FoundCompiler {
     std::string origin; // "-ccbin on the command line", "NVCC_APPEND_FLAGS", "NVCC_CCBIN", "PATH", ...
     std::optional<CompilerId> id;
     std::string said; // unidentified: the first line it printed (stderr too)
+    // Not run: why another user could change it (core/program_trust.h); "" when trusted.
+    std::string untrusted;
     bool exists = false;
     // nvcc picked it itself (from PATH), rather than the user naming it: auto may replace it.
     bool chosen_by_nvcc() const { return origin == "PATH" || origin == "nvcc.profile's PATH"; }
@@ -39,7 +41,8 @@ struct FoundCompiler {
 // The compiler nvcc would use for `query`: -ccbin/--compiler-bindir on the command line, then
 // in NVCC_PREPEND_FLAGS / NVCC_APPEND_FLAGS, then NVCC_CCBIN (an nvcc that reads it), then gcc
 // on PATH after nvcc.profile's additions (Linux) or cl.exe on PATH (Windows; nvcc looks nowhere
-// else). The compiler is run to identify it.
+// else). The compiler is run to identify it, unless another user could change it (then
+// `untrusted` says why, and it is not run).
 FoundCompiler find_nvcc_host_compiler(const HostCompilerQuery& query);
 
 // Runs `program --version` (gcc, clang) or reads the MSVC toolset folder of a cl.exe (elsewhere
@@ -49,7 +52,8 @@ std::optional<CompilerId> identify_compiler(const std::filesystem::path& program
 
 // The C++ host compilers installed: g++, g++-N, clang++, clang++-N on PATH (Linux); cl.exe of
 // every MSVC toolset of the Visual Studio installs (Windows; visual_studio.h). Identified; newest
-// first per kind.
+// first per kind. One that another user could change (program_trust.h) is skipped with a note,
+// never run, and does not hide one of the same name further on PATH.
 std::vector<FoundCompiler> installed_host_compilers(const HostCompilerQuery& query);
 
 // Whether an nvcc program reads NVCC_CCBIN (its file holds the name); nullopt when unreadable.

@@ -5,6 +5,7 @@
 
 #include "core/cudnn_layouts.h"
 #include "core/nccl_layouts.h"
+#include "core/program_trust.h"
 
 namespace cvm {
 
@@ -84,12 +85,13 @@ DiscoverInputs discover_inputs_from_environment() {
         in.python = *p; // empty: no python at all
     } else if (auto venv = platform::get_env("VIRTUAL_ENV"); venv && !venv->empty()) {
         fs::path py = fs::u8path(*venv) / (win ? "Scripts/python.exe" : "bin/python");
-        if (platform::is_executable(py)) in.python = py.u8string();
+        if (platform::is_executable(py) && trusted_program(py, "the virtual environment's python"))
+            in.python = py.u8string();
     }
     if (in.python.empty() && !platform::get_env("CVM_PYTHON")) {
         auto path = platform::get_env("PATH");
         fs::path found =
-            platform::find_program(win ? "python" : "python3", path ? *path : std::string());
+            find_trusted_program(win ? "python" : "python3", path ? *path : std::string());
         in.python = found.u8string();
     }
     return in;

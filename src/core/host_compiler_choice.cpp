@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/program_trust.h"
 #include "core/trust.h"
 #include "platform/platform.h"
 
@@ -122,6 +123,20 @@ HostCompiler handed_host_compiler(const fs::path& root, const std::string& toolk
     }
     auto choice = parse_host_compiler_choice(*read.text);
     if (!choice || choice->ccbin.empty() || !platform::exists(choice->ccbin)) return {};
+    // Trusted when it was chosen; checked again now that nvcc is about to run it: a folder given
+    // to another user since, or opened to everybody, hands nothing over.
+    if (std::string why = program_doubt(fs::u8path(choice->ccbin)); !why.empty()) {
+        // Said once a process (an activation asks for each view it makes).
+        static std::string warned;
+        if (warned != choice->ccbin) {
+            warned = choice->ccbin;
+            std::string line = "cvm: warning: the host compiler " + choice->ccbin +
+                               " is not handed to nvcc: " + why +
+                               ", so another user could change it; run `cvm rehash` once it is fixed\n";
+            std::fputs(line.c_str(), stderr);
+        }
+        return {};
+    }
     return {choice->ccbin, choice->via_env};
 }
 

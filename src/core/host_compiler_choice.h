@@ -52,7 +52,8 @@ bool user_chose_host_compiler(const std::vector<std::string>& args,
 
 // The kept choice of `toolkit_id` as activations hand it over: nothing when CVM_HOST_COMPILER=off,
 // when there is no kept file, when it names nothing to hand over or a compiler that is gone, or
-// when another user could have written it (then a warning line on stderr).
+// when another user could have written it or could now change the compiler it names
+// (program_trust.h; then a warning line on stderr).
 HostCompiler handed_host_compiler(const std::filesystem::path& root, const std::string& toolkit_id);
 
 // The nvcc's command line, run after the environment of the selection is set: `-ccbin X` is

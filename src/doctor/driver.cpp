@@ -5,6 +5,7 @@
 #include "file_system_view.h"
 
 #include "core/detect.h"
+#include "core/program_trust.h"
 #include "platform/platform.h"
 
 #include <cctype>
@@ -106,7 +107,7 @@ DriverProbe default_driver_probe() {
         p.nvidia_smi = *smi;
     } else {
         auto path = platform::get_env("PATH");
-        auto found = platform::find_program("nvidia-smi", path ? *path : std::string());
+        auto found = find_trusted_program("nvidia-smi", path ? *path : std::string());
         if (!found.empty()) p.nvidia_smi = found.u8string();
     }
     return p;

@@ -3,6 +3,7 @@
 #include "binary/nccl_version.h"
 
 #include "core/detect.h"
+#include "core/program_trust.h"
 #include "platform/platform.h"
 
 #include <nlohmann/json.hpp>
@@ -202,12 +203,14 @@ std::string default_python() {
         for (const char* name : {"python3", "python"}) {
             auto candidate = fs::u8path(*venv) / (windows ? "Scripts" : "bin") /
                              (std::string(name) + (windows ? ".exe" : ""));
-            if (platform::is_executable(candidate)) return candidate.u8string();
+            if (platform::is_executable(candidate) &&
+                trusted_program(candidate, "the virtual environment's python"))
+                return candidate.u8string();
         }
     }
     auto path = platform::get_env("PATH");
     for (const char* name : {"python3", "python"}) {
-        auto found = platform::find_program(name, path ? *path : std::string());
+        auto found = find_trusted_program(name, path ? *path : std::string());
         if (!found.empty()) return found.u8string();
     }
     return {};

@@ -1,8 +1,10 @@
 #include <catch2/catch.hpp>
 
 #include "core/config.h"
+#include "core/program_trust.h"
 #include "core/trust.h"
 #include "platform/platform.h"
+#include "test_support.h"
 
 using namespace cvm;
 
@@ -36,6 +38,37 @@ TEST_CASE("trust: own and root's files pass; others', world- and group-writable 
     CHECK(doubt_of(meta(other, 0775), &listed) == Doubt::None);
     CHECK(doubt_of(meta(0, 0775), &none) == Doubt::GroupWritable);
     CHECK(doubt_of(meta(other, 0775), &none) == Doubt::Owner);
+}
+
+TEST_CASE("program trust: a program in a folder anyone may write, or reached through one, is skipped") {
+    if (platform::host_os() == platform::Os::Windows) return;
+    namespace fs = std::filesystem;
+    cvm::test::TempDir t("program-trust");
+    auto program = [](const fs::path& p) {
+        platform::write_file_atomically(p, "#!/bin/sh\nexit 0\n");
+        fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                               fs::perms::others_read | fs::perms::others_exec);
+    };
+    const fs::path good = t.mkdir("good"), open = t.mkdir("open"), links = t.mkdir("links");
+    fs::permissions(good, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec);
+    fs::permissions(links, fs::status(good).permissions());
+    program(good / "tool");
+    program(open / "tool");
+    fs::permissions(open, fs::perms::all);
+    fs::create_symlink(open / "tool", links / "tool");
+    CHECK(program_doubt(good / "tool").empty());
+    CHECK_THAT(program_doubt(open / "tool"),
+               Catch::Contains("its folder " + open.u8string()) && Catch::Contains("every user"));
+    CHECK_THAT(program_doubt(links / "tool"), Catch::Contains("a folder its link leads through"));
+    CHECK(program_doubt(t / "missing").empty());
+    // The lookup goes on past the untrusted ones.
+    const std::string list = open.u8string() + ":" + links.u8string() + ":" + good.u8string();
+    CHECK(find_trusted_program("tool", list) == good / "tool");
+    CHECK(find_trusted_program("tool", open.u8string()).empty());
+    // A world-writable program in a trusted folder.
+    fs::permissions(good / "tool", fs::perms::all);
+    CHECK_THAT(program_doubt(good / "tool"), Catch::Contains("it is writable by every user"));
 }
 
 TEST_CASE("trust: messages name the path, the owner and what to run") {
