@@ -186,7 +186,7 @@ int main(int argc, char** argv) {
         if (base == "nvcc" && platform::host_os() == platform::Os::Linux)
             if (auto view = started_from_view(args[0])) run_view_nvcc(*view, args);
         std::error_code ec;
-        fs::path cwd = fs::current_path(ec);
+        fs::path cwd = platform::current_folder(ec);
         Selection sel = find_selection(cwd, platform::get_env("CVM_VERSION"), root / "version");
         for (const auto& w : sel.warnings)
             std::fprintf(stderr, "cvm: warning: %s\n", w.c_str());

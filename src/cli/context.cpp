@@ -30,7 +30,7 @@ Selection current_selection(const Store& store, const std::optional<std::string>
         return sel;
     }
     std::error_code ec;
-    fs::path cwd = fs::current_path(ec);
+    fs::path cwd = platform::current_folder(ec);
     try {
         Selection sel =
             find_selection(cwd, platform::get_env("CVM_VERSION"), store.global_version_file());

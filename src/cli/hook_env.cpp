@@ -92,7 +92,7 @@ std::vector<EnvChange> hook_changes(const Store& store, std::string& problem) {
     if (text) state = decode_hook_state(*text);
 
     std::error_code cwd_error;
-    fs::path cwd = fs::current_path(cwd_error);
+    fs::path cwd = platform::current_folder(cwd_error);
     if (cwd_error) return {}; // the folder was removed under the shell: nothing to follow
 
     std::optional<Resolved> wanted;

@@ -205,6 +205,15 @@ bool is_private_group(std::uint32_t gid, std::uint32_t uid);
 
 // Absolute path of the running executable.
 fs::path current_exe();
+// The current folder (std::filesystem::current_path), also where its path is longer than the
+// system's limit (4096 bytes on Linux): there getcwd fails (musl, the shim's C library) and the
+// path is put together by walking up with relative lookups. Empty, with `ec` set, when it cannot
+// be found at all (the folder was removed).
+fs::path current_folder(std::error_code& ec);
+#ifndef _WIN32
+// current_folder's walk up with relative lookups, whatever getcwd would say (for its tests).
+fs::path current_folder_walked(std::error_code& ec);
+#endif
 
 // Replace the current process with `program` (Linux: execve). On Windows start it, wait, and
 // exit with its code, forwarding Ctrl-C. Returns only on failure, with errno-style message set.

@@ -134,6 +134,32 @@ EOS
 OUT=$(env -u CVM_VERSION -u _CVM_HOOK -u _CVM_SAVED bash --norc "$T/hook.sh" 2>&1) ||
     fail "bash with the hook: $OUT"
 assert_eq "$OUT" restored
+# --- Finding 8: below a folder whose path is longer than the system's limit (4096 bytes), the
+# shim and `cvm current` find the same .cudaversion, read by relative lookups: the nearest one
+# (deep in the long path) and, above it, the project's.
+make_toolkit "$T/cuda-11.2" 11.2.2
+"$CVM" import "$T/cuda-11.2" 2>/dev/null || fail "import 11.2"
+LONG=$(printf 'd%.0s' {1..200})
+(
+    cd "$T/p" || exit 1
+    for i in $(seq 1 24); do
+        mkdir "$LONG$i" && cd "$LONG$i" || fail "cannot make the long path"
+        [[ $i == 21 ]] && echo 11.2 > .cudaversion
+    done
+    depth=$(pwd | wc -c)
+    ((depth > 4096)) || fail "the path is only $depth bytes"
+    expect_rc 0 "$CVM" current
+    assert_contains "$OUT" "11.2.2"
+    expect_rc 0 "$CVM_ROOT/shims/nvcc" --version
+    assert_contains "$OUT" "fake nvcc 11.2.2"
+    cd ../../.. && rm .cudaversion # in folder 21 now
+    cd "$LONG"22/"$LONG"23
+    expect_rc 0 "$CVM" current
+    assert_contains "$OUT" "12.4.1"
+    expect_rc 0 "$CVM_ROOT/shims/nvcc" --version
+    assert_contains "$OUT" "fake nvcc 12.4.1"
+) || exit 1
+
 # --- Finding 11: a full store. The shim and the prompt hook say what `cvm env` says (the folder,
 # "the disk is full", what to do), never a library's text or a staging name.
 SMALL="$T/small"

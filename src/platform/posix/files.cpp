@@ -142,10 +142,38 @@ void FileLock::release() {
     handle_ = -1;
 }
 
+// open(2) of an absolute path longer than the system's limit (ENAMETOOLONG), one folder at a
+// time relative to the one before (links followed as open follows them); -1 with errno set.
+static int open_long_path(const char* path, int flags) {
+    if (path[0] != '/') {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int dir = ::open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const char* at = path;
+    while (dir >= 0) {
+        while (*at == '/')
+            ++at;
+        const char* end = std::strchr(at, '/');
+        std::string part = end ? std::string(at, end) : std::string(at);
+        bool last = !end || end[std::strspn(end, "/")] == '\0';
+        int next = last ? ::openat(dir, part.c_str(), flags)
+                        : ::openat(dir, part.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int error = errno;
+        ::close(dir);
+        errno = error;
+        if (last || next < 0) return next;
+        dir = next;
+        at = end;
+    }
+    return -1;
+}
+
 static FileRead read_file_posix(const char* path, std::size_t limit) {
     FileRead r;
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0 && errno == ENAMETOOLONG) fd = open_long_path(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         r.error = errno;
         return r;
@@ -202,6 +230,61 @@ std::optional<std::string> read_file(const std::string& utf8_path, std::size_t l
 
 std::optional<std::string> read_file(const fs::path& p, std::size_t limit) {
     return read_file_posix(p.c_str(), limit).text;
+}
+
+fs::path current_folder(std::error_code& ec) {
+    ec.clear();
+    fs::path cwd = fs::current_path(ec);
+    if (!ec || (ec != std::errc::filename_too_long && ec != std::errc::result_out_of_range))
+        return cwd;
+    return current_folder_walked(ec);
+}
+
+fs::path current_folder_walked(std::error_code& ec) {
+    // Up from ".", naming each folder by the entry of its parent with the same device and inode.
+    ec.clear();
+    std::vector<std::string> names;
+    int fd = ::open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    while (fd >= 0) {
+        struct stat here {}, up {};
+        int parent = ::openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        bool ok = parent >= 0 && ::fstat(fd, &here) == 0 && ::fstat(parent, &up) == 0;
+        ::close(fd);
+        if (!ok) {
+            if (parent >= 0) ::close(parent);
+            break;
+        }
+        if (here.st_dev == up.st_dev && here.st_ino == up.st_ino) { // the root
+            ::close(parent);
+            std::string path;
+            for (auto it = names.rbegin(); it != names.rend(); ++it)
+                path += "/" + *it;
+            return fs::path(path.empty() ? "/" : path);
+        }
+        int listing = ::dup(parent);
+        DIR* d = listing >= 0 ? ::fdopendir(listing) : nullptr;
+        if (!d && listing >= 0) ::close(listing);
+        std::string found;
+        while (d && found.empty()) {
+            dirent* e = ::readdir(d);
+            if (!e) break;
+            std::string n = e->d_name;
+            if (n == "." || n == "..") continue;
+            struct stat st {};
+            if (::fstatat(parent, n.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+                st.st_dev == here.st_dev && st.st_ino == here.st_ino)
+                found = n;
+        }
+        if (d) ::closedir(d);
+        if (found.empty()) {
+            ::close(parent);
+            break;
+        }
+        names.push_back(found);
+        fd = parent;
+    }
+    ec = std::make_error_code(std::errc::no_such_file_or_directory);
+    return {};
 }
 
 std::optional<FileMeta> file_meta(const fs::path& p, int* error) {

@@ -106,6 +106,10 @@ fs::path system_config_dir() {
     return fs::u8path("C:\\ProgramData");
 }
 
+fs::path current_folder(std::error_code& ec) {
+    return fs::current_path(ec); // long paths: Windows' own \\?\ handling
+}
+
 fs::path current_exe() {
     std::wstring buf(32768, L'\0');
     DWORD n = GetModuleFileNameW(nullptr, buf.data(), static_cast<DWORD>(buf.size()));

@@ -70,3 +70,36 @@ TEST_CASE("read_file_checked: whole files of every size around the read's edges"
     CHECK(f.meta.type == platform::FileMeta::Type::Other);
 #endif
 }
+
+#ifndef _WIN32
+TEST_CASE("the current folder and files below a path longer than the system's limit") {
+    cvm::test::TempDir tmp("long-path");
+    const fs::path before = fs::current_path();
+    const std::string part(200, 'd');
+    fs::current_path(tmp.path);
+    fs::path expected = fs::canonical(tmp.path);
+    for (int i = 0; i < 24; ++i) { // 24 * 201 bytes: past PATH_MAX (4096)
+        fs::create_directory(part + std::to_string(i));
+        fs::current_path(part + std::to_string(i));
+        expected /= part + std::to_string(i);
+    }
+    REQUIRE(expected.native().size() > 4096);
+    std::error_code ec;
+    CHECK(cvm::platform::current_folder_walked(ec) == expected);
+    CHECK(!ec);
+    CHECK(cvm::platform::current_folder(ec) == expected);
+    // A file there, read by its long absolute path.
+    {
+        std::FILE* f = std::fopen("v.txt", "w");
+        REQUIRE(f);
+        std::fputs("12.4\n", f);
+        std::fclose(f);
+    }
+    auto read = cvm::platform::read_file_checked((expected / "v.txt").u8string());
+    CHECK(read.error == 0);
+    CHECK(read.text.value_or("") == "12.4\n");
+    CHECK(cvm::platform::read_file_checked((expected / "absent.txt").u8string()).absent());
+    fs::current_path(before);
+    // TempDir removes the folders: from the top, whose path is short.
+}
+#endif
