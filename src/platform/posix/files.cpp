@@ -336,6 +336,16 @@ int create_file_for_writing(const fs::path& file) {
     return err;
 }
 
+// A stdio stream writing to `fd`, which it then owns; nullptr with `error` (fd closed) if not.
+static std::FILE* stream_of(int fd, int& error) {
+    std::FILE* f = fdopen(fd, "wb");
+    if (!f) {
+        error = errno ? errno : EIO;
+        ::close(fd);
+    }
+    return f;
+}
+
 // write_file_atomically's temporary file (files_detail.h): a new file of cvm's own, never through
 // a link or a FIFO someone put at the temporary name (one left by an earlier run is removed:
 // unlink takes the link, not what it points to).
@@ -349,12 +359,7 @@ std::FILE* open_new_file(const fs::path& tmp, int& error) {
         error = errno ? errno : EIO;
         return nullptr;
     }
-    std::FILE* f = fdopen(fd, "wb");
-    if (!f) {
-        error = errno ? errno : EIO;
-        ::close(fd);
-    }
-    return f;
+    return stream_of(fd, error);
 }
 
 std::FILE* open_existing_file(const fs::path& file, int& error) {
@@ -372,12 +377,7 @@ std::FILE* open_existing_file(const fs::path& file, int& error) {
         if (fd >= 0) ::close(fd);
         return nullptr;
     }
-    std::FILE* f = fdopen(fd, "wb");
-    if (!f) {
-        error = errno ? errno : EIO;
-        ::close(fd);
-    }
-    return f;
+    return stream_of(fd, error);
 }
 
 fs::path self_path_for_identity() {
