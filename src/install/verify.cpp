@@ -423,24 +423,43 @@ std::vector<ViewCheck> verify_views(const Store& store, const std::string& id) {
     for (fs::directory_iterator it(store.views_dir(), ec), end; !ec && it != end;
          it.increment(ec)) {
         std::string name = it->path().filename().u8string();
+        // A merged view is named as CVM_ACTIVE: TOOLKIT+CUDNN, TOOLKIT+ncclNCCL, or both.
         auto plus = name.find('+');
-        if (plus == std::string::npos) continue;
-        if (!id.empty() && name.substr(0, plus) != id && name.substr(plus + 1) != id) continue;
+        if (plus == std::string::npos) continue; // a toolkit's own view (its host compiler)
+        std::string toolkit_id = name.substr(0, plus), cudnn_id, nccl_id;
+        for (std::size_t at = plus; at != std::string::npos;) {
+            auto next = name.find('+', at + 1);
+            std::string part = name.substr(at + 1, next == std::string::npos ? next : next - at - 1);
+            if (part.rfind("nccl", 0) == 0)
+                nccl_id = part.substr(4);
+            else
+                cudnn_id = part;
+            at = next;
+        }
+        if (!id.empty() && toolkit_id != id && cudnn_id != id && nccl_id != id) continue;
         ViewCheck v;
         v.name = name;
         v.path = it->path();
-        auto tk = store.find(Kind::Cuda, name.substr(0, plus));
-        auto dnn = store.find(Kind::Cudnn, name.substr(plus + 1));
-        if (!tk || !dnn) {
-            v.problems.push_back({".", std::string("its ") +
-                                           (tk ? "cuDNN build " + name.substr(plus + 1)
-                                               : "toolkit " + name.substr(0, plus)) +
-                                           " is not installed: a view nothing uses"});
+        auto tk = store.find(Kind::Cuda, toolkit_id);
+        std::optional<Entry> dnn, nccl;
+        if (!cudnn_id.empty()) dnn = store.find(Kind::Cudnn, cudnn_id);
+        if (!nccl_id.empty()) nccl = store.find(Kind::Nccl, nccl_id);
+        std::string missing = !tk ? "toolkit " + toolkit_id
+                              : !cudnn_id.empty() && !dnn ? "cuDNN build " + cudnn_id
+                              : !nccl_id.empty() && !nccl ? "NCCL " + nccl_id
+                                                          : std::string();
+        if (!missing.empty() || (cudnn_id.empty() && nccl_id.empty())) {
+            v.problems.push_back({".", missing.empty()
+                                           ? std::string("its name names no cuDNN or NCCL: a "
+                                                         "view nothing uses")
+                                           : "its " + missing +
+                                                 " is not installed: a view nothing uses"});
         } else {
             // The view cvm would make now, beside the store's views, to compare with.
             Resolved r;
             r.toolkit = *tk;
-            r.cudnn = *dnn;
+            r.cudnn = dnn;
+            r.nccl = nccl;
             fs::path expected =
                 store.staging_dir() /
                 fs::u8path("verify-" + std::to_string(platform::process_id()) + "-" + name);

@@ -211,7 +211,14 @@ assert_contains "$(cat "$lua")" "\"NCCL_HOME\", \"$NROOT\""
 assert_contains "$(cat "$lua")" 'depends_on("cuda/" .. toolkit)'
 expect_rc 0 "$CVM" export tcl "$TEST_TMP/tcl"
 [[ -f $TEST_TMP/tcl/nccl/2.21.5-cuda12.4 ]] || fail "no tcl nccl module"
+(cd "$TEST_TMP/proj" && "$CVM" env --shell bash > /dev/null) || fail "cvm env in the project"
+[[ -d $VIEW ]] || fail "no view $VIEW to verify"
 expect_rc 0 "$CVM" verify 2.21.5-cuda12.4
+assert_contains "$OUT" "view 12.4.1+nccl2.21.5-cuda12.4: intact"
+# Issue 35, finding 1: every view verifies as what it is, the NCCL part not read as a cuDNN id.
+expect_rc 0 "$CVM" verify
+assert_contains "$OUT" "view 12.4.1+nccl2.21.5-cuda12.4: intact"
+assert_not_contains "$OUT" "DAMAGED"
 expect_rc 0 "$CVM" install --reinstall 2.21.5-cuda12.4
 assert_contains "$ERR" "checked against the SHA-256 trusted on first use"
 assert_store nccl "2.21.5-cuda12.4"
