@@ -73,7 +73,7 @@ FoundCompiler found(const std::string& path, const std::string& origin, platform
     // Never run (nor handed to nvcc) a compiler another user could change.
     f.untrusted = program_doubt(fs::u8path(path));
     if (!f.untrusted.empty()) {
-        trusted_program(fs::u8path(path), "a host compiler"); // its note, once
+        note_untrusted(fs::u8path(path), "a host compiler", f.untrusted); // once a process
         return f;
     }
     f.id = identify_compiler(fs::u8path(path), os, &f.said);

@@ -58,21 +58,11 @@ std::string entry_doubt_text(const Entry& e) {
 }
 
 // A program that is a link (bin/nvcc -> /home/other/tools/nvcc) is only as safe as each folder
-// its links lead through: whoever may change one of them could put another program there, though
-// the final file is trusted. One lstat per hop, and a readlink and a stat per link.
+// its links lead through (link_chain_folders), though the final file is trusted.
 static void check_link_chain(const Entry& e, const fs::path& file) {
-    fs::path p = file;
-    for (int hop = 0; hop < 40; ++hop) {
-        bool link = false;
-        if (!platform::link_meta(p, link) || !link) return;
-        std::error_code ec;
-        fs::path target = fs::read_symlink(p, ec);
-        if (ec) return;
-        fs::path next = target.is_absolute() ? target : p.parent_path() / target;
+    for (const fs::path& folder : link_chain_folders(file))
         check_folder("a folder that " + file.u8string() + " of " + entry_name(e) + " leads through",
-                     next.parent_path());
-        p = next;
-    }
+                     folder);
 }
 
 void check_entry_file_trusted(const Entry& e, const fs::path& file,

@@ -21,6 +21,10 @@ std::string program_doubt(const std::filesystem::path& program);
 // `what` says what it would have been ("a host compiler", "python3 on PATH").
 bool trusted_program(const std::filesystem::path& program, const std::string& what);
 
+// The note trusted_program() prints, for a caller that has program_doubt()'s answer already.
+void note_untrusted(const std::filesystem::path& program, const std::string& what,
+                    const std::string& why);
+
 // platform::find_program() that skips (with trusted_program()'s note) the programs another user
 // could change and goes on to the next folder of the list: the first trusted `name`, or empty.
 std::filesystem::path find_trusted_program(const std::string& name, const std::string& path_list,

@@ -184,4 +184,19 @@ void check_trusted_at(const char* what, std::string_view utf8_path, const platfo
             distrust_message(what, fs::u8path(utf8_path), meta, d, trusted == nullptr));
 }
 
+std::vector<fs::path> link_chain_folders(const fs::path& file) {
+    std::vector<fs::path> out;
+    fs::path p = file;
+    for (int hop = 0; hop < 40; ++hop) {
+        bool link = false;
+        if (!platform::link_meta(p, link) || !link) break;
+        std::error_code ec;
+        fs::path target = fs::read_symlink(p, ec);
+        if (ec) break;
+        p = target.is_absolute() ? target : p.parent_path() / target;
+        out.push_back(p.parent_path());
+    }
+    return out;
+}
+
 } // namespace cvm

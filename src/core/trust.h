@@ -60,6 +60,12 @@ std::string doubt_fix(Doubt doubt, const fs::path& path, const platform::FileMet
 std::string distrust_message(const std::string& what, const fs::path& path,
                              const platform::FileMeta& meta, Doubt doubt, bool listable = true);
 
+// The folders a chain of links from `file` leads through: for each link on the way (at most 40),
+// the folder of what it names. Empty when `file` is no link. A program reached so is only as safe
+// as each of them: whoever may change one could put another file there. One lstat per hop, and a
+// readlink per link.
+std::vector<fs::path> link_chain_folders(const fs::path& file);
+
 // The uids of the machine config's trusted_owners (names resolved through /etc/passwd, numbers
 // as they are), read once per process. Remembered from set_trusted_owners() when the machine
 // config was already read.

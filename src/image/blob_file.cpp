@@ -7,6 +7,10 @@
 
 namespace cvm::image {
 
+OwnedFd::~OwnedFd() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
 BlobFile::BlobFile(const fs::path& path, const fs::path& shown) : path_(path), shown_(shown) {
     fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd_ < 0) failed(errno);

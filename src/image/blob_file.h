@@ -14,6 +14,19 @@ namespace cvm::image {
 
 namespace fs = std::filesystem;
 
+// A file descriptor closed when it goes out of scope (-1: none).
+class OwnedFd {
+public:
+    explicit OwnedFd(int fd = -1) : fd_(fd) {}
+    ~OwnedFd();
+    OwnedFd(const OwnedFd&) = delete;
+    OwnedFd& operator=(const OwnedFd&) = delete;
+    int get() const { return fd_; }
+
+private:
+    int fd_;
+};
+
 class BlobFile {
 public:
     // Creates `path`, which must not exist yet.

@@ -112,35 +112,34 @@ ExportResult export_oci(const Store& store, const Resolved& selection, const Exp
         for (const auto& d : base->layers)
             total += d.size;
         int item = o.progress && !here ? o.progress->start("copying", "base layers", total) : -1;
-        auto check_tar = [&](const std::string& name, const Descriptor& d, bool digest) {
-            int fd = out.open_for_reading(name);
+        // A blob of DIR (named `name` in its blobs/sha256): a regular file, the tar stream its
+        // media type says, and with `digest`, the bytes its digest names.
+        auto check_tar = [&](const std::string& name, const Descriptor& d, bool digest,
+                             const std::string& whose) {
+            OwnedFd fd(out.open_for_reading(name));
             struct stat st {};
-            if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-                if (fd >= 0) ::close(fd);
-                fail_input(where + " lacks the layer " + d.digest +
+            if (fd.get() < 0 || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
+                fail_input(whose + " lacks the layer " + d.digest +
                            " (or it is no regular file); copy the image into it again");
-            }
-            try {
-                if (digest) read_blob_checked(fd, d, where, {});
-                check_tar_layer(fd, d, where);
-            } catch (...) {
-                ::close(fd);
-                throw;
-            }
-            ::close(fd);
+            if (digest) read_blob_checked(fd.get(), d, whose, {});
+            check_tar_layer(fd.get(), d, whose);
         };
         for (std::size_t i = 0; i < base->layers.size(); ++i) {
             const Descriptor& d = base->layers[i];
             size += d.size;
             if (here) {
-                check_tar(d.digest.substr(7), d, true);
+                check_tar(d.digest.substr(7), d, true, where);
                 continue;
             }
+            // DIR has it already (another image's layer): checked as a copy would be.
             std::error_code ec;
-            if (fs::exists(blob_path(out.work(), d.digest), ec)) continue;
+            if (fs::exists(fs::symlink_status(blob_path(out.work(), d.digest), ec))) {
+                check_tar(d.digest.substr(7), d, true, result.dir.u8string());
+                continue;
+            }
             auto blob = out.create("base-" + std::to_string(i));
             copy_blob(base->layout, d, *blob);
-            check_tar(blob->path().string(), d, false);
+            check_tar(blob->path().string(), d, false, where);
             out.keep(blob->path(), d.digest);
             done += d.size;
             if (o.progress) o.progress->update(item, done);

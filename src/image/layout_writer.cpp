@@ -158,15 +158,11 @@ void LayoutWriter::open_folders() {
     if (::mkdirat(dir_fd_, "blobs", 0755) != 0 && errno != EEXIST)
         throw fs::filesystem_error("cannot write", dir_,
                                    std::error_code(errno, std::generic_category()));
-    int blobs = open_folder_at(dir_fd_, "blobs", dir_, dir_ / "blobs");
-    struct CloseFd {
-        int fd;
-        ~CloseFd() { ::close(fd); }
-    } close_blobs{blobs};
-    if (::mkdirat(blobs, "sha256", 0755) != 0 && errno != EEXIST)
+    OwnedFd blobs(open_folder_at(dir_fd_, "blobs", dir_, dir_ / "blobs"));
+    if (::mkdirat(blobs.get(), "sha256", 0755) != 0 && errno != EEXIST)
         throw fs::filesystem_error("cannot write", dir_,
                                    std::error_code(errno, std::generic_category()));
-    blobs_fd_ = open_folder_at(blobs, "sha256", dir_, dir_ / "blobs" / "sha256");
+    blobs_fd_ = open_folder_at(blobs.get(), "sha256", dir_, dir_ / "blobs" / "sha256");
 }
 
 void LayoutWriter::remove_stale_temps() {

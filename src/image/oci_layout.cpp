@@ -35,10 +35,7 @@ std::optional<std::string> read_small(const fs::path& file, std::uint64_t limit,
                                       struct stat* meta = nullptr) {
     int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return std::nullopt;
-    struct CloseFd {
-        int fd;
-        ~CloseFd() { ::close(fd); }
-    } close_it{fd};
+    OwnedFd close_it(fd);
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
         static_cast<std::uint64_t>(st.st_size) > limit)
@@ -236,12 +233,7 @@ nlohmann::json read_index(const fs::path& layout) {
         fail_input(shown(layout / "index.json") +
                    " cannot be read (or is over 16 MB, or not a regular file); " + kRecopy);
     auto doc = parse_object(*text, shown(layout / "index.json"));
-    platform::FileMeta meta;
-    meta.type = platform::FileMeta::Type::Regular;
-    meta.uid = st.st_uid;
-    meta.gid = st.st_gid;
-    meta.mode = st.st_mode & 07777;
-    if (doubt_of(meta) != Doubt::None) {
+    if (doubt_of(platform::meta_of_stat(st)) != Doubt::None) {
         // Another user's file: only what an index is made of goes on.
         nlohmann::json known = nlohmann::json::object();
         for (const char* key : {"schemaVersion", "mediaType", "manifests", "annotations"})
@@ -316,7 +308,8 @@ int open_blob(const fs::path& layout, const Descriptor& d, const std::string& ro
 void read_blob_checked(int fd, const Descriptor& d, const std::string& where,
                        const std::function<void(const char*, std::size_t)>& sink) {
     if (::lseek(fd, 0, SEEK_SET) < 0)
-        fail_input("cannot read the blob " + d.digest + " of " + where);
+        fail_input("cannot read the blob " + d.digest + " of " + where +
+                   "; copy the image into it again");
     install::Sha256 hash;
     std::uint64_t got = 0;
     std::vector<char> buffer(std::size_t(1) << 20);
@@ -329,7 +322,7 @@ void read_blob_checked(int fd, const Descriptor& d, const std::string& where,
         if (n < 0 && errno == EINTR) continue;
         if (n < 0)
             fail_input("cannot read the blob " + d.digest + " of " + where + ": " +
-                       platform::error_text(errno));
+                       platform::error_text(errno) + "; copy the image into it again");
         if (n == 0) break;
         got += static_cast<std::uint64_t>(n);
         if (got > d.size)
@@ -345,7 +338,8 @@ void read_blob_checked(int fd, const Descriptor& d, const std::string& where,
 
 void check_tar_layer(int fd, const Descriptor& d, const std::string& where) {
     if (::lseek(fd, 0, SEEK_SET) < 0)
-        fail_input("cannot read the layer " + d.digest + " of " + where);
+        fail_input("cannot read the layer " + d.digest + " of " + where +
+                   "; copy the image into it again");
     struct ReadFree {
         void operator()(struct archive* a) const { archive_read_free(a); }
     };
@@ -453,12 +447,8 @@ BaseImage read_base_image(const fs::path& layout, const std::optional<std::strin
 }
 
 void copy_blob(const fs::path& from_layout, const Descriptor& d, BlobFile& out) {
-    int fd = open_blob(from_layout, d, "--base ");
-    struct CloseFd {
-        int fd;
-        ~CloseFd() { ::close(fd); }
-    } close_it{fd};
-    read_blob_checked(fd, d, "--base " + shown(from_layout),
+    OwnedFd fd(open_blob(from_layout, d, "--base "));
+    read_blob_checked(fd.get(), d, "--base " + shown(from_layout),
                       [&](const char* data, std::size_t n) { out.write(data, n); });
     out.close();
 }

@@ -7,7 +7,7 @@
 # writable folder of an import as such (not "DAMAGED, 1 of 0 files") with the chmod that fixes
 # it, and walks no folder link out of the import.
 source "$(dirname "$0")/lib.sh"
-need_tools jq
+need_tools jq umoci
 [[ $(id -u) == 0 ]] || skip "needs root (files are chowned to nobody)"
 trap 'cleanup_test_tmp' EXIT
 unset SOURCE_DATE_EPOCH
@@ -76,6 +76,14 @@ layer_of "$T/img1"
 grep -q ' opt/cvm/cuda/12.4.1/extras/cuda.h -> ../include/cuda.h' "$T/listing" ||
     fail "a link inside the entry was not kept: $(grep cuda.h "$T/listing")"
 grep -q ' opt/cvm/cuda/12.4.1/bin/nvcc$' "$T/listing" || fail "the toolkit's own files are missing"
+# What a container tool unpacks: the toolkit, and nothing of what the links pointed at.
+TAG=$(jq -r '.manifests[0].annotations["org.opencontainers.image.ref.name"]' "$T/img1/index.json")
+umoci unpack --rootless --image "$T/img1:$TAG" "$T/bundle" > /dev/null 2>&1 ||
+    fail "umoci cannot unpack the image"
+R="$T/bundle/rootfs/opt/cvm/cuda/12.4.1"
+[[ -x $R/bin/nvcc && -L $R/extras/cuda.h ]] || fail "umoci's rootfs lacks the toolkit: $(ls -R "$R" | head)"
+! grep -rq "PRIVATE KEY" "$T/bundle/rootfs" || fail "root's key is in the unpacked image"
+[[ ! -e $R/extras/key && ! -e $R/include/up && ! -e $R/extras/rootdir ]] || fail "a link out of the entry was unpacked"
 
 # --- An import cvm assembled (NVIDIA's cuDNN packages in a /usr): its links are followed, what
 # they took is named by folder; a folder they lead into that another user can write is refused.

@@ -232,6 +232,16 @@ if wants 9; then
     cp "$BASE/blobs/sha256/$BASE_LAYER" "$f"
     expect_rc 0 "$CVM" export --oci "$I/l9" --base "$I/l9:latest" --tag cuda
     expect_rc 0 skopeo inspect "oci:$I/l9:cuda"
+    # DIR (another layout) holds a damaged blob under the base layer's name: checked as a copy
+    # would be, not taken for the base's by its name.
+    cp -a "$BASE" "$I/d9"
+    f="$I/d9/blobs/sha256/$BASE_LAYER"
+    printf 'X' | dd of="$f" bs=1 seek=$((size / 2)) conv=notrunc status=none
+    before=$(snap "$I/d9")
+    expect_rc 2 "$CVM" export --oci "$I/d9" --base "$BASE:latest" --tag cuda
+    assert_contains "$ERR" "the layer sha256:$BASE_LAYER of $I/d9 does not match its digest"
+    one_line
+    assert_eq "$(snap "$I/d9")" "$before" "the layout after the refusal"
 fi
 
 # Finding 19: what an export killed with -9 left (blobs/sha256/.NAME.tmp<pid>, that pid gone): an
