@@ -23,9 +23,10 @@ BUILD_PACKAGES=(build-essential cmake ninja-build pkg-config libcli11-dev libtom
 # What the tests run besides the build: real shells, a real Lmod, hyperfine-free (benchmarks are
 # separate), archive tools to build test archives, clang for the fuzzers, mingw-w64 and Wine for
 # the Windows build; the container clients that read `cvm export --oci`'s images (skopeo, umoci),
-# the engines that run them where the machine allows (podman with runc, buildah), and a static
+# the engines that run them where the machine allows (podman with runc, buildah), python3-venv for
+# the virtual environments NVIDIA's wheels are installed into (tests/integration/lib_wheels.sh), and a static
 # busybox for the tests' base image.
-TEST_PACKAGES=(bash zsh fish tmux man-db groff-base lmod meson jq xz-utils zip unzip libarchive-tools p7zip-full clang libclang-rt-dev file binutils dpkg-dev
+TEST_PACKAGES=(bash zsh fish tmux python3-venv man-db groff-base lmod meson jq xz-utils zip unzip libarchive-tools p7zip-full clang libclang-rt-dev file binutils dpkg-dev
                skopeo umoci podman buildah runc busybox-static)
 
 # Debian's packaged CUDA 11.8 (the real scattered layout cvm first failed on) comes from the

@@ -1,0 +1,78 @@
+# NVIDIA's real wheels from PyPI, for tests that need their layouts (sourced after lib.sh).
+# A wheel is downloaded once into $CVM_TEST_CACHE/wheels/NAME/VERSION/ and kept; a virtual
+# environment with a set of wheels installed by pip, as a user installs them, is made once into
+# $CVM_TEST_CACHE/venvs/KEY/ and kept (made beside and renamed into place, so a killed run leaves
+# none half-made). With no registry and no cache the test skips, saying so, but fails under
+# scripts/test.sh (CVM_TEST_DEPS=installed): CI reaches PyPI.
+
+# The releases the registry served when these tests were written (2026-12): pinned, so the cache
+# is reused and every run sees the same files.
+NCCL_CU13=nvidia-nccl-cu13==2.32.6
+NCCL_CU12=nvidia-nccl-cu12==2.32.3
+CUDNN_CU13=nvidia-cudnn-cu13==9.28.1.4
+CUDNN_CU12=nvidia-cudnn-cu12==9.28.0.42
+CUDA_RUNTIME_13=nvidia-cuda-runtime==13.5.37
+CUDA_NVCC_13=nvidia-cuda-nvcc==13.5.37
+CUDA_CCCL_13=nvidia-cuda-cccl==13.3.5.0.6
+CUDA_RUNTIME_12=nvidia-cuda-runtime-cu12==12.9.79
+
+wheels_missing() {
+    [[ ${CVM_TEST_DEPS:-} != installed ]] || fail "$* (scripts/test.sh runs where PyPI is reached, so this test must run)"
+    skip "$*"
+}
+
+# wheel_python: a python3 with venv and pip (python3-venv on Debian), in $WHEEL_PY.
+wheel_python() {
+    WHEEL_PY=$(command -v python3) || wheels_missing "python3 is not installed"
+    "$WHEEL_PY" -c 'import venv, ensurepip' 2> /dev/null ||
+        wheels_missing "python3 cannot make a virtual environment with pip (Debian's python3-venv)"
+}
+
+# wheel_file NAME==VERSION: prints the cached wheel's path, downloading it first when absent.
+wheel_file() {
+    local name=${1%%==*} version=${1##*==} dir tool
+    dir=$CVM_TEST_CACHE/wheels/$name/$version
+    if ! compgen -G "$dir/*.whl" > /dev/null; then
+        wheel_python
+        tool=$CVM_TEST_CACHE/pip-tool
+        # One pip for downloads, kept in the cache too (a venv's own pip: no system pip needed).
+        [[ -x $tool/bin/pip ]] || { rm -rf "$tool" && "$WHEEL_PY" -m venv "$tool" > /dev/null; } ||
+            wheels_missing "python3 -m venv failed"
+        mkdir -p "$dir"
+        local part
+        part=$(mktemp -d "$dir/.part.XXXXXX")
+        if ! "$tool/bin/pip" download -q --no-deps --only-binary=:all: --disable-pip-version-check \
+            -d "$part" "$1" > "$part.log" 2>&1; then
+            rm -rf "$part"
+            wheels_missing "cannot download $1 from PyPI and no copy is cached in $dir ($(tail -n 1 "$part.log"))"
+        fi
+        rm -f "$part.log"
+        mv "$part"/*.whl "$dir/" && rm -rf "$part"
+    fi
+    compgen -G "$dir/*.whl" | head -n 1
+}
+
+# wheel_venv KEY NAME==VERSION...: a virtual environment (made once, kept in the cache) with
+# these wheels installed by its own pip; sets WHEEL_VENV and WHEEL_SITE (its site-packages).
+# Tests only read it: what they change they change in a copy. A venv knows its own path, so it is
+# made in place, under a lock, and marked complete last; an unmarked one is made again.
+wheel_venv() {
+    local key=$1 spec files=()
+    shift
+    WHEEL_VENV=$CVM_TEST_CACHE/venvs/$key
+    mkdir -p "$CVM_TEST_CACHE/venvs"
+    exec {wheel_lock}> "$CVM_TEST_CACHE/venvs/.$key.lock"
+    flock "$wheel_lock"
+    if [[ ! -f $WHEEL_VENV/.complete ]]; then
+        for spec in "$@"; do files+=("$(wheel_file "$spec")") || exit; done
+        wheel_python
+        rm -rf "$WHEEL_VENV"
+        "$WHEEL_PY" -m venv "$WHEEL_VENV" > /dev/null || fail "python3 -m venv $WHEEL_VENV failed"
+        "$WHEEL_VENV/bin/pip" install -q --no-deps --no-index --disable-pip-version-check "${files[@]}" ||
+            fail "pip could not install ${files[*]} into $WHEEL_VENV"
+        chmod -R go+rX "$WHEEL_VENV"
+        touch "$WHEEL_VENV/.complete"
+    fi
+    exec {wheel_lock}>&-
+    WHEEL_SITE=$(compgen -G "$WHEEL_VENV/lib/python3*/site-packages" | head -n 1)
+}
