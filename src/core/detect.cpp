@@ -284,14 +284,19 @@ FolderFacts detect_folder(const fs::path& dir, platform::Os os, bool run_nvcc) {
 
 std::vector<DpkgPackage> installed_dpkg_packages(std::string_view text) {
     std::vector<DpkgPackage> out;
-    std::string package, status, version;
+    std::string package, status, version, source, arch;
     auto flush = [&] {
         if (status.size() >= 9 && status.compare(status.size() - 9, 9, "installed") == 0 &&
-            !package.empty())
-            out.push_back({package, version});
+            !package.empty()) {
+            // "Source: nvidia-cuda-toolkit (11.8.0-5~deb12u1)": the name alone.
+            std::string src = source.substr(0, source.find(' '));
+            out.push_back({package, version, src.empty() ? package : src, arch});
+        }
         package.clear();
         status.clear();
         version.clear();
+        source.clear();
+        arch.clear();
     };
     while (!text.empty()) {
         size_t nl = text.find('\n');
@@ -313,6 +318,8 @@ std::vector<DpkgPackage> installed_dpkg_packages(std::string_view text) {
         field("Package:", package);
         field("Status:", status);
         field("Version:", version);
+        field("Source:", source);
+        field("Architecture:", arch);
     }
     flush();
     return out;

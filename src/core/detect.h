@@ -44,6 +44,8 @@ std::optional<Version> cudnn_version_from_header(std::string_view text);
 struct DpkgPackage {
     std::string name;
     std::string version;
+    std::string source;       // the source package it was built from ("nvidia-cuda-toolkit"); its name when unsaid
+    std::string architecture; // "amd64", "all"
 };
 std::vector<DpkgPackage> installed_dpkg_packages(std::string_view status_text);
 

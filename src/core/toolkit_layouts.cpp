@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <stdexcept>
 #include <system_error>
 
@@ -159,6 +160,10 @@ struct Sources {
     ToolkitFacts facts;                                 // versions the layout's records gave
     std::vector<std::string> components;
     std::vector<fs::path> own_dirs; // folders that are the toolkit's alone (wheels'): linked whole
+    // Files its packages' own records say are the toolkit's (dpkg's lists), for what the name
+    // rules miss in shared folders; placed by the folder they are in (`placed_dirs`).
+    std::vector<fs::path> owned;
+    std::vector<std::pair<fs::path, std::string>> placed_dirs; // (folder, its place in the root)
 };
 
 const std::vector<std::string>& shared_markers() {
@@ -290,6 +295,33 @@ Sources prefix_sources(const fs::path& prefix, platform::Os os) {
     return s;
 }
 
+// The files dpkg's lists (<dpkg>/info/<package>[:<arch>].list) say the packages built from the
+// source package nvidia-cuda-toolkit installed below `prefix`, as they are on this tree (a list
+// names them below /usr; a staged machine has them below its own usr/).
+std::vector<fs::path> debian_toolkit_files(const fs::path& dpkg, const fs::path& prefix) {
+    std::vector<fs::path> out;
+    auto status = platform::read_file(dpkg / "status", std::size_t(64) << 20);
+    if (!status) return out;
+    for (const auto& p : installed_dpkg_packages(*status)) {
+        if (p.source != "nvidia-cuda-toolkit") continue;
+        std::optional<std::string> list = platform::read_file(dpkg / "info" / (p.name + ":" + p.architecture + ".list"));
+        if (!list) list = platform::read_file(dpkg / "info" / (p.name + ".list"));
+        if (!list) continue;
+        size_t start = 0;
+        while (start < list->size()) {
+            size_t nl = list->find('\n', start);
+            if (nl == std::string::npos) nl = list->size();
+            std::string line = list->substr(start, nl - start);
+            start = nl + 1;
+            if (!starts_with(line, "/usr/")) continue;
+            fs::path file = prefix / fs::u8path(line.substr(5));
+            if (is_file(file)) out.push_back(file);
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 // Debian/Ubuntu's nvidia-cuda-toolkit: the real nvcc in <prefix>/lib/nvidia-cuda-toolkit/bin,
 // its other programs in <prefix>/bin. `dir` may be the prefix, that folder, or <prefix>/lib/cuda.
 std::optional<fs::path> debian_prefix(const fs::path& dir) {
@@ -314,10 +346,15 @@ Sources debian_sources(const fs::path& prefix) {
     s.libdevice = home / "libdevice";
     s.cicc = home / "bin" / "cicc";
     // /usr -> /var/lib/dpkg/status, relative so a test can build the tree anywhere.
-    if (auto r = dpkg_release(prefix.parent_path() / "var" / "lib" / "dpkg" / "status")) {
+    const fs::path dpkg = prefix.parent_path() / "var" / "lib" / "dpkg";
+    if (auto r = dpkg_release(dpkg / "status")) {
         s.facts.release = r->first;
         s.facts.evidence = r->second;
     }
+    s.owned = debian_toolkit_files(dpkg, prefix);
+    for (const auto& inc : s.includes) s.placed_dirs.push_back({inc.first, "include"});
+    for (const auto& l : s.libs) s.placed_dirs.push_back({l, "lib64"});
+    s.placed_dirs.push_back({home, ""});
     return s;
 }
 
@@ -415,6 +452,29 @@ std::optional<ToolkitImport> assemble_toolkit(const fs::path& dir, Sources s, pl
     auto planned = [&](const std::string& rel) {
         return std::any_of(plan.begin(), plan.end(), [&](const RootLink& l) { return l.rel == rel; });
     };
+    // What the packages' records add beyond the name rules (cupti's include/Openmp/,
+    // lib64/stubs/libnvidia-ml.so, lib64/pkgconfig/cuda.pc): each file in its place, unless a
+    // folder above it is linked whole already. Programs stay those the rules pick: Debian's
+    // bin/gcc beside nvcc is a wrapper that must never come first on PATH.
+    std::set<std::string> taken;
+    for (const auto& l : plan) taken.insert(l.rel);
+    for (const auto& file : s.owned) {
+        const std::pair<fs::path, std::string>* best = nullptr;
+        for (const auto& pd : s.placed_dirs) {
+            auto rel = file.lexically_relative(pd.first);
+            if (rel.empty() || *rel.begin() == ".." || (best && pd.first.native().size() <= best->first.native().size()))
+                continue;
+            best = &pd;
+        }
+        if (!best) continue;
+        std::string rel = file.lexically_relative(best->first).generic_u8string();
+        if (!best->second.empty()) rel = best->second + "/" + rel;
+        if (starts_with(rel, "bin/")) continue;
+        bool covered = false;
+        for (size_t slash = rel.find('/'); slash != std::string::npos && !covered; slash = rel.find('/', slash + 1))
+            covered = taken.count(rel.substr(0, slash)) > 0;
+        if (!covered && taken.insert(rel).second) plan.push_back({rel, file});
+    }
     bool has_nvcc = planned("bin/" + exe);
     bool has_cudart = std::any_of(plan.begin(), plan.end(), [&](const RootLink& l) {
         std::string n = fs::u8path(l.rel).filename().u8string();

@@ -116,6 +116,41 @@ expect_rc 0 "$CVM" import /usr
 assert_contains "$ERR" "imported cuda 11.8.0 from /usr/lib/nvidia-cuda-toolkit"
 expect_rc 0 "$CVM" import /usr/lib/cuda
 assert_contains "$ERR" "already registered"
+# Issue 39: the assembled root holds every header and library file dpkg's lists say the packages
+# of the source package nvidia-cuda-toolkit put under /usr/include and /usr/lib/<multiarch>
+# (cupti's include/Openmp/, lib64/stubs/libnvidia-ml.so, ...), each the same file; programs are
+# those cvm picks (Debian's bin/gcc wrapper must never lead PATH).
+python3 - "$CVM_ROOT/cuda/11.8.0/root" << 'EOF' || fail "the root of Debian's CUDA 11.8 lacks files its packages installed (above)"
+import os, re, sys
+root = sys.argv[1]
+names = []
+for st in open("/var/lib/dpkg/status").read().split("\n\n"):
+    f = dict(re.findall(r"^([A-Za-z-]+): ?(.*)$", st, re.M))
+    if f.get("Status", "").endswith(" installed") and f.get("Source", f.get("Package", "")).split(" ")[0] == "nvidia-cuda-toolkit":
+        names.append((f["Package"], f.get("Architecture", "")))
+missing, n = [], 0
+for name, arch in names:
+    lst = "/var/lib/dpkg/info/%s:%s.list" % (name, arch)
+    if not os.path.exists(lst):
+        lst = "/var/lib/dpkg/info/%s.list" % name
+    for line in open(lst):
+        f = line.strip()
+        if not os.path.isfile(f):
+            continue
+        if f.startswith("/usr/include/"):
+            rel = "include/" + f[len("/usr/include/"):]
+        elif f.startswith("/usr/lib/x86_64-linux-gnu/"):
+            rel = "lib64/" + f[len("/usr/lib/x86_64-linux-gnu/"):]
+        else:
+            continue
+        n += 1
+        p = os.path.join(root, rel)
+        if not os.path.exists(p) or not os.path.samefile(p, f):
+            missing.append(rel)
+print("  %d files of %d packages, %d missing %s" % (n, len(names), len(missing), missing[:8]), file=sys.stderr)
+sys.exit(1 if missing or n < 100 else 0)
+EOF
+[[ ! -e $CVM_ROOT/cuda/11.8.0/root/bin/gcc && ! -e $CVM_ROOT/cuda/11.8.0/root/bin/g++ ]] || fail "Debian's gcc wrapper is in the root's bin"
 mkdir -p "$TEST_TMP/p11" && cd "$TEST_TMP/p11"
 expect_rc 0 "$CVM" use 11.8
 printf '#include <cuda_runtime.h>\n__global__ void k() {}\nint main() { k<<<1, 1>>>(); return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1; }\n' > t.cu
