@@ -6,17 +6,24 @@
 #include "binary/nccl_version.h"
 #include "core/detect.h"
 #include "core/pattern.h"
+#include "core/wheel_record.h"
 
 namespace cvm {
 
 namespace {
 
+// NCCL's own entries of a shared folder, read off the folder: its libraries (libnccl.so.2,
+// libnccl_static.a, libnccl_device.ltoir...) and its headers, header folders included (nccl.h,
+// nccl_net.h, nccl_device.h with the folder nccl_device/ it includes from).
 bool is_nccl_library(const std::string& name) {
     return name.rfind("libnccl", 0) == 0;
 }
 bool is_nccl_header(const std::string& name) {
-    return name.rfind("nccl", 0) == 0 && name.size() > 2 &&
-           name.compare(name.size() - 2, 2, ".h") == 0;
+    return name.rfind("nccl", 0) == 0;
+}
+// What packaging leaves beside them in a folder of NCCL's own (a wheel's nvidia/nccl/lib).
+bool is_packaging(const std::string& name) {
+    return name == "__init__.py" || name == "__pycache__" || name == "pkgconfig";
 }
 
 // NCCL_MAJOR / NCCL_MINOR / NCCL_PATCH of nccl.h.
@@ -70,12 +77,12 @@ std::optional<Found> find_here(const fs::path& dir) {
     return std::nullopt;
 }
 
-// A folder holding nothing but NCCL's files (and the folders of pkg-config's file): it can be the
+// A folder holding nothing but NCCL's files (and what packaging puts beside them): it can be the
 // entry's root as it is.
 bool only_nccl(const fs::path& dir, bool (*mine)(const std::string&)) {
     for (const auto& p : sorted_children(dir)) {
         std::string n = p.filename().u8string();
-        if (mine(n) || n == "pkgconfig") continue;
+        if (mine(n) || is_packaging(n)) continue;
         return false;
     }
     return true;
@@ -209,6 +216,16 @@ NcclImport import_found(const Found& f, platform::Os os,
     e.platform = os == platform::Os::Windows ? "windows-x86_64" : "linux-x86_64";
     e.note = how + (out.warning.empty() ? "" : "; warning: " + out.warning);
     e.stamp = source_stamp(f.library);
+    // A wheel pip left half-installed is refused before anything links to it.
+    if (f.root.filename() == "nccl" && f.root.parent_path().filename() == "nvidia")
+        for (const auto& info : dist_infos(f.root.parent_path().parent_path(), "nvidia_nccl_cu"))
+            if (auto damage = wheel_install_damage(info)) throw NcclImportError("import: " + *damage);
+    // Its header folders (nccl_device/) are linked whole: each must be read and stay inside.
+    for (const auto& p : f.include_dir.empty() ? std::vector<fs::path>{} : sorted_children(f.include_dir))
+        if (is_nccl_header(p.filename().u8string()) && is_dir(p))
+            if (auto problem = tree_problem(p, f.root))
+                throw NcclImportError("import: NCCL's headers in " + f.include_dir.u8string() + " cannot be taken: " +
+                                      *problem + "; reinstall NCCL, or import a copy of its own folder");
     const bool own_lib = only_nccl(f.lib_dir, is_nccl_library);
     const bool own_include = f.include_dir.empty() || only_nccl(f.include_dir, is_nccl_header);
     auto relative = [&](const fs::path& p) {
@@ -221,7 +238,7 @@ NcclImport import_found(const Found& f, platform::Os os,
         if (!f.include_dir.empty()) e.include_dirs = {relative(f.include_dir)};
         return out;
     }
-    // Shared folders: a root of links to NCCL's own files.
+    // Shared folders: a root of links to NCCL's own files and folders.
     plan_files(out.plan, "lib", f.lib_dir, [](const std::string& n) { return is_nccl_library(n); });
     if (!f.include_dir.empty())
         plan_files(out.plan, "include", f.include_dir,

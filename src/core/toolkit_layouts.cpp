@@ -158,6 +158,7 @@ struct Sources {
     std::string target = "x86_64-linux";                // targets/<target> for relative nvcc.profiles
     ToolkitFacts facts;                                 // versions the layout's records gave
     std::vector<std::string> components;
+    std::vector<fs::path> own_dirs; // folders that are the toolkit's alone (wheels'): linked whole
 };
 
 const std::vector<std::string>& shared_markers() {
@@ -355,6 +356,7 @@ std::optional<Sources> wheel_sources(const fs::path& dir) {
         std::string n = d.filename().u8string();
         if (!is_toolkit_wheel_folder(n)) continue;
         s.components.push_back(n);
+        s.own_dirs.push_back(d);
         s.bins.push_back(d / "bin");
         s.includes.push_back({d / "include", false});
         s.libs.push_back(d / "lib");
@@ -374,18 +376,41 @@ std::optional<ToolkitImport> assemble_toolkit(const fs::path& dir, Sources s, pl
     const std::string exe = win ? "nvcc.exe" : "nvcc";
     const std::string lib_rel = win ? "lib/x64" : "lib64";
     std::vector<RootLink> plan;
-    for (const auto& b : s.bins) plan_files(plan, "bin", b, [&](const std::string& n) { return is_cuda_program(n, os); });
-    for (const auto& [inc, shared] : s.includes)
-        plan_files(plan, "include", inc, [shared = shared](const std::string& n) {
-            if (shared) return is_cuda_header(n);
-            return !starts_with(n, "cudnn") && !starts_with(n, "nccl"); // cuDNN is imported on its own
+    auto sub = [&](const char* name) {
+        std::vector<fs::path> out;
+        for (const auto& d : s.own_dirs)
+            if (is_dir(d / name)) out.push_back(d / name);
+        return out;
+    };
+    if (!s.own_dirs.empty()) {
+        // Folders of the toolkit's own (NVIDIA's wheels): their whole trees, as the folders hold
+        // them (include/cccl/, lib/stubs/, cccl/lib/cmake/...), the libraries both in lib/ (as the
+        // wheels' nvcc.profile says) and in lib64/ (as a toolkit's root has them).
+        auto not_cudnn_nccl = [](const std::string& n) { return !starts_with(n, "cudnn") && !starts_with(n, "nccl"); };
+        plan_tree(plan, "bin", sub("bin"), [](const std::string&) { return true; });
+        plan_tree(plan, "include", sub("include"), not_cudnn_nccl);
+        std::vector<fs::path> libs = sub("lib");
+        for (const auto& l : sub("lib64")) libs.push_back(l);
+        plan_tree(plan, lib_rel, libs, not_cudnn_nccl);
+        if (!win) plan_tree(plan, "lib", libs, not_cudnn_nccl);
+        static const char* const placed[] = {"bin", "include", "lib", "lib64", "nvvm"};
+        plan_tree(plan, "", s.own_dirs, [](const std::string& n) {
+            return std::find(std::begin(placed), std::end(placed), n) == std::end(placed);
         });
-    for (const auto& l : s.libs) {
-        plan_files(plan, lib_rel, l, [&](const std::string& n) { return is_cuda_library(n, os); });
-        // The driver's stub for linking without a driver: CUDA::cuda_driver, nvcc -lcuda.
-        plan_files(plan, lib_rel + "/stubs", l / "stubs", [&](const std::string& n) {
-            return is_cuda_library(n, os) || starts_with(n, "libcuda.so") || ascii_lower(n) == "cuda.lib";
-        });
+    } else {
+        for (const auto& b : s.bins) plan_files(plan, "bin", b, [&](const std::string& n) { return is_cuda_program(n, os); });
+        for (const auto& [inc, shared] : s.includes)
+            plan_files(plan, "include", inc, [shared = shared](const std::string& n) {
+                if (shared) return is_cuda_header(n);
+                return !starts_with(n, "cudnn") && !starts_with(n, "nccl"); // cuDNN is imported on its own
+            });
+        for (const auto& l : s.libs) {
+            plan_files(plan, lib_rel, l, [&](const std::string& n) { return is_cuda_library(n, os); });
+            // The driver's stub for linking without a driver: CUDA::cuda_driver, nvcc -lcuda.
+            plan_files(plan, lib_rel + "/stubs", l / "stubs", [&](const std::string& n) {
+                return is_cuda_library(n, os) || starts_with(n, "libcuda.so") || ascii_lower(n) == "cuda.lib";
+            });
+        }
     }
     auto planned = [&](const std::string& rel) {
         return std::any_of(plan.begin(), plan.end(), [&](const RootLink& l) { return l.rel == rel; });
@@ -402,7 +427,7 @@ std::optional<ToolkitImport> assemble_toolkit(const fs::path& dir, Sources s, pl
         std::vector<RootLink> extra;
         for (const auto& l : plan) {
             size_t so = l.rel.find(".so.");
-            if (!starts_with(l.rel, lib_rel + "/") || so == std::string::npos) continue;
+            if ((!starts_with(l.rel, lib_rel + "/") && !starts_with(l.rel, "lib/")) || so == std::string::npos) continue;
             std::string bare = l.rel.substr(0, so + 3);
             if (!planned(bare) && std::none_of(extra.begin(), extra.end(), [&](const RootLink& e) { return e.rel == bare; }))
                 extra.push_back({bare, l.target});

@@ -12,34 +12,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::size_t kRecordLimit = std::size_t(256) << 20;
-
-// One CSV field of a RECORD line (quoted when it holds a comma).
-std::vector<std::string> csv_fields(const std::string& line) {
-    std::vector<std::string> out(1);
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        char ch = line[i];
-        if (quoted) {
-            if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-                out.back() += '"';
-                ++i;
-            } else if (ch == '"') {
-                quoted = false;
-            } else {
-                out.back() += ch;
-            }
-        } else if (ch == '"') {
-            quoted = true;
-        } else if (ch == ',') {
-            out.emplace_back();
-        } else {
-            out.back() += ch;
-        }
-    }
-    return out;
-}
-
 std::vector<std::string> lines_of(const std::string& text) {
     std::vector<std::string> out;
     std::size_t start = 0;
@@ -61,22 +33,12 @@ template <class Each> void for_each_wheel_record(const fs::path& dir, Each each)
         std::string name = it->path().filename().u8string();
         if (name.size() < 10 || name.compare(name.size() - 10, 10, ".dist-info") != 0) continue;
         fs::path record = it->path() / "RECORD";
-        if (auto text = platform::read_file(record, kRecordLimit))
+        if (auto text = platform::read_file(record, kWheelRecordLimit))
             each(name, record, parse_wheel_record(*text));
     }
 }
 
 } // namespace
-
-std::vector<WheelRecordLine> parse_wheel_record(const std::string& text) {
-    std::vector<WheelRecordLine> out;
-    for (const auto& line : lines_of(text)) {
-        auto f = csv_fields(line);
-        if (f.size() < 2 || f[1].rfind("sha256=", 0) != 0) continue;
-        out.push_back({f[0], f[1].substr(7), f.size() > 2 ? f[2] : ""});
-    }
-    return out;
-}
 
 // Wheels' RECORD files of the site-packages folders that hold `files`.
 void read_wheel_records(const std::map<fs::path, std::string>& files,
@@ -139,7 +101,7 @@ void read_dpkg_records(const std::map<fs::path, std::string>& files, const fs::p
     for (fs::directory_iterator it(info, ec), end; !ec && it != end; it.increment(ec)) {
         std::string name = it->path().filename().u8string();
         if (name.size() < 9 || name.compare(name.size() - 8, 8, ".md5sums") != 0) continue;
-        auto text = platform::read_file(it->path(), kRecordLimit);
+        auto text = platform::read_file(it->path(), kWheelRecordLimit);
         if (!text) continue;
         for (const auto& line : lines_of(*text)) {
             // "<md5>  <path relative to />"

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/wheel_record.h"
+
 namespace cvm::install {
 
 // An owner's word on one file.
@@ -33,12 +35,9 @@ void read_dpkg_records(const std::map<std::filesystem::path, std::string>& files
                        const std::filesystem::path& info,
                        std::map<std::filesystem::path, OwnerRecord>& out);
 
-// The lines of a wheel's RECORD that carry a sha256 ("path,sha256=DIGEST,size"): the path as
-// written (relative to site-packages), the urlsafe base64 digest, the size ("" when not given).
-struct WheelRecordLine {
-    std::string path, digest, size;
-};
-std::vector<WheelRecordLine> parse_wheel_record(const std::string& text);
+// The RECORD parser is core's (imports check wheels with it too).
+using cvm::WheelRecordLine;
+using cvm::parse_wheel_record;
 
 // Lower-case hex -> the urlsafe base64 without padding that wheels' RECORD files use.
 std::string hex_to_urlsafe_base64(const std::string& hex);

@@ -31,6 +31,7 @@ site="$TEST_TMP/py/lib/python3.12/site-packages"
 mkdir -p "$site/torch/lib" "$site/nvidia/nccl/lib" "$site/nvidia_nccl_cu13-2.28.9.dist-info"
 printf "__version__ = '2.11.0+cu130'\ncuda: Optional[str] = '13.0'\n" > "$site/torch/version.py"
 $MK nccl-lib "$site/nvidia/nccl/lib/libnccl.so.2" --version 2.28.9 --cuda 13.0
+echo "nvidia/nccl/lib/libnccl.so.2,sha256=$(sha256sum "$site/nvidia/nccl/lib/libnccl.so.2" | cut -c1-8),1" > "$site/nvidia_nccl_cu13-2.28.9.dist-info/RECORD"
 mkdir -p "$TEST_TMP/py/bin"
 printf '#!/bin/sh\necho %s\n' "'{\"version\": \"3.12.3\", \"path\": [\"\", \"$site\"]}'" > "$TEST_TMP/py/bin/python3"
 chmod +x "$TEST_TMP/py/bin/python3"

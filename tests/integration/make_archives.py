@@ -163,6 +163,20 @@ def add_nccl(w, prefix, lib_version, header_version, cuda, wheel=False):
     w.file(prefix + "lib/pkgconfig/nccl.pc", b"Name: nccl\n")
 
 
+
+def wheel_record(w, dist):
+    """The dist-info's RECORD, as pip's wheels carry it: every file with its sha256 (urlsafe
+    base64, unpadded) and size, RECORD itself without."""
+    import base64
+    lines = []
+    for name, kind, data, _mode in w.entries:
+        if kind != "file":
+            continue
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        lines.append("%s,sha256=%s,%d" % (name, digest, len(data)))
+    lines.append(dist + "RECORD,,")
+    w.file(dist + "RECORD", ("\n".join(lines) + "\n").encode())
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("what")
@@ -211,6 +225,7 @@ def main():
         w.file(dist + "METADATA", ("Metadata-Version: 2.1\nName: %s\nVersion: %s\n\nbody\n"
                                    % (a.project, a.version)).encode())
         w.file(dist + "WHEEL", b"Wheel-Version: 1.0\nTag: py3-none-manylinux2014_x86_64\n")
+        wheel_record(w, dist)
     elif a.what == "nccl":
         folder = a.folder or "nccl_%s-%s+cuda%s_x86_64" % (a.version, a.revision, a.cuda)
         add_nccl(w, folder + "/", a.banner_version or a.version, a.header_version or a.version, a.cuda)
@@ -222,6 +237,7 @@ def main():
         w.file(dist + "METADATA", ("Metadata-Version: 2.1\nName: %s\nVersion: %s\n\nbody\n"
                                    % (a.project, a.version)).encode())
         w.file(dist + "WHEEL", b"Wheel-Version: 1.0\nTag: py3-none-manylinux_2_18_x86_64\n")
+        wheel_record(w, dist)
     elif a.what == "nccl-lib":
         with open(a.out, "wb") as f:
             f.write(nccl_library(a.banner_version or a.version, a.cuda, a.code))

@@ -125,6 +125,8 @@ TEST_CASE("NCCL import: a wheel from its site-packages, nvidia/ or nvidia/nccl")
     nccl_header(nccl / "include", "2.28.9");
     write_file(nccl / "__init__.py", "");
     fs::create_directories(site / "nvidia_nccl_cu13-2.28.9.dist-info");
+    write_file(site / "nvidia_nccl_cu13-2.28.9.dist-info" / "RECORD",
+               "nvidia/nccl/include/nccl.h,sha256=x,1\nnvidia/nccl/__init__.py,sha256=y,0\n");
     for (const fs::path& dir : {site, site / "nvidia", nccl}) {
         INFO(dir);
         auto got = nccl_import_of(dir, platform::Os::Linux, std::nullopt);
@@ -153,6 +155,9 @@ TEST_CASE("NCCL import: NVIDIA's apt packages in /usr get an assembled root of N
     write_file(lib / "libz.so.1", "not NCCL");
     nccl_header(usr / "include", "2.28.3");
     write_file(usr / "include" / "stdio.h", "not NCCL");
+    // NCCL 2.28's device API: nccl_device.h includes from the folder nccl_device/, taken whole.
+    write_file(usr / "include" / "nccl_device" / "impl" / "barrier__funcs.h", "// barrier");
+    write_file(usr / "include" / "netinet" / "in.h", "not NCCL");
     write_file(
         t.path / "var" / "lib" / "dpkg" / "status",
         "Package: libnccl2\nStatus: install ok installed\nVersion: 2.28.3-1+cuda13.0\n\n"
@@ -170,8 +175,39 @@ TEST_CASE("NCCL import: NVIDIA's apt packages in /usr get an assembled root of N
     for (const auto& l : got->plan)
         links.push_back(l.rel);
     std::sort(links.begin(), links.end());
-    CHECK(links == std::vector<std::string>{"include/nccl.h", "lib/libnccl.so", "lib/libnccl.so.2",
-                                            "lib/libnccl.so.2.28.3"});
+    CHECK(links == std::vector<std::string>{"include/nccl.h", "include/nccl_device", "lib/libnccl.so",
+                                            "lib/libnccl.so.2", "lib/libnccl.so.2.28.3"});
+    // A header folder that links out of /usr is refused, naming it.
+    fs::remove_all(usr / "include" / "nccl_device");
+    write_file(t.path / "elsewhere" / "impl" / "x.h", "x");
+    fs::create_directory_symlink(t.path / "elsewhere", usr / "include" / "nccl_device");
+    CHECK_THROWS_WITH(nccl_import_of(usr, platform::Os::Linux, std::nullopt),
+                      Catch::Contains("nccl_device is a link out of " + usr.u8string()));
+}
+
+TEST_CASE("NCCL import: a wheel pip left half-installed is refused") {
+    TempDir t;
+    fs::path site = t.path / "site-packages";
+    fs::path nccl = site / "nvidia" / "nccl";
+    nccl_lib(nccl / "lib", "2.28.9", "13.0");
+    nccl_header(nccl / "include", "2.28.9");
+    fs::path info = site / "nvidia_nccl_cu13-2.28.9.dist-info";
+    fs::create_directories(info);
+    CHECK_THROWS_WITH(nccl_import_of(site, platform::Os::Linux, std::nullopt),
+                      Catch::Contains("nvidia_nccl_cu13-2.28.9.dist-info in " + site.u8string() +
+                                      " is half-installed: it has no readable RECORD") &&
+                          Catch::Contains("pip install --force-reinstall nvidia-nccl-cu13==2.28.9"));
+    write_file(info / "RECORD", "nvidia/nccl/include/nccl.h,sha256=x,1\n"
+                                "nvidia/nccl/include/nccl_device/ptr.h,sha256=y,2\n"
+                                "nvidia_nccl_cu13-2.28.9.dist-info/RECORD,,\n");
+    CHECK_THROWS_WITH(nccl_import_of(site, platform::Os::Linux, std::nullopt),
+                      Catch::Contains("its RECORD names nvidia/nccl/include/nccl_device/ptr.h, which is not there"));
+    // Whole again: the wheel's folder is NCCL's own, header folders and all, linked as it is.
+    write_file(nccl / "include" / "nccl_device" / "ptr.h", "// ptr");
+    auto got = nccl_import_of(site, platform::Os::Linux, std::nullopt);
+    REQUIRE(got);
+    CHECK(got->entry.path == nccl);
+    CHECK(got->plan.empty());
 }
 
 TEST_CASE("NCCL import: a toolkit or conda environment holding NCCL among other libraries") {

@@ -242,6 +242,9 @@ TEST_CASE("toolkit layouts: pip wheels of CUDA 12 and 13") {
         write_file(nv / "cuda_runtime" / "include" / "cuda_runtime.h", "");
         write_file(nv / "cuda_runtime" / "include" / "cuda.h", "#define CUDA_VERSION 12040\n");
         write_file(nv / "cuda_runtime" / "lib" / "libcudart.so.12", "");
+        write_file(nv / "cuda_runtime" / "lib" / "__init__.py", "");
+        // Two components with a folder of one name: merged, each file from its own wheel.
+        write_file(nv / "cuda_runtime" / "include" / "crt" / "runtime_part.h", "");
         write_file(nv / "cublas" / "lib" / "libcublas.so.12", "");
         write_file(nv / "cudnn" / "include" / "cudnn.h", "");
         write_file(nv / "cudnn" / "lib" / "libcudnn.so.9", "");
@@ -258,7 +261,10 @@ TEST_CASE("toolkit layouts: pip wheels of CUDA 12 and 13") {
             auto r = rels(*imp);
             CHECK(r.count("bin/nvcc"));
             CHECK(r.count("include/cuda_runtime.h"));
-            CHECK(r.count("include/crt"));
+            CHECK_FALSE(r.count("include/crt"));
+            CHECK(target(*imp, "include/crt/host_config.h") == nv / "cuda_nvcc" / "include" / "crt" / "host_config.h");
+            CHECK(target(*imp, "include/crt/runtime_part.h") == nv / "cuda_runtime" / "include" / "crt" / "runtime_part.h");
+            CHECK_FALSE(r.count("lib64/__init__.py"));
             CHECK(target(*imp, "lib64/libcudart.so") == nv / "cuda_runtime" / "lib" / "libcudart.so.12");
             CHECK(r.count("lib64/libcublas.so.12"));
             CHECK_FALSE(r.count("include/cudnn.h"));
@@ -273,6 +279,10 @@ TEST_CASE("toolkit layouts: pip wheels of CUDA 12 and 13") {
         write_file(nv / "cu13" / "include" / "cuda.h", "#define CUDA_VERSION 13000\n");
         write_file(nv / "cu13" / "lib" / "libcudart.so.13", "");
         write_file(nv / "cu13" / "nvvm" / "libdevice" / "libdevice.10.bc", "");
+        // The CCCL wheel's headers under include/cccl/ and its CMake files under cccl/.
+        write_file(nv / "cu13" / "include" / "cccl" / "cub" / "cub.cuh", "");
+        write_file(nv / "cu13" / "cccl" / "lib" / "cmake" / "cub" / "cub-config.cmake", "");
+        write_file(nv / "cu13" / "lib" / "stubs" / "libcuda.so", "");
         fs::create_directories(site / "nvidia_cuda_nvcc-13.0.88.dist-info");
         fs::create_directories(site / "nvidia_cuda_runtime-13.0.96.dist-info");
         FakeRegistry reg{{}, Version{{13, 0, 2}}};
@@ -286,6 +296,12 @@ TEST_CASE("toolkit layouts: pip wheels of CUDA 12 and 13") {
         CHECK(r.count("bin/nvcc"));
         CHECK(r.count("lib64/libcudart.so"));
         CHECK(target(*imp, "nvvm") == nv / "cu13" / "nvvm");
+        // The whole tree, as the folder has it: lib/ too, as the wheels' nvcc.profile names it.
+        CHECK(target(*imp, "include/cccl") == nv / "cu13" / "include" / "cccl");
+        CHECK(target(*imp, "cccl") == nv / "cu13" / "cccl");
+        CHECK(target(*imp, "lib/libcudart.so.13") == nv / "cu13" / "lib" / "libcudart.so.13");
+        CHECK(target(*imp, "lib64/stubs") == nv / "cu13" / "lib" / "stubs");
+        CHECK(target(*imp, "lib/stubs") == nv / "cu13" / "lib" / "stubs");
     }
     SECTION("cudart alone is a runtime-only toolkit; cuBLAS alone is none") {
         write_file(nv / "cublas" / "lib" / "libcublas.so.12", "");
