@@ -21,13 +21,13 @@
 # A distribution's nvcc (Debian's CUDA 11.8 in /usr/bin, where installed) stays on PATH, as on
 # users' machines: a build that is not handed the selection takes it.
 #
-# What each part costs on this project's 2-core machine (-j2; the wheels' virtual environments
-# are kept in CVM_TEST_CACHE, made once in about 10 s):
-#   nccl-tests, a: about 27 s (verifiable.o alone, 25 s of CPU, is most of it; it includes only
-#                  nccl.h for its types, so b and c reuse it), b and c: about 11 s each, c's
-#                  archive packed with xz -0 -T2: about 12 s (199 MB of library);
-#   cuda-samples: about 6 s each way (three configures and builds), 20 s for all three;
-#   in all about 90 s.
+# What each case costs on this project's 2-core machine (-j2; measured at load about 1, half
+# again as much at load 3.7; the wheels' virtual environments are kept in
+# CVM_TEST_CACHE, made once in about 10 s):
+#   nccl-wheel 23 s (verifiable.o alone is 25 s of CPU; it includes nccl.h only for its types, so
+#     the two other NCCL cases reuse it), nccl-apt 12 s, nccl-archive 33 s (packing 199 MB of
+#     library with xz, 10 to 20 s, then 11 s of build); each cuda-samples way 10 to 12 s (three
+#     configures and builds); in all about 105 s (150 s at load 3.7).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_wheels.sh"
 CLIENTS=$(cd "$(dirname "$0")/../../.." && pwd)/shared/clients
@@ -116,7 +116,7 @@ FAILED=()
 # run_case NAME FUNCTION: one case in a subshell (its own CVM_ROOT); a failure is said and the
 # next case still runs, so one run shows every case's result.
 run_case() {
-    local rc=0
+    local rc=0 start=$SECONDS
     set +e
     (
         set -e
@@ -126,6 +126,7 @@ run_case() {
     rc=$?
     set -e
     ((rc == 0)) || { echo "FAIL: case $1 ended with exit $rc" >&2; FAILED+=("$1"); }
+    echo "($1: $((SECONDS - start)) s)"
 }
 
 # 1a. The wheel, imported from the virtual environment's site-packages as a user would.
@@ -176,7 +177,8 @@ archive_nccl() {
     cp "$WHEEL_NCCL/lib/libnccl.so.2" "$a/$f/lib/libnccl.so.2.32.6"
     ln -s libnccl.so.2.32.6 "$a/$f/lib/libnccl.so.2"
     ln -s libnccl.so.2 "$a/$f/lib/libnccl.so"
-    tar -C "$a" -cf - "$f" | xz -0 -T2 > "$a/$f.txz"
+    # xz's fastest settings: the library is hardly compressible, and -6 would take a minute.
+    tar -C "$a" -cf - "$f" | xz -T2 --lzma2=preset=0,mode=fast,mf=hc3,nice=4,dict=64KiB > "$a/$f.txz"
     rm -rf "${a:?}/$f"
     expect_rc 0 "$CVM" import "$CUDA13"
     expect_rc 0 "$CVM" install "$a/$f.txz"
