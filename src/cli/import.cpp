@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "core/entry_trust.h"
 #include "cli/context.h"
+#include "cli/use_hint.h"
 #include "cli/errors.h"
 #include "core/config.h"
 #include "core/cudnn_layouts.h"
@@ -278,25 +279,16 @@ bool import_detected(const Store& store, ImportRun& run) {
 
 // The spec that selects what one import registered ("12.4.1", "12+9.1.0", "11.2.2+8.1.0.77",
 // "13.0+nccl2.28.9").
-std::string spec_to_use(const ImportRun& run) {
-    std::string toolkit, cudnn, nccl;
+// What the import added, for the `cvm use` hint.
+std::vector<AddedEntry> added_by(const ImportRun& run) {
+    std::vector<AddedEntry> out;
     for (const auto& [key, source] : run.registered) {
         (void)source;
-        std::string id = key.substr(key.find('/') + 1);
-        if (key.rfind("cuda/", 0) == 0)
-            toolkit = id;
-        else if (key.rfind("nccl/", 0) == 0) {
-            if (auto n = parse_nccl_id(id)) {
-                nccl = n->version.str();
-                if (toolkit.empty()) toolkit = n->cuda.str();
-            }
-        } else if (auto c = parse_cudnn_id(id)) {
-            cudnn = c->version.str();
-            if (toolkit.empty()) toolkit = c->cuda.str();
-        }
+        const std::string kind = key.substr(0, key.find('/'));
+        const std::string id = key.substr(key.find('/') + 1);
+        out.push_back({kind == "cuda" ? Kind::Cuda : kind == "nccl" ? Kind::Nccl : Kind::Cudnn, id});
     }
-    if (toolkit.empty()) return toolkit;
-    return toolkit + (cudnn.empty() ? "" : "+" + cudnn) + (nccl.empty() ? "" : "+nccl" + nccl);
+    return out;
 }
 
 } // namespace
@@ -325,7 +317,6 @@ void register_import(CLI::App& app) {
         }
         Store store = open_store();
         bool rehash_needed = false;
-        std::string next_spec;
         ImportRun run;
         if (*detect) {
             if (!dir->empty()) throw UsageError("import: give either DIR or --detect, not both");
@@ -337,7 +328,6 @@ void register_import(CLI::App& app) {
             if (!fs::is_directory(path, ec))
                 throw UsageError("import: " + *dir + " is not a folder; give the toolkit's folder, e.g. /usr/local/cuda-12.4");
             rehash_needed = import_folder(store, path, cuda_override, run);
-            next_spec = spec_to_use(run);
         }
         if (rehash_needed) {
             std::error_code e2;
@@ -346,10 +336,10 @@ void register_import(CLI::App& app) {
         }
         if (*json)
             print_json({{"imported", run.entries}, {"skipped", run.skipped}});
-        else if (!next_spec.empty())
-            hint("cvm use " + next_spec, "selects it for this folder; -g for everywhere");
         else if (*detect)
             hint("cvm list", "shows what is registered; then `cvm use SPEC`");
+        else
+            use_hint(open_store(), added_by(run));
     });
 }
 

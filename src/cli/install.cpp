@@ -7,6 +7,7 @@
 #include "cli/errors.h"
 #include "cli/lock_install.h"
 #include "cli/release_registry.h"
+#include "cli/use_hint.h"
 #include "core/shims.h"
 #include "install/error.h"
 #include "install/installer_package.h"
@@ -42,25 +43,12 @@ bool looks_like_archive_name(const std::string& s) {
 }
 
 // After an install: the command that selects what was installed.
-void install_hint(const std::vector<install::InstallResult>& results, bool locked) {
+void install_hint(const Store& store, const std::vector<install::InstallResult>& results, bool locked) {
     if (results.empty()) return;
     if (locked) return hint("cvm current", "shows what the project now selects");
-    std::string toolkit, cudnn, nccl;
-    for (const auto& r : results) {
-        if (r.kind == Kind::Cuda) toolkit = r.id;
-        else if (r.kind == Kind::Nccl) {
-            if (auto n = parse_nccl_id(r.id)) {
-                nccl = n->version.str();
-                if (toolkit.empty()) toolkit = n->cuda.str();
-            }
-        } else if (auto c = parse_cudnn_id(r.id)) {
-            cudnn = c->version.str();
-            if (toolkit.empty()) toolkit = c->cuda.str();
-        }
-    }
-    hint("cvm use " + toolkit + (cudnn.empty() ? "" : "+" + cudnn) +
-             (nccl.empty() ? "" : "+nccl" + nccl),
-         "selects it for this folder; -g for everywhere");
+    std::vector<AddedEntry> added;
+    for (const auto& r : results) added.push_back({r.kind, r.id});
+    use_hint(store, added);
 }
 
 // `cvm install --reinstall ID`: from the archive it was installed from (checked against the
@@ -310,7 +298,7 @@ void register_install(CLI::App& app) {
         if (a->json)
             print_json({{"installed", results_json(results)}});
         else
-            install_hint(results, a->locked);
+            install_hint(open_store(), results, a->locked);
     });
 }
 

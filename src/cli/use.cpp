@@ -184,6 +184,13 @@ nlohmann::json install_first(const Spec& s, const std::string& typed, bool globa
     forward_to_install_program(args);
 }
 
+// The spec with a cuDNN part added in its place, before an NCCL part (13.0+9.19+nccl2.28).
+Spec with_cudnn(Spec s, const Version& cudnn) {
+    s.cudnn = cudnn;
+    s.cudnn_cuda.reset();
+    return s;
+}
+
 } // namespace
 
 void register_use(CLI::App& app) {
@@ -284,7 +291,7 @@ void register_use(CLI::App& app) {
             auto c = s.cudnn ? std::nullopt : installed_cudnn_for(store, r.toolkit.version);
             if (c)
                 hint("cuDNN " + c->str() + " is installed for this toolkit but not selected; to use it: " +
-                     "cvm use " + std::string(*global ? "--global " : "") + s.str() + "+" + c->version.str());
+                     "cvm use " + std::string(*global ? "--global " : "") + with_cudnn(s, c->version).str());
             else
                 hint("cvm exec -- nvcc --version", "runs a tool with it; or eval \"$(cvm env)\" in this shell");
         } catch (const ResolveError& e) {

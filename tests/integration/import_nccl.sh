@@ -19,7 +19,7 @@ tar -xJf "$TEST_TMP/a.txz" -C "$dl"
 a="$dl/nccl_2.21.5-1+cuda12.4_x86_64"
 CVM_ROOT="$TEST_TMP/s1" expect_rc 0 "$CVM" import "$a"
 assert_contains "$ERR" "imported nccl 2.21.5-cuda12.4 from $a"
-assert_contains "$ERR" "next: cvm use 12.4+nccl2.21.5"
+assert_contains "$ERR" "next: cvm install 12 (no CUDA 12 toolkit is installed; then cvm use 12+nccl2.21.5)"
 entry=$(cat "$TEST_TMP/s1/nccl/2.21.5-cuda12.4/entry")
 assert_contains "$entry" "path=$a"
 assert_contains "$entry" 'NCCL version 2.21.5+cuda12.4'

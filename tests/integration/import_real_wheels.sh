@@ -93,6 +93,15 @@ same_tree "$site13/nvidia/cu13" "$troot"
 [[ ! -e $troot/include/nccl.h && ! -e $troot/include/cudnn.h ]] || fail "the toolkit's root took NCCL's or cuDNN's headers"
 expect_rc 0 "$CVM" verify
 assert_not_contains "$OUT$ERR" "DAMAGED"
+# Hints name only selections that resolve: the cuDNN part before the NCCL part (it was put after,
+# a spec cvm refuses), and an NCCL built with CUDA 13.5 named by its major where no toolkit 13.5
+# is installed (`cvm use 13.5+nccl2.32.6` named none).
+mkdir -p "$TEST_TMP/p13" && cd "$TEST_TMP/p13"
+expect_rc 0 "$CVM" use 13.5+nccl2.32
+assert_contains "$ERR" "to use it: cvm use 13.5+9.28.1.4+nccl2.32"
+CVM_ROOT="$TEST_TMP/nccl-only" expect_rc 0 "$CVM" import "$site13/nvidia/nccl"
+assert_contains "$ERR" "next: cvm install 13 (no CUDA 13 toolkit is installed; then cvm use 13+nccl2.32.6)"
+cd "$TEST_TMP"
 
 # --- CUDA 12: one folder per toolkit component (nvidia/cuda_runtime). ---
 wheel_venv cuda12 "$NCCL_CU12" "$CUDNN_CU12" "$CUDA_RUNTIME_12"

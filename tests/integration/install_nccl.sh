@@ -197,7 +197,7 @@ cp "$TEST_TMP/a21.orig" "$A21"
 # --- the spec names what to install; an NCCL that does not exist is refused before the toolkit
 expect_rc 0 "$CVM" install 12.4+nccl2.21
 assert_store nccl "2.21.5-cuda12.4"
-assert_contains "$ERR" "next: cvm use 12.4+nccl2.21.5"
+assert_contains "$ERR" "next: cvm use 12+nccl2.21.5 (selects it"
 : > "$HTTP_LOG"
 expect_rc 2 "$CVM" install 12.8+nccl2.99
 assert_eq "$(cat "$HTTP_LOG")" "" "nothing downloaded for an NCCL that does not exist"
