@@ -6,9 +6,9 @@
 #      NCCL_HOME by hand; NVCC_GENCODE narrowed to the GPUs' architecture; all_reduce_perf only).
 #   2. `cvm exec -- build/all_reduce_perf -b 8 -e 1G -f 2 -g GPUS` (one process over GPUS GPUs; it
 #      must load the selected libnccl.so.2, checked with ldd under cvm exec).
-#   3. `cvm probe --nccl --json` with the same selection. The probe takes no sizes: it all-reduces
-#      floats from 8 MiB to 1 GiB, doubling (20 times each, 5 from 128 MiB), over every visible GPU;
-#      with one GPU it runs one checked 8 MiB all-reduce and measures no bandwidth. Both run out of
+#   3. `cvm probe --nccl --benchmark --json` with the same selection. The probe all-reduces floats
+#      from 8 MiB to 1 GiB, doubling (20 times each, 5 from 128 MiB), over every visible GPU; on one
+#      GPU --benchmark times every size too (without it, one checked 8 MiB all-reduce). Both run out of
 #      place; nccl-tests' figures in the table are its out-of-place ones (20 iterations, as its
 #      default -n). The table: size, nccl-tests time/algbw/busbw, cvm's, and at 1 GiB the ratios.
 #
@@ -43,6 +43,7 @@ BIN=$(cd "$BIN" && pwd)
 SOURCE_DIR=$(cd "$(dirname "$0")/.." && pwd)
 TGZ=${TGZ:-$SOURCE_DIR/../shared/clients/nccl-tests-2.19.6.tgz}
 [ -f "$TGZ" ] || { echo "gpu-nccl-tests: no nccl-tests snapshot at $TGZ; give its path as the second argument" >&2; exit 2; }
+TGZ=$(cd "$(dirname "$TGZ")" && pwd)/$(basename "$TGZ") # the script works in other folders
 CUDA_DIR=${CUDA_DIR:-/usr/local/cuda}
 if [ -z "${PYTHON:-}" ]; then
     PYTHON=/opt/torch/.venv/bin/python
@@ -137,9 +138,9 @@ grep -q 'Out of bounds values : 0 OK' "$OUT_DIR/all_reduce_perf.txt" && ok "nccl
     bad "nccl-tests did not report 'Out of bounds values : 0 OK'"
 
 say "3. cvm probe --nccl ($SPEC)"
-cvm probe --nccl | tee "$OUT_DIR/probe.txt"
+cvm probe --nccl --benchmark | tee "$OUT_DIR/probe.txt"
 probe_rc=${PIPESTATUS[0]}
-cvm probe --nccl --json >"$OUT_DIR/probe.json" 2>"$OUT_DIR/probe.err"
+cvm probe --nccl --benchmark --json >"$OUT_DIR/probe.json" 2>"$OUT_DIR/probe.err"
 [ "$probe_rc" = 0 ] && ok "cvm probe --nccl passes (every rank's every sum exact)" || bad "cvm probe --nccl exited $probe_rc"
 
 say "table"
@@ -191,7 +192,7 @@ if g in nt and g in cvm and cvm[g][0]:
         line += ", busbw cvm / nccl-tests = %.2f" % (c[2] / t[2])
     print(line)
 else:
-    print("at 1 GiB: no ratio (%s)" % ("the probe measured no 1 GiB all-reduce: one GPU runs one 8 MiB check" if g in nt
+    print("at 1 GiB: no ratio (%s)" % ("the probe measured no 1 GiB all-reduce" if g in nt
                                        else "nccl-tests printed no 1 GiB row"))
 PY
 

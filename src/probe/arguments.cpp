@@ -47,6 +47,7 @@ std::string usage_text() {
            "  --benchmark      let cuDNN's heuristics choose the checks' algorithm and time\n"
            "                   every forward algorithm (cudnnFindConvolutionForwardAlgorithm);\n"
            "                   without it the checks run the implicit precomputed GEMM\n"
+           "                   with --nccl on one GPU: time its all-reduce at every size too\n"
            "  --cudnn-major N  load only libcudnn.so.N / cudnn64_N.dll (default: 9, 8, 7)\n"
            "  --cudart-major N load only that CUDA runtime (default: cuDNN's own, then 13..10)\n"
            "  --device N       the CUDA device to use (default 0)\n"

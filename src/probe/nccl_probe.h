@@ -20,7 +20,8 @@ void probe_nccl(const Options& options, const CudartApi* cudart, int device_coun
                 int runtime_version, Report& report);
 
 // The sizes measured: doubling from `min` to `max` bytes; with one rank only `min` (one GPU moves
-// nothing over a link, so one checked all-reduce says all there is).
+// nothing over a link, so one checked all-reduce says all there is; --benchmark asks for every
+// size, as for two ranks).
 std::vector<std::size_t> nccl_sizes(std::size_t min, std::size_t max, int ranks);
 // nccl-tests' all-reduce bus bandwidth: algbw * 2(n-1)/n.
 double bus_bandwidth(double algbw, int ranks);

@@ -134,12 +134,12 @@ void write_nccl(JsonWriter& json, const NcclReport& n) {
             .value(z.iterations);
         json.key("time_us").value(z.time_us);
         json.key("algbw_gbs");
-        if (n.ranks > 1)
+        if (z.timed)
             json.value(z.algbw_gbs);
         else
             json.null();
         json.key("busbw_gbs");
-        if (n.ranks > 1)
+        if (z.timed)
             json.value(z.busbw_gbs);
         else
             json.null();
@@ -209,7 +209,7 @@ void render_nccl(const NcclReport& n, const std::function<void(const std::string
         std::string text = "  " + size_label(z.bytes);
         text.resize(std::max<std::size_t>(text.size(), 10), ' ');
         text += format_double("%9.1f us", z.time_us);
-        if (n.ranks > 1)
+        if (z.timed)
             text += format_double(" %6.1f GB/s", z.algbw_gbs) +
                     format_double(" %6.1f GB/s", z.busbw_gbs);
         else

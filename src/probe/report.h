@@ -97,6 +97,7 @@ struct NcclSize {
     std::size_t bytes = 0;
     int iterations = 0;         // timed, after the warm-up
     double time_us = 0;         // per all-reduce, wall time over every rank's stream
+    bool timed = false;         // algbw and busbw measured (several ranks, or one with --benchmark)
     double algbw_gbs = 0;       // bytes / time (GB/s, 10^9)
     double busbw_gbs = 0;       // algbw * 2(n-1)/n, as nccl-tests define it
     std::size_t checked = 0;    // floats compared, over every rank

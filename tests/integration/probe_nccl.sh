@@ -62,6 +62,14 @@ probe_jq "$TMP/one.json" '.nccl.one_gpu and (.nccl.note | test("no link is measu
 probe_run "$TMP/one.txt" --nccl --no-cudnn
 grep -q "^one GPU: its one-rank all-reduce moves nothing between GPUs, so no link is measured$" "$TMP/one.txt" ||
     probe_fail "one GPU: the text does not say that no link is measured"
+# One GPU with --benchmark: every size timed, to set beside nccl-tests -g 1 (algbw = bytes/time,
+# busbw 0 as nccl-tests has it for one rank).
+probe_run "$TMP/one-bench.json" --json --nccl --no-cudnn --benchmark "${SMALL[@]}"
+probe_expect_rc 0 "one GPU, --benchmark" "$TMP/one-bench.json"
+probe_jq "$TMP/one-bench.json" '.nccl.one_gpu and ([.nccl.all_reduce[].bytes] == [4096, 8192, 16384, 32768, 65536]) and
+    all(.nccl.all_reduce[]; .matched and .algbw_gbs > 0 and .busbw_gbs == 0 and
+        ((.algbw_gbs - .bytes / .time_us / 1000) | fabs) < 1e-6 * .algbw_gbs)' \
+    "one GPU, --benchmark: every size timed, algbw = bytes/time, busbw 0"
 
 # A wrong sum, and a rank whose result is never written: wrong_result naming the rank.
 FAKE_CUDART_DEVICES=9.0,9.0 FAKE_NCCL_WRONG=1 probe_run "$TMP/wrong.json" --json --nccl --no-cudnn "${SMALL[@]}"
