@@ -6,6 +6,7 @@
 #include "core/cudnn_cuda_major.h"
 #include "core/detect.h"
 #include "core/pattern.h"
+#include "core/wheel_record.h"
 
 namespace cvm {
 
@@ -344,6 +345,13 @@ std::optional<CudnnImport> cudnn_import_of(const fs::path& dir, platform::Os os,
                                            const std::optional<Version>& cuda_override,
                                            const std::optional<Version>& toolkit_version_in_same_folder,
                                            const CudnnReleaseLookup& lookup) {
+    // A wheel pip left half-installed is refused before anything links to it.
+    for (const fs::path& wheel : {dir / "nvidia" / "cudnn", dir / "cudnn", dir}) {
+        if (wheel.filename() != "cudnn" || wheel.parent_path().filename() != "nvidia" || !holds_cudnn(wheel, os)) continue;
+        if (auto damage = wheel_folder_damage(wheel.parent_path().parent_path(), wheel, "nvidia_cudnn_cu", true))
+            throw CudnnImportError("import: " + *damage);
+        break;
+    }
     // A wheel reached from above: <site-packages> or <site-packages>/nvidia.
     if (holds_cudnn(dir / "nvidia" / "cudnn", os))
         return plain_import(dir / "nvidia" / "cudnn", os, cuda_override, std::nullopt, "", false, lookup);

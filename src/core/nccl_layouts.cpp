@@ -218,8 +218,8 @@ NcclImport import_found(const Found& f, platform::Os os,
     e.stamp = source_stamp(f.library);
     // A wheel pip left half-installed is refused before anything links to it.
     if (f.root.filename() == "nccl" && f.root.parent_path().filename() == "nvidia")
-        for (const auto& info : dist_infos(f.root.parent_path().parent_path(), "nvidia_nccl_cu"))
-            if (auto damage = wheel_install_damage(info)) throw NcclImportError("import: " + *damage);
+        if (auto damage = wheel_folder_damage(f.root.parent_path().parent_path(), f.root, "nvidia_nccl_cu", true))
+            throw NcclImportError("import: " + *damage);
     // Its header folders (nccl_device/) are linked whole: each must be read and stay inside.
     for (const auto& p : f.include_dir.empty() ? std::vector<fs::path>{} : sorted_children(f.include_dir))
         if (is_nccl_header(p.filename().u8string()) && is_dir(p))

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "core/ascii.h"
+#include "core/wheel_record.h"
 
 namespace cvm {
 
@@ -402,6 +403,9 @@ std::optional<Sources> wheel_sources(const fs::path& dir) {
     }
     if (s.components.empty()) return std::nullopt;
     fs::path site = nvidia.parent_path();
+    // A wheel pip left half-installed is refused before anything links to it.
+    for (const auto& d : s.own_dirs)
+        if (auto damage = wheel_folder_damage(site, d, "nvidia_", false)) throw std::runtime_error(*damage);
     s.facts.nvcc = wheel_version(site, "nvidia_cuda_nvcc");
     s.facts.cudart = wheel_version(site, "nvidia_cuda_runtime");
     return s;

@@ -100,4 +100,25 @@ std::optional<std::string> wheel_install_damage(const fs::path& dist_info) {
     return std::nullopt;
 }
 
+std::optional<std::string> wheel_folder_damage(const fs::path& site, const fs::path& folder,
+                                               const std::string& prefix, bool prefix_is_one_project) {
+    const std::string below = folder.lexically_relative(site).generic_u8string() + "/";
+    for (const auto& info : dist_infos(site, prefix)) {
+        auto text = platform::read_file(info / "RECORD", kWheelRecordLimit);
+        if (!text) {
+            if (prefix_is_one_project) return wheel_install_damage(info);
+            continue;
+        }
+        bool writes_there = false;
+        for (const auto& line : parse_wheel_record(*text))
+            if (line.path.rfind(below, 0) == 0) {
+                writes_there = true;
+                break;
+            }
+        if (!writes_there && !prefix_is_one_project) continue;
+        if (auto damage = wheel_install_damage(info)) return damage;
+    }
+    return std::nullopt;
+}
+
 } // namespace cvm

@@ -28,4 +28,11 @@ std::vector<std::filesystem::path> dist_infos(const std::filesystem::path& site,
 // what is wrong (no RECORD, a file it names missing) and what to run.
 std::optional<std::string> wheel_install_damage(const std::filesystem::path& dist_info);
 
+// The first wheel pip left half-installed among those of `site` (dist-infos named with `prefix`)
+// that put files below `folder` (a folder of `site`, e.g. <site>/nvidia/cu13): a dist-info with no
+// RECORD counts when `prefix` names one project ("nvidia_nccl_cu"), one whose RECORD names a file
+// below `folder` when any of its files is missing. nullopt when all are whole.
+std::optional<std::string> wheel_folder_damage(const std::filesystem::path& site, const std::filesystem::path& folder,
+                                               const std::string& prefix, bool prefix_is_one_project);
+
 } // namespace cvm

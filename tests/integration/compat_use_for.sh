@@ -76,6 +76,7 @@ EOF
     if [[ $2 != None ]]; then
         mkdir -p "$site/nvidia/cudnn/lib" "$site/nvidia_cudnn_cu12-9.1.0.70.dist-info"
         : > "$site/nvidia/cudnn/lib/libcudnn.so.9"
+        echo "nvidia/cudnn/lib/libcudnn.so.9,sha256=x,0" > "$site/nvidia_cudnn_cu12-9.1.0.70.dist-info/RECORD"
     fi
 }
 

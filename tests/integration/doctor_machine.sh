@@ -71,6 +71,7 @@ echo "build_info = {'cuda_version': '12.2', 'cudnn_version': '8', 'is_cuda_build
     > "$site/tensorflow/python/platform/build_info.py"
 printf "__version__ = '2.1.2+cu121'\ncuda: Optional[str] = '12.1'\n" > "$site/torch/version.py"
 : > "$site/nvidia/cudnn/lib/libcudnn.so.8"
+echo "nvidia/cudnn/lib/libcudnn.so.8,sha256=x,0" > "$site/nvidia_cudnn_cu12-8.9.2.26.dist-info/RECORD"
 mkdir -p "$TEST_TMP/py/bin"
 printf '#!/bin/sh\necho %s\n' "'{\"version\": \"3.10.12\", \"path\": [\"\", \"$site\"]}'" \
     > "$TEST_TMP/py/bin/python3"

@@ -23,6 +23,7 @@ printf '%s\n' "$envdir" > "$HOME/.conda/environments.txt"
 site="$TEST_TMP/py/lib/python3.12/site-packages"
 make_cudnn "$site/nvidia/cudnn" 9.19.0
 mkdir -p "$site/nvidia_cudnn_cu13-9.19.0.56.dist-info"
+(cd "$site" && find nvidia/cudnn -type f -printf '%p,sha256=x,1\n') > "$site/nvidia_cudnn_cu13-9.19.0.56.dist-info/RECORD"
 # ...and the CUDA 13.0.2 wheels (nvidia/cu13), the same release as NVIDIA's installer left in
 # /usr/local/cuda-13.0: one is registered, the other named as the same release.
 mkdir -p "$site/nvidia/cu13/bin" "$site/nvidia/cu13/include" "$site/nvidia/cu13/lib"

@@ -188,6 +188,19 @@ assert_contains "$ERR" "pip install --force-reinstall nvidia-nccl-cu13==2.32.6"
 cp "$site13/nvidia_nccl_cu13-2.32.6.dist-info/RECORD" "$half/nvidia_nccl_cu13-2.32.6.dist-info/RECORD"
 rm "$half/nvidia/nccl/include/nccl_device/impl/"$(ls "$half/nvidia/nccl/include/nccl_device/impl" | head -n 1)
 refused "$half" "half-installed: its RECORD names nvidia/nccl/include/nccl_device/impl/"
+# The same for cuDNN's wheel (a sub-library gone) and the toolkit's (a header of the runtime's gone).
+half2=$TEST_TMP/half2/site-packages
+copy_tree "$site13/nvidia/cudnn" "$half2/nvidia/cudnn"
+copy_tree "$site13/nvidia_cudnn_cu13-9.28.1.4.dist-info" "$half2/nvidia_cudnn_cu13-9.28.1.4.dist-info"
+rm "$half2/nvidia/cudnn/lib/libcudnn_ext.so.9"
+refused "$half2" "half-installed: its RECORD names nvidia/cudnn/lib/libcudnn_ext.so.9, which is not there"
+assert_contains "$ERR" "pip install --force-reinstall nvidia-cudnn-cu13==9.28.1.4"
+half3=$TEST_TMP/half3/site-packages
+copy_tree "$site13/nvidia/cu13" "$half3/nvidia/cu13"
+for d in "$site13"/nvidia_cuda_*.dist-info; do copy_tree "$d" "$half3/${d##*/}"; done
+rm "$half3/nvidia/cu13/include/cuda_runtime_api.h"
+refused "$half3" "half-installed: its RECORD names nvidia/cu13/include/cuda_runtime_api.h, which is not there"
+assert_contains "$ERR" "pip install --force-reinstall nvidia-cuda-runtime==13.5.37"
 # A header folder that links out of the source.
 rm -rf "$m/usr/include/nccl_device"
 copy_tree "$site13/nvidia/nccl/include/nccl_device" "$TEST_TMP/elsewhere/nccl_device"

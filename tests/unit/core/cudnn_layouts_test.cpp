@@ -146,6 +146,7 @@ TEST_CASE("cuDNN import: a wheel is found from site-packages, nvidia/ and nvidia
         write_file(d / "include" / "cudnn_version.h",
                    cu13 ? cudnn_version_header(9, 19, 0) : cudnn_version_header(9, 1, 0));
         write_file(d / "lib" / "libcudnn.so.9", "elf");
+        write_file(site / (name + ".dist-info") / "RECORD", "nvidia/cudnn/lib/libcudnn.so.9,sha256=x,3\n");
         std::string want = cu13 ? "9.19.0.56-cuda13" : "9.1.0.70-cuda12";
         for (const fs::path& from : {site, site / "nvidia", d}) {
             auto imp = cudnn_import_of(from, platform::Os::Linux, std::nullopt, std::nullopt);
