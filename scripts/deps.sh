@@ -26,7 +26,7 @@ BUILD_PACKAGES=(build-essential cmake ninja-build pkg-config libcli11-dev libtom
 # the engines that run them where the machine allows (podman with runc, buildah), python3-venv for
 # the virtual environments NVIDIA's wheels are installed into (tests/integration/lib_wheels.sh), and a static
 # busybox for the tests' base image.
-TEST_PACKAGES=(bash zsh fish tmux python3-venv man-db groff-base lmod meson jq xz-utils zip unzip libarchive-tools p7zip-full clang libclang-rt-dev file binutils dpkg-dev
+TEST_PACKAGES=(bash zsh fish tmux python3-venv patchelf man-db groff-base lmod meson jq xz-utils zip unzip libarchive-tools p7zip-full clang libclang-rt-dev file binutils dpkg-dev
                skopeo umoci podman buildah runc busybox-static)
 
 # Debian's packaged CUDA 11.8 (the real scattered layout cvm first failed on) comes from the

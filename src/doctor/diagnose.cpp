@@ -1,4 +1,5 @@
 #include "diagnose.h"
+#include "framework_cudnn.h"
 
 #include "cuda_libraries.h"
 #include "variable_checks.h"
@@ -750,13 +751,7 @@ private:
                 continue;
             }
             auto built = parse_version(*f.cuda, 1, 3);
-            if (f.own_cudnn_dir) {
-                add(Severity::note, "framework-own-cudnn",
-                    label + " (built with CUDA " + *f.cuda + ") brings its own cuDNN" +
-                        (f.own_cudnn_version ? " " + *f.own_cudnn_version : std::string()) +
-                        " in " + *f.own_cudnn_dir +
-                        ": the selected cuDNN does not change what it loads");
-            }
+            if (f.own_cudnn_dir) check_own_cudnn(f, label);
             if (!in_.resolved || !built) continue;
             const Entry& t = in_.resolved->toolkit;
             const std::string want = built->str() + (f.cudnn ? "+" + *f.cudnn : std::string());
@@ -782,6 +777,51 @@ private:
                         "`cvm use " + t.version.str() + "+" + *f.cudnn + "`");
             }
         }
+    }
+
+    // A framework with its own cuDNN wheel: what it loads under cvm's LD_LIBRARY_PATH, judged
+    // from files (framework_cudnn.h), with the one way out.
+    void check_own_cudnn(const FrameworkInstall& f, const std::string& label) {
+        std::optional<Version> selected;
+        if (in_.resolved && in_.resolved->cudnn) selected = in_.resolved->cudnn->version;
+        auto own = f.own_cudnn_version ? parse_version(*f.own_cudnn_version, 1, 4) : std::nullopt;
+        const std::string where = " (" + *f.own_cudnn_dir + ")";
+        if (!own || in_.os == platform::Os::Windows) {
+            // Windows' PyTorch loads torch/lib's DLLs skipping PATH; an unknown release is not judged.
+            add(Severity::note, "framework-own-cudnn",
+                label + " brings its own cuDNN" + (f.own_cudnn_version ? " " + *f.own_cudnn_version : std::string()) +
+                    " in " + *f.own_cudnn_dir);
+            return;
+        }
+        if (f.name != "pytorch") {
+            // TensorFlow's XLA opens libcudnn.so.9 by name: the selection's may come first.
+            if (selected && selected->str() != own->str())
+                add(Severity::warning, "framework-cudnn-other",
+                    label + " brings its own cuDNN " + own->str() + where + ", but it opens cuDNN by name and cvm puts "
+                        "the selected " + selected->str() + " first on LD_LIBRARY_PATH: it may load that one",
+                    own_cudnn_fix(f, *own));
+            else
+                add(Severity::note, "framework-own-cudnn", label + " brings its own cuDNN " + own->str() + where);
+            return;
+        }
+        Version built = f.cudnn ? parse_version(*f.cudnn, 1, 4).value_or(*own) : *own;
+        FrameworkCudnnVerdict v = judge_framework_cudnn(label, built, *own, selected, f.own_cudnn_rpath);
+        switch (v.kind) {
+        case FrameworkCudnnVerdict::Kind::Own:
+            add(Severity::note, "framework-own-cudnn", v.message + where);
+            break;
+        case FrameworkCudnnVerdict::Kind::Mixed:
+            add(Severity::warning, "framework-cudnn-mixed", v.message, own_cudnn_fix(f, *own));
+            break;
+        case FrameworkCudnnVerdict::Kind::Refused:
+            add(Severity::error, "framework-cudnn-refused", v.message, own_cudnn_fix(f, *own));
+            break;
+        }
+    }
+
+    std::string own_cudnn_fix(const FrameworkInstall& f, const Version& own) const {
+        return select_own_cudnn_fix(*f.own_cudnn_dir, own,
+                                    in_.resolved ? in_.resolved->toolkit.version.str() : std::string("CUDA"));
     }
 
     const DoctorInputs& in_;

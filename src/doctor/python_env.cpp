@@ -1,5 +1,6 @@
 #include "python_env.h"
 
+#include "binary/elf_reader.h"
 #include "binary/nccl_version.h"
 
 #include "core/detect.h"
@@ -55,6 +56,26 @@ std::optional<std::string> dist_info_version(const FileSystemView& fs, const std
     return std::nullopt;
 }
 
+// Whether cuDNN's front library in `dir` (libcudnn.so.N) has DT_RPATH with $ORIGIN and no
+// DT_RUNPATH (which would make ld.so ignore the RPATH): its dlopen of a sub-library by name then
+// looks in its own folder before LD_LIBRARY_PATH.
+bool front_library_rpath(const FileSystemView& fs, const std::string& dir) {
+    std::vector<std::string> names = fs.list(dir);
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names) {
+        if (!starts_with(n, "libcudnn.so.") || n.find('.', 12) != std::string::npos) continue;
+        auto src = fs.open(path_join(dir, n));
+        if (!src) return false;
+        auto elf = binary::read_elf(*src);
+        if (!elf) return false;
+        if (elf.info->runpath || !elf.info->rpath) return false;
+        for (const auto& e : elf.info->rpath_entries())
+            if (e == "$ORIGIN" || e == "${ORIGIN}") return true;
+        return false;
+    }
+    return false;
+}
+
 bool holds_cudnn(const FileSystemView& fs, const std::string& dir) {
     for (const auto& n : fs.list(dir))
         if (starts_with(n, "libcudnn.so") || starts_with(n, "cudnn64_")) return true;
@@ -69,6 +90,7 @@ void wheel_cudnn(const FileSystemView& fs, const std::string& site, FrameworkIns
         if (fs.is_directory(dir) && holds_cudnn(fs, dir)) {
             f.own_cudnn_dir = dir;
             f.own_cudnn_version = dist_info_version(fs, site, "nvidia_cudnn_cu");
+            f.own_cudnn_rpath = front_library_rpath(fs, dir);
             return;
         }
     }
@@ -90,6 +112,36 @@ void own_nccl(const FileSystemView& fs, const std::string& site, const std::stri
         }
         return;
     }
+}
+
+// The release a wheel's METADATA pins for a requirement: "Requires-Dist: nvidia-cudnn-cu13==9.26.0.51;
+// platform_system == ..." gives "9.26.0.51" for dist prefix "torch-" and requirement prefix
+// "nvidia-cudnn-cu". PyTorch's wheels pin the cuDNN and NCCL they were built with.
+std::optional<std::string> metadata_pin(const FileSystemView& fs, const std::string& site, std::string_view dist,
+                                        std::string_view requirement) {
+    std::vector<std::string> names = fs.list(site);
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names) {
+        if (!starts_with(n, dist) || !ends_with(n, ".dist-info")) continue;
+        const std::string text = text_of(fs, path_join(path_join(site, n), "METADATA"));
+        std::size_t pos = 0;
+        while (pos < text.size()) {
+            auto eol = text.find('\n', pos);
+            std::string_view line = std::string_view(text).substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+            pos = eol == std::string::npos ? text.size() : eol + 1;
+            if (line.empty()) break; // the headers end; the description follows
+            if (!starts_with(line, "Requires-Dist:")) continue;
+            line.remove_prefix(14);
+            while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+            if (!starts_with(line, requirement)) continue;
+            auto eq = line.find("==");
+            if (eq == std::string_view::npos) continue;
+            std::string_view v = line.substr(eq + 2);
+            auto end = v.find_first_of(" ;,)");
+            return std::string(v.substr(0, end));
+        }
+    }
+    return std::nullopt;
 }
 
 } // namespace
@@ -149,6 +201,8 @@ std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& se
             f.location = torch;
             f.version = python_string_assignment(text, "__version__").value_or("");
             f.cuda = python_string_assignment(text, "cuda");
+            // The cuDNN it was built with: its METADATA's pin (the text of the build has none).
+            f.cudnn = metadata_pin(fs, site, "torch-", "nvidia-cudnn-cu");
             const std::string lib = path_join(torch, "lib");
             if (fs.is_directory(lib) && holds_cudnn(fs, lib)) {
                 f.own_cudnn_dir = lib;
@@ -222,7 +276,8 @@ std::optional<PythonInfo> inspect_python(const std::string& python, const FileSy
         python,
         std::string(kUserSitePrelude) +
             "import json\nprint(json.dumps({'version': '%d.%d.%d' % tuple(sys.version_info[:3]),"
-            " 'path': sys.path}))\n");
+            " 'path': sys.path}))\n",
+        10000); // a python that hangs is given up on (10 s)
     if (!out) return std::nullopt;
     nlohmann::json doc = nlohmann::json::parse(*out, nullptr, false);
     if (doc.is_discarded() || !doc.is_object() || !doc.contains("path") || !doc["path"].is_array())

@@ -24,10 +24,14 @@ struct FrameworkInstall {
     std::string version;              // "2.1.2+cu121", "2.10.0"
     std::string location;             // the package folder
     std::optional<std::string> cuda;  // the CUDA it was built with ("12.1"); none: a CPU build
-    std::optional<std::string> cudnn; // the cuDNN it was built with, when the files say ("8")
+    std::optional<std::string> cudnn; // the cuDNN it was built with, when the files say ("8"; PyTorch: its METADATA's pin "9.26.0.51")
     // Its own cuDNN (torch/lib, or the nvidia-cudnn wheel beside it), when present.
     std::optional<std::string> own_cudnn_dir;
     std::optional<std::string> own_cudnn_version; // from the wheel's dist-info name
+    // Whether its front library (libcudnn.so.N) finds its sub-libraries through DT_RPATH $ORIGIN,
+    // which comes before LD_LIBRARY_PATH (cuDNN 9.2x's wheels), rather than DT_RUNPATH, which
+    // comes after it (9.19's): then no selected cuDNN can mix into it.
+    bool own_cudnn_rpath = false;
     // Its own NCCL (PyTorch: the nvidia-nccl-cu* wheel's nvidia/nccl/lib, or torch/lib), its
     // release and CUDA read from the library's own text ("NCCL version 2.28.9+cuda13.0").
     std::optional<std::string> own_nccl_library;

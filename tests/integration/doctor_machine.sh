@@ -83,7 +83,11 @@ assert_eq "$(json_get '[f["name"] + " " + f["version"] for f in d["python"]["fra
 # TensorFlow 2.15 here was built with CUDA 12.2 while 11.2 is selected. Note: the nvidia wheel
 # beside it counts as its own cuDNN, so this is the "extensions" warning, not an error.
 assert_contains "$(finding_codes)" "framework-cuda-mismatch"
-assert_contains "$(finding_codes)" "note:framework-own-cudnn"
+# Their own cuDNN 8.9.2 wheel's front library finds its sub-libraries after LD_LIBRARY_PATH (no
+# RPATH in it), where cvm puts the selected 8.1: PyTorch would refuse the mixed set, and
+# TensorFlow, which opens cuDNN by name, may load the selection's (issue 40).
+assert_contains "$(finding_codes)" "error:framework-cudnn-refused"
+assert_contains "$(finding_codes)" "warning:framework-cudnn-other"
 fixes=$(json_get '" | ".join(f["fix"] for f in d["findings"] if f["code"] == "framework-cuda-mismatch")')
 assert_contains "$fixes" "cvm use 12.2+8"
 # Without the nvidia wheels TensorFlow loads the machine's cuDNN: an error.

@@ -15,6 +15,8 @@ CUDA_RUNTIME_13=nvidia-cuda-runtime==13.5.37
 CUDA_NVCC_13=nvidia-cuda-nvcc==13.5.37
 CUDA_CCCL_13=nvidia-cuda-cccl==13.3.5.0.6
 CUDA_RUNTIME_12=nvidia-cuda-runtime-cu12==12.9.79
+# PyTorch with the nvidia-* wheels it pins (cuDNN 9.26.0.51, NCCL 2.30.7, CUDA 13.2's libraries).
+TORCH=torch==2.15.0
 
 wheels_missing() {
     [[ ${CVM_TEST_DEPS:-} != installed ]] || fail "$* (scripts/test.sh runs where PyPI is reached, so this test must run)"
@@ -70,6 +72,44 @@ wheel_venv() {
         "$WHEEL_PY" -m venv "$WHEEL_VENV" > /dev/null || fail "python3 -m venv $WHEEL_VENV failed"
         "$WHEEL_VENV/bin/pip" install -q --no-deps --no-index --disable-pip-version-check "${files[@]}" ||
             fail "pip could not install ${files[*]} into $WHEEL_VENV"
+        chmod -R go+rX "$WHEEL_VENV"
+        touch "$WHEEL_VENV/.complete"
+    fi
+    exec {wheel_lock}>&-
+    WHEEL_SITE=$(compgen -G "$WHEEL_VENV/lib/python3*/site-packages" | head -n 1)
+}
+
+# wheel_set_venv KEY REQUIREMENT: REQUIREMENT with every dependency pip picks, downloaded once into
+# $CVM_TEST_CACHE/wheels/sets/KEY-cpXY/ (XY: this python's version, as binary wheels are) and
+# installed once into the venv $CVM_TEST_CACHE/venvs/KEY-cpXY/ with --no-index: no network after the
+# first run. Sets WHEEL_VENV and WHEEL_SITE as wheel_venv does.
+wheel_set_venv() {
+    local key=$1 req=$2 tag dir
+    wheel_python
+    tag=cp$("$WHEEL_PY" -c 'import sys; print("%d%d" % sys.version_info[:2])')
+    dir=$CVM_TEST_CACHE/wheels/sets/$key-$tag
+    WHEEL_VENV=$CVM_TEST_CACHE/venvs/$key-$tag
+    mkdir -p "$CVM_TEST_CACHE/venvs" "$CVM_TEST_CACHE/wheels/sets"
+    exec {wheel_lock}> "$CVM_TEST_CACHE/venvs/.$key-$tag.lock"
+    flock "$wheel_lock"
+    if [[ ! -f $WHEEL_VENV/.complete ]]; then
+        if [[ ! -f $dir/.complete ]]; then
+            local tool=$CVM_TEST_CACHE/pip-tool
+            [[ -x $tool/bin/pip ]] || { rm -rf "$tool" && "$WHEEL_PY" -m venv "$tool" > /dev/null; } ||
+                wheels_missing "python3 -m venv failed"
+            rm -rf "$dir.part" && mkdir -p "$dir.part"
+            if ! "$tool/bin/pip" download -q --only-binary=:all: --disable-pip-version-check -d "$dir.part" "$req" \
+                > "$dir.part.log" 2>&1; then
+                rm -rf "$dir.part"
+                wheels_missing "cannot download $req from PyPI and no copy is cached in $dir ($(tail -n 1 "$dir.part.log"))"
+            fi
+            rm -f "$dir.part.log"
+            rm -rf "$dir" && mv "$dir.part" "$dir" && touch "$dir/.complete"
+        fi
+        rm -rf "$WHEEL_VENV"
+        "$WHEEL_PY" -m venv "$WHEEL_VENV" > /dev/null || fail "python3 -m venv $WHEEL_VENV failed"
+        "$WHEEL_VENV/bin/pip" install -q --no-index --find-links "$dir" --disable-pip-version-check "$req" ||
+            fail "pip could not install $req from $dir into $WHEEL_VENV"
         chmod -R go+rX "$WHEEL_VENV"
         touch "$WHEEL_VENV/.complete"
     fi

@@ -456,9 +456,23 @@ TEST_CASE("doctor: frameworks in the active Python", "[doctor][diagnose]") {
     CHECK(mismatches[0]->severity == Severity::error);
     CHECK(mismatches[0]->fix.find("cvm use 12.2+8") != std::string::npos);
     CHECK(mismatches[1]->severity == Severity::warning);
-    const auto* own = find(r, "framework-own-cudnn");
+    // Its own cuDNN 8.9.2 found by DT_RUNPATH (or none): the selected 8.1's sub-libraries come first
+    // on cvm's LD_LIBRARY_PATH, a release PyTorch refuses (issue 40).
+    const auto* refused = find(r, "framework-cudnn-refused");
+    REQUIRE(refused);
+    CHECK(refused->severity == Severity::error);
+    CHECK(refused->message.find("its own front library 8.9.2.26") != std::string::npos);
+    CHECK(refused->message.find("libcudnn_ops_infer") != std::string::npos);
+    CHECK(refused->fix.find("`cvm import /site/nvidia/cudnn`, then `cvm use 11.2.2+8.9.2.26`") != std::string::npos);
+    // Found by DT_RPATH $ORIGIN: it keeps its own, a note.
+    m.in.python->frameworks[1].own_cudnn_rpath = true;
+    auto r3 = diagnose(m.in);
+    INFO(codes(r3));
+    const auto* own = find(r3, "framework-own-cudnn");
     REQUIRE(own);
+    CHECK(own->severity == Severity::note);
     CHECK(own->message.find("8.9.2.26") != std::string::npos);
+    m.in.python->frameworks[1].own_cudnn_rpath = false;
 
     SECTION("a TensorFlow built for the selected CUDA but another cuDNN major") {
         m.in.python->frameworks = {tf};

@@ -1,0 +1,77 @@
+#include "framework_cudnn.h"
+
+namespace cvm::doctor {
+
+namespace {
+
+bool same_release(const Version& a, const Version& b) {
+    for (size_t i = 0; i < 3; ++i) {
+        unsigned x = i < a.parts.size() ? a.parts[i] : 0;
+        unsigned y = i < b.parts.size() ? b.parts[i] : 0;
+        if (x != y) return false;
+    }
+    return true;
+}
+
+std::string three(const Version& v) {
+    Version t = v;
+    if (t.parts.size() > 3) t.parts.resize(3);
+    return t.str();
+}
+
+} // namespace
+
+FrameworkCudnnVerdict judge_framework_cudnn(const std::string& label, const Version& built, const Version& own,
+                                            const std::optional<Version>& selected, bool subs_by_rpath) {
+    FrameworkCudnnVerdict v;
+    if (!selected) {
+        v.message = label + " loads its own cuDNN " + own.str() + " (nothing else is selected)";
+        return v;
+    }
+    if (same_release(*selected, own)) {
+        v.message = label + " loads its own cuDNN " + own.str() + ", the selected release";
+        return v;
+    }
+    if (selected->major() != own.major()) {
+        v.message = label + " loads its own cuDNN " + own.str() + ": the selected cuDNN " + selected->str() +
+                    " is another major, whose libraries it never opens";
+        return v;
+    }
+    if (subs_by_rpath) {
+        v.message = label + " loads its own cuDNN " + own.str() + " whole: its libcudnn.so." +
+                    std::to_string(own.major()) +
+                    " finds its sub-libraries through its RPATH ($ORIGIN), which comes before LD_LIBRARY_PATH, "
+                    "so the selected " + selected->str() + " does not mix in";
+        return v;
+    }
+    // The selection's sub-libraries come first on LD_LIBRARY_PATH; the release reported is theirs.
+    const bool accepted = selected->major() == built.major() && selected->minor() >= built.minor();
+    const std::string mixed = label + " would load a mixed cuDNN under cvm: its own front library " + own.str() +
+                              " (found through its RPATH) with the selected " + selected->str() +
+                              "'s sub-libraries (" +
+                              (own.major() >= 9 ? "libcudnn_graph, _ops, _engines_*" : "libcudnn_ops_infer, _cnn_infer, ...") +
+                              ": cuDNN opens them by name, and cvm puts the selected folder first on LD_LIBRARY_PATH)";
+    if (accepted) {
+        v.kind = FrameworkCudnnVerdict::Kind::Mixed;
+        v.message = mixed + "; it accepts " + three(*selected) + " (built with " + three(built) +
+                    ") but runs on a set NVIDIA never tested together";
+    } else {
+        v.kind = FrameworkCudnnVerdict::Kind::Refused;
+        v.message = mixed + "; it refuses " + three(*selected) + " (built with " + three(built) +
+                    ": it needs " + std::to_string(built.major()) + "." + std::to_string(built.minor()) +
+                    " or a later " + std::to_string(built.major()) +
+                    ".x), so torch.backends.cudnn.version() raises \"cuDNN version incompatibility\"";
+    }
+    return v;
+}
+
+std::string select_own_cudnn_fix(const std::string& own_dir, const Version& own, const std::string& toolkit) {
+    std::string wheel = own_dir;
+    for (const std::string tail : {"/lib", "\\bin"})
+        if (wheel.size() > tail.size() && wheel.compare(wheel.size() - tail.size(), tail.size(), tail) == 0)
+            wheel.resize(wheel.size() - tail.size());
+    return "select its own cuDNN: `cvm import " + wheel + "`, then `cvm use " + toolkit + "+" + own.str() +
+           "` (or `cvm use " + toolkit + "` to select none)";
+}
+
+} // namespace cvm::doctor

@@ -1,0 +1,42 @@
+#pragma once
+// What cuDNN a framework's own wheel build loads under cvm's environment, from files alone: the
+// judgement `cvm use` and `cvm doctor` give before the framework fails (issue 40).
+//
+// PyTorch's Linux wheels find their own cuDNN through DT_RPATH and preload it, so its front
+// library (libcudnn.so.9) is the wheel's whatever LD_LIBRARY_PATH says; but cuDNN's front library
+// opens its sub-libraries (libcudnn_graph, _ops, _engines_*, _heuristic) by name, and every way
+// cvm starts programs puts the selected cuDNN's folder first on LD_LIBRARY_PATH. Where the front
+// library's own search path is DT_RUNPATH (cuDNN 9.19's wheel), which comes after that variable,
+// a selected cuDNN of the wheel's major and another release gives a mixed set, whose reported
+// version is the selection's, and PyTorch refuses a reported release of another major or an older
+// minor than the one it was built with (torch/backends/cudnn/__init__.py; the facts file). Where it
+// is DT_RPATH $ORIGIN (9.26's, 9.28's), which comes first, it keeps its own.
+#include <optional>
+#include <string>
+
+#include "core/spec.h"
+
+namespace cvm::doctor {
+
+struct FrameworkCudnnVerdict {
+    enum class Kind {
+        Own,     // it loads its own cuDNN whole (nothing selected, the same release, another major)
+        Mixed,   // its front library with the selection's sub-libraries; it accepts the release
+        Refused, // the same mixed set, and it refuses the reported release: it will raise
+    } kind = Kind::Own;
+    std::string message; // one clause: what it loads and what follows
+};
+
+// `label` names the framework ("PyTorch 2.15.0"); `built` is the cuDNN it was built with (its
+// METADATA's pin; the wheel's own release when unknown), `own` its wheel's release, `selected` the
+// selection's cuDNN release (none: no cuDNN selected).
+// `subs_by_rpath`: its front library finds its sub-libraries through DT_RPATH $ORIGIN (read from
+// the file; cuDNN 9.2x's wheels), which LD_LIBRARY_PATH does not override.
+FrameworkCudnnVerdict judge_framework_cudnn(const std::string& label, const Version& built, const Version& own,
+                                            const std::optional<Version>& selected, bool subs_by_rpath);
+
+// The way out: select the framework's own cuDNN, imported from its wheel (`own_dir` is the
+// wheel's library folder, .../nvidia/cudnn/lib), or none.
+std::string select_own_cudnn_fix(const std::string& own_dir, const Version& own, const std::string& toolkit);
+
+} // namespace cvm::doctor
