@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# On the GPU machine (issue 40): PyTorch's own check under cvm, with its own cuDNN selected and
+# with another, beside what cvm predicted from files before it ran.
+#   For each cuDNN (the torch wheel's own nvidia/cudnn, NVIDIA's apt cuDNN in /usr, the toolkit
+#   folder's when it has one), selected with the toolkit: `cvm use TK+CUDNN` (its one-line warning
+#   or "error ahead"), `cvm doctor --json`'s framework finding, then under `cvm exec` PyTorch's
+#   `torch.backends.cudnn.version()`, a convolution on the GPU compared with the CPU's, and the
+#   cuDNN files the process maps. One table at the end.
+#
+#   scripts/gpu-frameworks.sh BUILD_DIR   (bin/cvm, bin/cvm-shim; or the folder of them)
+#
+# Variables: CUDA_DIR (default /usr/local/cuda), PYTHON (default /opt/torch/.venv/bin/python), OUT
+# (folder for the reports; default a temporary one). Needs no network.
+set -uo pipefail
+BUILD=${1:?give the build folder (with bin/cvm and bin/cvm-shim)}
+BIN=$BUILD
+[ -x "$BIN/cvm" ] || BIN=$BUILD/bin
+[ -x "$BIN/cvm" ] || { echo "gpu-frameworks: no cvm in $BUILD or $BUILD/bin" >&2; exit 2; }
+BIN=$(cd "$BIN" && pwd)
+CUDA_DIR=${CUDA_DIR:-/usr/local/cuda}
+PYTHON=${PYTHON:-/opt/torch/.venv/bin/python}
+OUT_DIR=${OUT:-$(mktemp -d)}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+[ -x "$PYTHON" ] || { echo "gpu-frameworks: no Python at $PYTHON; set PYTHON" >&2; exit 2; }
+export CVM_ROOT=$WORK/root HOME=$WORK/home CVM_PYTHON=$PYTHON
+mkdir -p "$HOME" "$WORK/project" "$OUT_DIR"
+cvm() { "$BIN/cvm" "$@"; }
+
+own=$("$PYTHON" -I -c 'import nvidia.cudnn as m; print(list(m.__path__)[0])' 2>/dev/null)
+echo "== machine"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+"$PYTHON" -I -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'
+readelf -d "$own/lib/libcudnn.so.9" 2>/dev/null | grep -iE 'rpath|runpath'
+echo "== imports"
+cvm import "$CUDA_DIR"
+cvm import "$own"
+cvm import /usr
+cvm list | tee "$OUT_DIR/list.txt"
+TK=$(awk '/^cuda/{getline; print $1; exit}' "$OUT_DIR/list.txt")
+CUDNNS=$(awk '/^cudnn/{f=1; next} /^[a-z]/{f=0} f && NF {print $1}' "$OUT_DIR/list.txt")
+echo "toolkit $TK; cuDNN builds: $(echo $CUDNNS)"
+
+ROWS=()
+for id in $CUDNNS; do
+    version=${id%%-*}
+    spec=$TK+$version
+    echo
+    echo "== $spec"
+    said=$(cd "$WORK/project" && cvm use "$spec" 2>&1)
+    echo "$said"
+    use_line=$(grep -oE 'warning: PyTorch|error ahead: PyTorch' <<< "$said" | head -n 1)
+    code=$(CVM_VERSION=$spec cvm doctor --json 2>/dev/null |
+        "$PYTHON" -c 'import json, sys; d = json.load(sys.stdin); print(",".join(f["severity"] + ":" + f["code"] for f in d["findings"] if f["code"].startswith("framework-") and "cudnn" in f["code"]))')
+    echo "doctor: $code"
+    torch_out=$(cvm exec "$spec" -- "$PYTHON" -I -W ignore -c '
+import os, torch
+try:
+    v = torch.backends.cudnn.version()
+    print("version", v)
+except RuntimeError as e:
+    print("RAISED", str(e).splitlines()[0][:160])
+try:
+    x = torch.randn(8, 16, 32, 32); w = torch.randn(32, 16, 3, 3)
+    with torch.backends.cudnn.flags(enabled=True):
+        y = torch.nn.functional.conv2d(x.cuda(), w.cuda(), padding=1).cpu()
+    ref = torch.nn.functional.conv2d(x, w, padding=1)
+    print("conv", "ok" if torch.allclose(y, ref, atol=1e-2, rtol=1e-2) else "WRONG")
+except Exception as e:
+    print("conv FAILED", str(e).splitlines()[0][:160])
+print("maps", " ".join(sorted({l.split()[-1] for l in open("/proc/self/maps") if "libcudnn" in l})))
+' 2>&1)
+    echo "$torch_out"
+    ROWS+=("$spec|${use_line:-nothing}|${code:-none}|$(grep -E '^(version|RAISED)' <<< "$torch_out" | head -n 1)|$(grep '^conv' <<< "$torch_out" | head -n 1)")
+done
+echo
+echo "== table"
+printf '%-22s | %-22s | %-34s | %-40s | %s\n' "selection" "cvm use said" "cvm doctor" "torch.backends.cudnn.version()" "conv on the GPU"
+for r in "${ROWS[@]}"; do IFS='|' read -r a b c d e <<< "$r"; printf '%-22s | %-22s | %-34s | %-40s | %s\n' "$a" "$b" "$c" "$d" "$e"; done
