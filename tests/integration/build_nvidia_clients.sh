@@ -38,9 +38,10 @@ SAMPLES_TGZ=$CLIENTS/cuda-samples-subset.tgz
 CUDA13=/usr/local/cuda-13.0
 [[ -x $CUDA13/bin/nvcc && -f $CUDA13/lib/libcudart.so.13 ]] || skip "the real CUDA 13.0 is not in $CUDA13"
 need_tools make cmake gcc g++ readelf nm ldd tar xz python3
-wheel_venv clients-nccl13 "$NCCL_CU13"
+# The venv import_real_wheels and doctor_torch_real use too (one install in the cache): its
+# site-packages also holds CUDA 13.5's runtime, nvcc and CCCL, imported beside 13.0 and not selected.
+wheel_venv cuda13 "$NCCL_CU13" "$CUDNN_CU13" "$CUDA_RUNTIME_13" "$CUDA_NVCC_13" "$CUDA_CCCL_13"
 NCCL_SITE=$WHEEL_SITE
-wheel_venv clients-cudnn13 "$CUDNN_CU13"
 CUDNN_SITE=$WHEEL_SITE
 WHEEL_NCCL=$NCCL_SITE/nvidia/nccl
 [[ -f $WHEEL_NCCL/lib/libnccl.so.2 && -f $WHEEL_NCCL/include/nccl_device.h && -d $WHEEL_NCCL/include/nccl_device ]] ||
