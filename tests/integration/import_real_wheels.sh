@@ -7,7 +7,8 @@
 # library folders, from `cvm exec -- env`) are compared file by file with the wheels' folders
 # (nccl_device/, include/cccl/, cccl/lib/cmake/, the sub-libraries cuDNN 9.2x added), and hold
 # nothing else. NCCL in a toolkit folder (/usr/local/cuda-13.0) is compared with what its
-# wheel's RECORD names, NCCL in an apt-shaped /usr with the files staged there. Bad input: a
+# wheel's RECORD names, NCCL and cuDNN in apt-shaped /usr folders made of the wheels' files with the
+# files staged there (conda's channels and NVIDIA's apt repository are not reachable here). Bad input: a
 # wheel pip left half-installed, a header folder that links out of the source or cannot be read.
 # The first run downloads about 1.8 GB into CVM_TEST_CACHE; later runs take about 40 s.
 source "$(dirname "$0")/lib.sh"
@@ -168,6 +169,38 @@ aroot=$(echo "$CVM_ROOT"/nccl/2.32.6-*/root)
 SAME_TREE_OTHERS="$m/usr/include" same_tree "$site13/nvidia/nccl/include" "$aroot/include"
 [[ ! -e $aroot/include/zlib_like.h && ! -e $aroot/include/other_dir && ! -e $aroot/lib/libz.so.1 ]] ||
     fail "the apt root took files that are not NCCL's: $(ls "$aroot/include" "$aroot/lib")"
+
+# --- cuDNN as NVIDIA's apt packages lay it out (libcudnn9-cuda-13, libcudnn9-dev-cuda-13), made of
+# the real 9.28 wheel's files: versioned libraries and headers in shared folders. The root holds
+# every library of the release (9.2x's libcudnn_ext, _engines_tensor_ir included: read off the
+# folder) and every header under its plain name, and nothing else of /usr. ---
+a=$TEST_TMP/aptcudnn
+al=$a/usr/lib/x86_64-linux-gnu ai=$a/usr/include/x86_64-linux-gnu
+mkdir -p "$al" "$ai" "$a/var/lib/dpkg"
+for f in "$site13"/nvidia/cudnn/lib/libcudnn*.so.9; do
+    b=${f##*/}
+    cp -l "$f" "$al/${b%.9}.9.28.1" 2> /dev/null || cp "$f" "$al/${b%.9}.9.28.1"
+    ln -s "${b%.9}.9.28.1" "$al/$b"
+    ln -s "$b" "$al/${b%.9}"
+done
+for f in "$site13"/nvidia/cudnn/include/cudnn*_v9.h "$site13"/nvidia/cudnn/include/cudnn_v9.h; do
+    cp -l "$f" "$ai/" 2> /dev/null || cp "$f" "$ai/"
+done
+ln -sf x86_64-linux-gnu/cudnn_v9.h "$a/usr/include/cudnn.h"
+echo x > "$al/libz.so.1" && echo x > "$a/usr/include/zlib.h"
+printf 'Package: libcudnn9-cuda-13\nStatus: install ok installed\nArchitecture: amd64\nVersion: 9.28.1.4-1\n\nPackage: libcudnn9-dev-cuda-13\nStatus: install ok installed\nArchitecture: amd64\nVersion: 9.28.1.4-1\n\n' > "$a/var/lib/dpkg/status"
+export CVM_ROOT="$TEST_TMP/saptcudnn"
+expect_rc 0 "$CVM" import "$a/usr"
+assert_contains "$ERR" "imported cudnn 9.28.1.4-cuda13"
+croot=$CVM_ROOT/cudnn/9.28.1.4-cuda13/root
+for f in "$site13"/nvidia/cudnn/lib/libcudnn*.so.9; do
+    [[ $(readlink -f "$croot/lib/${f##*/}") == "$al/"* && -e $croot/lib/${f##*/} ]] || fail "the apt cuDNN root lacks lib/${f##*/}"
+done
+for f in "$site13"/nvidia/cudnn/include/cudnn*_v9.h; do
+    n=${f##*/}
+    [[ -e $croot/include/${n%_v9.h}.h ]] || fail "the apt cuDNN root lacks include/${n%_v9.h}.h"
+done
+[[ ! -e $croot/lib/libz.so.1 && ! -e $croot/include/zlib.h ]] || fail "the apt cuDNN root took files that are not cuDNN's"
 
 # --- Bad input: nothing registered, nothing half-assembled left. ---
 # refused DIR TEXT: `cvm import DIR` exits 2 with one line holding TEXT and leaves the store empty.
