@@ -79,10 +79,10 @@ wheel_venv() {
     WHEEL_SITE=$(compgen -G "$WHEEL_VENV/lib/python3*/site-packages" | head -n 1)
 }
 
-# wheel_set_venv KEY REQUIREMENT: REQUIREMENT with every dependency pip picks, downloaded once into
+# wheel_set_venv KEY REQUIREMENT: REQUIREMENT with every dependency pip picks, downloaded into
 # $CVM_TEST_CACHE/wheels/sets/KEY-cpXY/ (XY: this python's version, as binary wheels are) and
-# installed once into the venv $CVM_TEST_CACHE/venvs/KEY-cpXY/ with --no-index: no network after the
-# first run. Sets WHEEL_VENV and WHEEL_SITE as wheel_venv does.
+# installed once into the venv $CVM_TEST_CACHE/venvs/KEY-cpXY/ with --no-index; the wheels are then
+# removed (the venv is kept): no network after the first run. Sets WHEEL_VENV and WHEEL_SITE as wheel_venv does.
 wheel_set_venv() {
     local key=$1 req=$2 tag dir
     wheel_python
@@ -112,6 +112,8 @@ wheel_set_venv() {
             fail "pip could not install $req from $dir into $WHEEL_VENV"
         chmod -R go+rX "$WHEEL_VENV"
         touch "$WHEEL_VENV/.complete"
+        # The venv is the cache from now on: its 2.8 GB of wheels (torch's) are not kept beside it.
+        rm -rf "$dir"
     fi
     exec {wheel_lock}>&-
     WHEEL_SITE=$(compgen -G "$WHEEL_VENV/lib/python3*/site-packages" | head -n 1)
