@@ -7,7 +7,8 @@
 # library folders, from `cvm exec -- env`) are compared file by file with the wheels' folders
 # (nccl_device/, include/cccl/, cccl/lib/cmake/, the sub-libraries cuDNN 9.2x added), and hold
 # nothing else. NCCL in a toolkit folder (/usr/local/cuda-13.0) is compared with what its
-# wheel's RECORD names, NCCL and cuDNN in apt-shaped /usr folders made of the wheels' files with the
+# wheel's RECORD names; NCCL and cuDNN in apt-shaped /usr folders and a toolkit in a conda-shaped
+# environment (targets/x86_64-linux/), each made of the wheels' files, with the
 # files staged there (conda's channels and NVIDIA's apt repository are not reachable here). Bad input: a
 # wheel pip left half-installed, a header folder that links out of the source or cannot be read.
 # The first run downloads about 1.8 GB into CVM_TEST_CACHE; later runs take about 40 s.
@@ -116,6 +117,29 @@ same_tree "$site12/nvidia/nccl" "$(var NCCL_HOME)"
 same_tree "$site12/nvidia/cudnn" "$(var CUDNN_ROOT)"
 SAME_TREE_OTHERS="$site12/nvidia" same_tree "$site12/nvidia/cuda_runtime/include" "$(var CUDA_HOME)/include"
 SAME_TREE_OTHERS="$site12/nvidia" same_tree "$site12/nvidia/cuda_runtime/lib" "$(var CUDA_HOME)/lib64"
+
+# --- A conda environment laid out as conda's cuda-* packages do (targets/x86_64-linux/ for their
+# headers and libraries, links in lib/, conda-meta/), made of the real CUDA 12.9 runtime wheel's
+# files beside the environment's own python files: the root holds the whole targets tree's headers
+# (cooperative_groups/ and all) and libraries, and nothing of the environment's other packages. ---
+c=$TEST_TMP/conda-env
+ct=$c/targets/x86_64-linux
+mkdir -p "$ct" "$c/lib" "$c/include/python3.12" "$c/conda-meta" "$c/bin"
+cp -al "$site12/nvidia/cuda_runtime/include" "$ct/include"
+cp -al "$site12/nvidia/cuda_runtime/lib" "$ct/lib"
+rm -f "$ct/include/__init__.py" "$ct/lib/__init__.py"
+ln -s ../targets/x86_64-linux/lib/libcudart.so.12 "$c/lib/libcudart.so.12"
+echo x > "$c/lib/libpython3.12.so.1.0" && echo x > "$c/include/python3.12/Python.h"
+echo '{"name": "cuda-cudart", "version": "12.9.79", "depends": ["cuda-version >=12.9,<12.10.0a0"]}' > "$c/conda-meta/cuda-cudart-12.9.79-0.json"
+echo '{"name": "cuda-version", "version": "12.9"}' > "$c/conda-meta/cuda-version-12.9-3.json"
+echo '{"name": "python", "version": "3.12.3"}' > "$c/conda-meta/python-3.12.3-0.json"
+export CVM_ROOT="$TEST_TMP/sconda"
+expect_rc 0 "$CVM" import "$c"
+assert_contains "$ERR" "imported cuda 12.9"
+croot=$(echo "$CVM_ROOT"/cuda/12.9*/root)
+same_tree "$ct/include" "$croot/include"
+SAME_TREE_OTHERS="$ct" same_tree "$ct/lib" "$croot/lib64"
+[[ ! -e $croot/include/python3.12 && ! -e $croot/lib64/libpython3.12.so.1.0 ]] || fail "the conda root took the environment's python files"
 
 # --- NCCL in a toolkit folder laid out from NVIDIA's wheels: what its wheel's RECORD names. ---
 cuda130=/usr/local/cuda-13.0
