@@ -12,6 +12,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "core/error_line.h"
 #include "core/hook.h"
 #include "core/view.h"
 #include "platform/platform.h"

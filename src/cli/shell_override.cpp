@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/framework_warning.h"
 #include "cli/hook_env.h"
 #include "platform/platform.h"
 
@@ -61,7 +62,7 @@ void register_shell(CLI::App& app) {
                 Selection sel;
                 sel.origin = Selection::Origin::Variable;
                 sel.spec = s;
-                resolve_selection(store, sel); // not installed: says what to run
+                warn_framework_cudnn(resolve_selection(store, sel)); // not installed: says what to run
             }
             changes.push_back({"CVM_VERSION", s.str()});
         }

@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/framework_warning.h"
 #include "cli/install_backend.h"
 #include "compat/auto_host_compiler.h"
 #include "compat/solver.h"
@@ -189,6 +190,7 @@ void use_for(const UseForRequest& r) {
         std::string line =
             compat::host_compiler_line(compat::refresh_host_compiler(store, resolved.toolkit));
         if (!line.empty()) note(line);
+        warn_framework_cudnn(resolved);
     } catch (const ResolveError&) {
         note("wrote " + spec.str() + " " + where + "; it is not installed yet");
         hint("cvm use --for " + r.target + (r.global ? " --global" : "") + " --install",

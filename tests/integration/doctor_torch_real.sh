@@ -96,6 +96,10 @@ assert_contains "$ERR" "error ahead: PyTorch 2.15.0+cu132 in $CVM_PYTHON would l
 assert_contains "$ERR" "it refuses 9.19.0 (built with 9.26.0"
 doctor_code 13.0+9.19
 assert_eq "$DOCTOR_CODE" "error:framework-cudnn-refused"
+# `cvm shell` (a session override) says the same before the shell takes it.
+expect_rc 0 "$CVM" shell --shell bash 13.0+9.19
+assert_contains "$OUT" "CVM_VERSION"
+assert_contains "$ERR" "error ahead: PyTorch 2.15.0+cu132 in $CVM_PYTHON would load a mixed cuDNN"
 torch_check "$CVM_PYTHON" 13.0+9.19
 assert_contains "$TORCH_SAYS" "RAISED cuDNN version incompatibility"
 assert_contains "$TORCH_SAYS" "but found runtime version (9, 19, 0)"
