@@ -21,10 +21,7 @@ bool is_nccl_library(const std::string& name) {
 bool is_nccl_header(const std::string& name) {
     return name.rfind("nccl", 0) == 0;
 }
-// What packaging leaves beside them in a folder of NCCL's own (a wheel's nvidia/nccl/lib).
-bool is_packaging(const std::string& name) {
-    return name == "__init__.py" || name == "__pycache__" || name == "pkgconfig";
-}
+
 
 // NCCL_MAJOR / NCCL_MINOR / NCCL_PATCH of nccl.h.
 std::optional<Version> header_version(const fs::path& header) {
@@ -82,7 +79,7 @@ std::optional<Found> find_here(const fs::path& dir) {
 bool only_nccl(const fs::path& dir, bool (*mine)(const std::string&)) {
     for (const auto& p : sorted_children(dir)) {
         std::string n = p.filename().u8string();
-        if (mine(n) || is_packaging(n)) continue;
+        if (mine(n) || is_packaging_file(n) || n == "pkgconfig") continue;
         return false;
     }
     return true;

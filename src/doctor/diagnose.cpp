@@ -799,29 +799,28 @@ private:
                 add(Severity::warning, "framework-cudnn-other",
                     label + " brings its own cuDNN " + own->str() + where + ", but it opens cuDNN by name and cvm puts "
                         "the selected " + selected->str() + " first on LD_LIBRARY_PATH: it may load that one",
-                    own_cudnn_fix(f, *own));
+                    select_own_cudnn_fix(*f.own_cudnn_dir, *own, toolkit_or_placeholder()));
             else
                 add(Severity::note, "framework-own-cudnn", label + " brings its own cuDNN " + own->str() + where);
             return;
         }
-        Version built = f.cudnn ? parse_version(*f.cudnn, 1, 4).value_or(*own) : *own;
-        FrameworkCudnnVerdict v = judge_framework_cudnn(label, built, *own, selected, f.own_cudnn_rpath);
-        switch (v.kind) {
+        auto v = judge_pytorch_cudnn(f, label, selected, toolkit_or_placeholder());
+        if (!v) return;
+        switch (v->kind) {
         case FrameworkCudnnVerdict::Kind::Own:
-            add(Severity::note, "framework-own-cudnn", v.message + where);
+            add(Severity::note, "framework-own-cudnn", v->message + where);
             break;
         case FrameworkCudnnVerdict::Kind::Mixed:
-            add(Severity::warning, "framework-cudnn-mixed", v.message, own_cudnn_fix(f, *own));
+            add(Severity::warning, "framework-cudnn-mixed", v->message, v->fix);
             break;
         case FrameworkCudnnVerdict::Kind::Refused:
-            add(Severity::error, "framework-cudnn-refused", v.message, own_cudnn_fix(f, *own));
+            add(Severity::error, "framework-cudnn-refused", v->message, v->fix);
             break;
         }
     }
 
-    std::string own_cudnn_fix(const FrameworkInstall& f, const Version& own) const {
-        return select_own_cudnn_fix(*f.own_cudnn_dir, own,
-                                    in_.resolved ? in_.resolved->toolkit.version.str() : std::string("CUDA"));
+    std::string toolkit_or_placeholder() const {
+        return in_.resolved ? in_.resolved->toolkit.version.str() : std::string("CUDA");
     }
 
     const DoctorInputs& in_;

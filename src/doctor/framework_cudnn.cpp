@@ -65,6 +65,19 @@ FrameworkCudnnVerdict judge_framework_cudnn(const std::string& label, const Vers
     return v;
 }
 
+std::optional<FrameworkCudnnVerdict> judge_pytorch_cudnn(const FrameworkInstall& f, const std::string& label,
+                                                         const std::optional<Version>& selected,
+                                                         const std::string& toolkit) {
+    if (f.name != "pytorch" || !f.own_cudnn_dir || !f.own_cudnn_version) return std::nullopt;
+    auto own = parse_version(*f.own_cudnn_version, 1, 4);
+    if (!own) return std::nullopt;
+    // The cuDNN it was built with: its METADATA's pin, else (by release practice) its wheel's.
+    Version built = f.cudnn ? parse_version(*f.cudnn, 1, 4).value_or(*own) : *own;
+    FrameworkCudnnVerdict v = judge_framework_cudnn(label, built, *own, selected, f.own_cudnn_rpath);
+    if (v.kind != FrameworkCudnnVerdict::Kind::Own) v.fix = select_own_cudnn_fix(*f.own_cudnn_dir, *own, toolkit);
+    return v;
+}
+
 std::string select_own_cudnn_fix(const std::string& own_dir, const Version& own, const std::string& toolkit) {
     std::string wheel = own_dir;
     for (const std::string tail : {"/lib", "\\bin"})

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "core/spec.h"
+#include "python_env.h"
 
 namespace cvm::doctor {
 
@@ -25,6 +26,7 @@ struct FrameworkCudnnVerdict {
         Refused, // the same mixed set, and it refuses the reported release: it will raise
     } kind = Kind::Own;
     std::string message; // one clause: what it loads and what follows
+    std::string fix;     // Mixed and Refused: select its own cuDNN (select_own_cudnn_fix)
 };
 
 // `label` names the framework ("PyTorch 2.15.0"); `built` is the cuDNN it was built with (its
@@ -34,6 +36,14 @@ struct FrameworkCudnnVerdict {
 // the file; cuDNN 9.2x's wheels), which LD_LIBRARY_PATH does not override.
 FrameworkCudnnVerdict judge_framework_cudnn(const std::string& label, const Version& built, const Version& own,
                                             const std::optional<Version>& selected, bool subs_by_rpath);
+
+// The verdict for PyTorch `f` (found in a Python's site-packages) with its own cuDNN wheel of a
+// known release, from its files (its METADATA's pin, its own release, its front library's RPATH),
+// with the fix naming `toolkit`; nullopt for another framework, no own wheel or an unknown release.
+// What `cvm doctor` and `cvm use` both say.
+std::optional<FrameworkCudnnVerdict> judge_pytorch_cudnn(const FrameworkInstall& f, const std::string& label,
+                                                         const std::optional<Version>& selected,
+                                                         const std::string& toolkit);
 
 // The way out: select the framework's own cuDNN, imported from its wheel (`own_dir` is the
 // wheel's library folder, .../nvidia/cudnn/lib), or none.

@@ -40,7 +40,7 @@ CUDA13=/usr/local/cuda-13.0
 need_tools make cmake gcc g++ readelf nm ldd tar xz python3
 # The venv import_real_wheels and doctor_torch_real use too (one install in the cache): its
 # site-packages also holds CUDA 13.5's runtime, nvcc and CCCL, imported beside 13.0 and not selected.
-wheel_venv cuda13 "$NCCL_CU13" "$CUDNN_CU13" "$CUDA_RUNTIME_13" "$CUDA_NVCC_13" "$CUDA_CCCL_13"
+wheel_venv_cuda13
 NCCL_SITE=$WHEEL_SITE
 CUDNN_SITE=$WHEEL_SITE
 WHEEL_NCCL=$NCCL_SITE/nvidia/nccl

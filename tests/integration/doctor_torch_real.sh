@@ -23,7 +23,7 @@ mkdir -p "$HOME"
 
 wheel_set_venv torch-2.15.0 "$TORCH"
 torch_venv=$WHEEL_VENV torch_site=$WHEEL_SITE
-wheel_venv cuda13 "$NCCL_CU13" "$CUDNN_CU13" "$CUDA_RUNTIME_13" "$CUDA_NVCC_13" "$CUDA_CCCL_13"
+wheel_venv_cuda13
 cudnn928=$WHEEL_SITE/nvidia/cudnn
 own=$torch_site/nvidia/cudnn
 expect_rc 0 "$CVM" import "$cuda130"

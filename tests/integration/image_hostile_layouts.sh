@@ -220,23 +220,24 @@ fi
 
 # Finding 9: --base L:TAG inside L itself: its layers are checked by digest, not by size only.
 if wants 9; then
-    cp -a "$BASE" "$I/l9"
-    f="$I/l9/blobs/sha256/$BASE_LAYER"
-    size=$(stat -c %s "$f")
-    printf 'X' | dd of="$f" bs=1 seek=$((size / 2)) conv=notrunc status=none
+    # damaged_copy NAME: a copy of the base layout whose base layer has one byte changed mid-file.
+    damaged_copy() {
+        cp -a "$BASE" "$I/$1"
+        local f="$I/$1/blobs/sha256/$BASE_LAYER"
+        printf 'X' | dd of="$f" bs=1 seek=$(($(stat -c %s "$f") / 2)) conv=notrunc status=none
+    }
+    damaged_copy l9
     before=$(snap "$I/l9")
     expect_rc 2 "$CVM" export --oci "$I/l9" --base "$I/l9:latest" --tag cuda
     assert_contains "$ERR" "the layer sha256:$BASE_LAYER of --base $I/l9 does not match its digest"
     one_line
     assert_eq "$(snap "$I/l9")" "$before" "the layout after the refusal"
-    cp "$BASE/blobs/sha256/$BASE_LAYER" "$f"
+    cp "$BASE/blobs/sha256/$BASE_LAYER" "$I/l9/blobs/sha256/$BASE_LAYER"
     expect_rc 0 "$CVM" export --oci "$I/l9" --base "$I/l9:latest" --tag cuda
     expect_rc 0 skopeo inspect "oci:$I/l9:cuda"
     # DIR (another layout) holds a damaged blob under the base layer's name: checked as a copy
     # would be, not taken for the base's by its name.
-    cp -a "$BASE" "$I/d9"
-    f="$I/d9/blobs/sha256/$BASE_LAYER"
-    printf 'X' | dd of="$f" bs=1 seek=$((size / 2)) conv=notrunc status=none
+    damaged_copy d9
     before=$(snap "$I/d9")
     expect_rc 2 "$CVM" export --oci "$I/d9" --base "$BASE:latest" --tag cuda
     assert_contains "$ERR" "the layer sha256:$BASE_LAYER of $I/d9 does not match its digest"

@@ -63,7 +63,7 @@ env_of() {
 var() { sed -n "s/^$1=//p" <<< "$ENV_OF"; }
 
 # --- CUDA 13: the toolkit from three wheels sharing nvidia/cu13, NCCL and cuDNN beside it. ---
-wheel_venv cuda13 "$NCCL_CU13" "$CUDNN_CU13" "$CUDA_RUNTIME_13" "$CUDA_NVCC_13" "$CUDA_CCCL_13"
+wheel_venv_cuda13
 site13=$WHEEL_SITE
 export CVM_ROOT="$TEST_TMP/s13"
 expect_rc 0 "$CVM" import "$site13"
@@ -93,6 +93,22 @@ SAME_TREE_OTHERS="$site13/nvidia" same_tree "$site13/nvidia/cu13/lib" "$cuda_hom
 troot="$CVM_ROOT/cuda/13.5.37/root"
 same_tree "$site13/nvidia/cu13" "$troot"
 [[ ! -e $troot/include/nccl.h && ! -e $troot/include/cudnn.h ]] || fail "the toolkit's root took NCCL's or cuDNN's headers"
+# The real nvcc of the wheels compiles and links through that root with nothing given by hand: its
+# nvcc.profile takes -I$(TOP)/include, -isystem $(TOP)/include/cccl and -L$(TOP)/lib (the lib/ the
+# root now has beside lib64/), and thrust comes from CCCL's wheel.
+mkdir -p "$TEST_TMP/nvcc13" && cd "$TEST_TMP/nvcc13"
+cat > t.cu << 'EOF'
+#include <thrust/device_vector.h>
+#include <cuda_runtime.h>
+__global__ void k(int* p) { p[threadIdx.x] = threadIdx.x; }
+int main() { thrust::device_vector<int> v(4); k<<<1, 4>>>(thrust::raw_pointer_cast(v.data())); return 0; }
+EOF
+expect_rc 0 "$CVM" exec 13.5 -- nvcc -arch=sm_90 -cudart shared -o t t.cu
+readelf -d t | grep -q 'NEEDED.*libcudart.so.13' || fail "nvcc 13.5 of the wheels made no program linked to libcudart.so.13"
+cudart=$("$CVM" exec 13.5 -- sh -c 'ldd ./t' | sed -n 's/.*libcudart.so.13 => \([^ ]*\).*/\1/p')
+[[ -n $cudart && $(readlink -f "$cudart") == "$site13"/nvidia/cu13/lib/* ]] ||
+    fail "the program does not load the wheel's libcudart under cvm exec (ldd: $cudart)"
+cd "$TEST_TMP"
 expect_rc 0 "$CVM" verify
 assert_not_contains "$OUT$ERR" "DAMAGED"
 # Hints name only selections that resolve: the cuDNN part before the NCCL part (it was put after,

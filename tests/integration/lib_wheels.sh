@@ -14,6 +14,8 @@ CUDNN_CU12=nvidia-cudnn-cu12==9.28.0.42
 CUDA_RUNTIME_13=nvidia-cuda-runtime==13.5.37
 CUDA_NVCC_13=nvidia-cuda-nvcc==13.5.37
 CUDA_CCCL_13=nvidia-cuda-cccl==13.3.5.0.6
+CUDA_NVVM_13=nvidia-nvvm==13.5.37
+CUDA_CRT_13=nvidia-cuda-crt==13.5.37
 CUDA_RUNTIME_12=nvidia-cuda-runtime-cu12==12.9.79
 # PyTorch with the nvidia-* wheels it pins (cuDNN 9.26.0.51, NCCL 2.30.7, CUDA 13.2's libraries).
 TORCH=torch==2.15.0
@@ -117,4 +119,12 @@ wheel_set_venv() {
     fi
     exec {wheel_lock}>&-
     WHEEL_SITE=$(compgen -G "$WHEEL_VENV/lib/python3*/site-packages" | head -n 1)
+}
+
+# wheel_venv_cuda13: the one venv of CUDA 13's wheels the tests share (NCCL, cuDNN, and a toolkit
+# from the runtime, nvcc, CRT, NVVM and CCCL wheels, which share nvidia/cu13/; without the CRT
+# wheel nvcc 13.5 takes another CUDA's crt/host_runtime.h from /usr/include): WHEEL_SITE as wheel_venv.
+wheel_venv_cuda13() {
+    wheel_venv cuda13-v3 "$NCCL_CU13" "$CUDNN_CU13" "$CUDA_RUNTIME_13" "$CUDA_NVCC_13" "$CUDA_CCCL_13" "$CUDA_NVVM_13" \
+        "$CUDA_CRT_13"
 }
