@@ -5,7 +5,8 @@
 #   folder's when it has one), selected with the toolkit: `cvm use TK+CUDNN` (its one-line warning
 #   or "error ahead"), `cvm doctor --json`'s framework finding, then under `cvm exec` PyTorch's
 #   `torch.backends.cudnn.version()`, a convolution on the GPU compared with the CPU's, and the
-#   cuDNN files the process maps. One table at the end.
+#   cuDNN files the process maps; then `cvm probe --python` (every framework PYTHON has: PyTorch's
+#   and JAX's checks and convolutions), its JSON kept in OUT. One table at the end.
 #
 #   scripts/gpu-frameworks.sh BUILD_DIR   (bin/cvm, bin/cvm-shim; or the folder of them)
 #
@@ -71,9 +72,20 @@ except Exception as e:
 print("maps", " ".join(sorted({l.split()[-1] for l in open("/proc/self/maps") if "libcudnn" in l})))
 ' 2>&1)
     echo "$torch_out"
-    ROWS+=("$spec|${use_line:-nothing}|${code:-none}|$(grep -E '^(version|RAISED)' <<< "$torch_out" | head -n 1)|$(grep '^conv' <<< "$torch_out" | head -n 1)")
+    # cvm's own run of the frameworks' checks (every framework in PYTHON: PyTorch, JAX, TensorFlow).
+    cvm probe "$spec" --python --json > "$OUT_DIR/probe-python-$version.json" 2>/dev/null
+    cvm probe "$spec" --python 2>&1 | tail -n 12
+    probe_line=$("$PYTHON" -I -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+parts = ["%s cuDNN %s conv %s" % (f["name"], f.get("cudnn_version"), (f.get("convolution") or {}).get("max_error"))
+         for f in d.get("frameworks", [])]
+kinds = sorted({p["kind"] for p in d.get("problems", [])} | {w["kind"] for w in d.get("warnings", [])})
+print(("OK" if d.get("ok") else "FAILED") + ": " + "; ".join(parts) + (" [" + ",".join(kinds) + "]" if kinds else ""))
+' "$OUT_DIR/probe-python-$version.json" 2>&1 | head -n 1)
+    ROWS+=("$spec|${use_line:-nothing}|${code:-none}|$(grep -E '^(version|RAISED)' <<< "$torch_out" | head -n 1)|$(grep '^conv' <<< "$torch_out" | head -n 1)|$probe_line")
 done
 echo
 echo "== table"
-printf '%-22s | %-22s | %-34s | %-40s | %s\n' "selection" "cvm use said" "cvm doctor" "torch.backends.cudnn.version()" "conv on the GPU"
-for r in "${ROWS[@]}"; do IFS='|' read -r a b c d e <<< "$r"; printf '%-22s | %-22s | %-34s | %-40s | %s\n' "$a" "$b" "$c" "$d" "$e"; done
+printf '%-22s | %-22s | %-34s | %-40s | %-16s | %s\n' "selection" "cvm use said" "cvm doctor" "torch.backends.cudnn.version()" "conv on the GPU" "cvm probe --python"
+for r in "${ROWS[@]}"; do IFS='|' read -r a b c d e f <<< "$r"; printf '%-22s | %-22s | %-34s | %-40s | %-16s | %s\n' "$a" "$b" "$c" "$d" "$e" "$f"; done

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/probe_python.h"
 #include "core/environment.h"
 #include "core/shims.h"
 #include "platform/platform.h"
@@ -58,10 +59,22 @@ void register_probe(CLI::App& app) {
         "--nccl", *nccl,
         "also probe NCCL: one communicator over every visible GPU, all-reduces of 8 MiB to 1 GiB "
         "checked exactly, with their bandwidth (the default when the selection names an NCCL)");
-    cmd->callback([spec, json, benchmark, nccl] {
+    auto python = std::make_shared<std::string>();
+    auto* python_option =
+        cmd->add_option("--python", *python,
+                        "run PyTorch's, JAX's and TensorFlow's own checks (cuDNN version, a convolution, the "
+                        "libraries loaded) in this Python (default: the one that would run) under the selection")
+            ->expected(0, 1);
+    cmd->callback([spec, json, benchmark, nccl, python, python_option] {
         Store store = open_store();
         Selection sel = current_selection(store, spec->empty() ? std::nullopt
                                                                : std::optional<std::string>(*spec));
+        if (python_option->count() > 0) {
+            if (*benchmark || *nccl) throw UsageError("probe: --python runs the frameworks' own checks; give --benchmark and --nccl without it");
+            int code = probe_python(store, sel, !spec->empty(), *python, *json);
+            if (code != 0) throw ExitCode{code};
+            return;
+        }
         fs::path program = probe_program();
         auto env = platform::environment();
         std::vector<std::string> args{program.u8string()};

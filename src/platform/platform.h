@@ -245,6 +245,17 @@ std::optional<std::string> capture_output(const fs::path& program,
                                           const std::vector<std::string>& args, int timeout_ms = 0,
                                           bool with_stderr = false);
 
+// capture_output that tells how the program ended: it could not start, it ran past `timeout_ms`
+// (killed), it was killed by a signal (Windows: a crash's NTSTATUS is an exit code), or it exited
+// with `code`. `out` holds what it printed until then, in every case.
+struct Captured {
+    enum class End { NotStarted, TimedOut, Signaled, Exited } end = End::NotStarted;
+    int code = 0; // the exit code, or the signal
+    std::string out;
+};
+Captured capture_process(const fs::path& program, const std::vector<std::string>& args, int timeout_ms,
+                         bool with_stderr);
+
 // True when the file is executable by the user (Windows: by PATHEXT suffix).
 bool is_executable(const fs::path& p);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -128,19 +129,19 @@ int run_process(const fs::path& program, const std::vector<std::string>& args,
     return 1;
 }
 
-std::optional<std::string> capture_output(const fs::path& program,
-                                          const std::vector<std::string>& args, int timeout_ms,
-                                          bool with_stderr) {
-    if (program.is_relative()) return std::nullopt; // never a program of the current folder
+Captured capture_process(const fs::path& program, const std::vector<std::string>& args, int timeout_ms,
+                         bool with_stderr) {
+    Captured result;
+    if (program.is_relative()) return result; // never a program of the current folder
     int fds[2];
-    if (pipe(fds) != 0) return std::nullopt;
+    if (pipe(fds) != 0) return result;
     std::vector<std::string> argv_storage = args;
     auto argv = c_strings(argv_storage);
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
         close(fds[1]);
-        return std::nullopt;
+        return result;
     }
     if (pid == 0) {
         close(fds[0]);
@@ -157,12 +158,11 @@ std::optional<std::string> capture_output(const fs::path& program,
         _exit(127);
     }
     close(fds[1]);
-    std::string out;
     char buf[4096];
     ssize_t n;
-    if (timeout_ms > 0) {
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-        while (true) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (true) {
+        if (timeout_ms > 0) {
             auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
                 deadline - std::chrono::steady_clock::now());
             pollfd pfd{fds[0], POLLIN, 0};
@@ -174,23 +174,35 @@ std::optional<std::string> capture_output(const fs::path& program,
                 close(fds[0]);
                 while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
                 }
-                return std::nullopt;
+                result.end = Captured::End::TimedOut;
+                return result;
             }
-            n = read(fds[0], buf, sizeof(buf));
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) break;
-            out.append(buf, static_cast<size_t>(n));
         }
-    } else {
-        while ((n = read(fds[0], buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
-            if (n > 0) out.append(buf, static_cast<size_t>(n));
+        n = read(fds[0], buf, sizeof(buf));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        result.out.append(buf, static_cast<size_t>(n));
     }
     close(fds[0]);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) == 127) return std::nullopt;
-    return out;
+    if (WIFSIGNALED(status)) {
+        result.end = Captured::End::Signaled;
+        result.code = WTERMSIG(status);
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 127) {
+        result.end = Captured::End::Exited;
+        result.code = WEXITSTATUS(status);
+    }
+    return result;
+}
+
+std::optional<std::string> capture_output(const fs::path& program,
+                                          const std::vector<std::string>& args, int timeout_ms,
+                                          bool with_stderr) {
+    Captured c = capture_process(program, args, timeout_ms, with_stderr);
+    if (c.end != Captured::End::Exited) return std::nullopt;
+    return std::move(c.out);
 }
 
 bool is_terminal(int fd) {

@@ -192,13 +192,13 @@ void exec_replace(const fs::path& program, const std::vector<std::string>& args)
     std::exit(static_cast<int>(code));
 }
 
-std::optional<std::string> capture_output(const fs::path& program,
-                                          const std::vector<std::string>& args, int timeout_ms,
-                                          bool with_stderr) {
-    if (program.is_relative()) return std::nullopt; // never a program of the current folder
+Captured capture_process(const fs::path& program, const std::vector<std::string>& args, int timeout_ms,
+                         bool with_stderr) {
+    Captured result;
+    if (program.is_relative()) return result; // never a program of the current folder
     SECURITY_ATTRIBUTES sa{sizeof(sa), nullptr, TRUE};
     HANDLE rd = nullptr, wr = nullptr;
-    if (!CreatePipe(&rd, &wr, &sa, 0)) return std::nullopt;
+    if (!CreatePipe(&rd, &wr, &sa, 0)) return result;
     SetHandleInformation(rd, HANDLE_FLAG_INHERIT, 0);
     STARTUPINFOW si{};
     si.cb = sizeof(si);
@@ -212,9 +212,8 @@ std::optional<std::string> capture_output(const fs::path& program,
     CloseHandle(wr);
     if (err != 0) {
         CloseHandle(rd);
-        return std::nullopt;
+        return result;
     }
-    std::string out;
     char buf[4096];
     DWORD got = 0;
     if (timeout_ms > 0) {
@@ -225,7 +224,7 @@ std::optional<std::string> capture_output(const fs::path& program,
             if (!PeekNamedPipe(rd, nullptr, 0, nullptr, &avail, nullptr)) break; // writer gone
             if (avail > 0) {
                 if (!ReadFile(rd, buf, sizeof(buf), &got, nullptr) || got == 0) break;
-                out.append(buf, got);
+                result.out.append(buf, got);
                 continue;
             }
             if (GetTickCount64() >= deadline) {
@@ -234,19 +233,32 @@ std::optional<std::string> capture_output(const fs::path& program,
                 CloseHandle(rd);
                 CloseHandle(pi.hThread);
                 CloseHandle(pi.hProcess);
-                return std::nullopt;
+                result.end = Captured::End::TimedOut;
+                return result;
             }
             Sleep(10);
         }
     } else {
         while (ReadFile(rd, buf, sizeof(buf), &got, nullptr) && got > 0)
-            out.append(buf, got);
+            result.out.append(buf, got);
     }
     CloseHandle(rd);
     WaitForSingleObject(pi.hProcess, INFINITE);
+    DWORD code = 0;
+    GetExitCodeProcess(pi.hProcess, &code);
     CloseHandle(pi.hThread);
     CloseHandle(pi.hProcess);
-    return out;
+    result.end = Captured::End::Exited;
+    result.code = static_cast<int>(code);
+    return result;
+}
+
+std::optional<std::string> capture_output(const fs::path& program,
+                                          const std::vector<std::string>& args, int timeout_ms,
+                                          bool with_stderr) {
+    Captured c = capture_process(program, args, timeout_ms, with_stderr);
+    if (c.end == Captured::End::NotStarted || c.end == Captured::End::TimedOut) return std::nullopt;
+    return std::move(c.out);
 }
 
 bool is_terminal(int fd) {

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Issue 40: `cvm probe --python` runs the guide's own check (torch.backends.cudnn.version(), the
+# cuDNN files the process maps; a convolution where a GPU is seen) with the real PyTorch wheel,
+# in an isolated interpreter under the selection's environment, and its verdict agrees with what
+# `cvm doctor` predicts from files:
+#  - the real torch 2.15.0 wheel (its cuDNN 9.26 front library has DT_RPATH $ORIGIN): its own
+#    cuDNN whole under another selection; pass.
+#  - a copy with DT_RUNPATH (as cuDNN 9.19's wheel has): an older selection is refused (exit 1,
+#    PyTorch's own words, the way out), a newer one is a mixed set PyTorch accepts (a warning),
+#    its own release is clean.
+#  - nothing of the project folder is imported (a torch/ there that would say so);
+#  - bad input: a Python that hangs (bounded by CVM_PROBE_PYTHON_TIMEOUT), prints garbage,
+#    crashes, has no framework, another user could change, or is not there.
+# No GPU is needed here: PyTorch checks cuDNN's version without one, and the probe says that the
+# convolution was not checked.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/lib_wheels.sh"
+need_tools jq patchelf
+unset CONDA_PREFIX VIRTUAL_ENV CVM_VERSION || true
+cuda130=/usr/local/cuda-13.0
+[[ -f $cuda130/lib/libcudnn.so.9 ]] || skip "$cuda130 with its cuDNN 9.19 is absent"
+export HOME="$TEST_TMP/home" CVM_ROOT="$TEST_TMP/root"
+mkdir -p "$HOME"
+
+wheel_set_venv torch-2.15.0 "$TORCH"
+torch_venv=$WHEEL_VENV torch_site=$WHEEL_SITE
+wheel_venv_cuda13
+cudnn928=$WHEEL_SITE/nvidia/cudnn
+own=$torch_site/nvidia/cudnn
+expect_rc 0 "$CVM" import "$cuda130"
+expect_rc 0 "$CVM" import "$cudnn928"
+
+# A project folder whose own torch/ would announce itself if imported.
+project=$TEST_TMP/project
+mkdir -p "$project/torch"
+printf 'open("%s", "w").write("imported")\nraise SystemExit("the project folder'"'"'s torch was imported")\n' \
+    "$TEST_TMP/project-torch-imported" > "$project/torch/__init__.py"
+cd "$project"
+
+# probe SPEC [ARGS...]: `cvm probe SPEC --python --json` in the project folder; the document in $OUT.
+probe() {
+    local rc=0 spec=$1
+    shift
+    OUT=$("$CVM" probe "$spec" --python --json "$@" 2> "$TEST_TMP/.stderr") || rc=$?
+    ERR=$(cat "$TEST_TMP/.stderr")
+    PROBE_RC=$rc
+    jq -e . <<< "$OUT" > /dev/null || fail "cvm probe $spec --python --json printed no JSON (exit $rc): $OUT $ERR"
+}
+doctor_code() {
+    local doc rc=0
+    doc=$(CVM_VERSION=$1 "$CVM" doctor --json 2> /dev/null) || rc=$? # 1: it found something
+    DOCTOR_CODE=$(jq -r '[.findings[] | select(.code | test("^framework-(own-cudnn|cudnn-)")) | "\(.severity):\(.code)"] | join(",")' <<< "$doc")
+}
+
+# --- the real wheel: its own cuDNN whole, whatever is selected ---
+export CVM_PYTHON=$torch_venv/bin/python
+probe 13.0+9.19
+assert_eq "$PROBE_RC" 0 "the real wheel under 13.0+9.19: exit"
+assert_eq "$(jq -c '[.ok, .frameworks[0].framework, .frameworks[0].cudnn_version, .frameworks[0].cudnn_folders]' <<< "$OUT")" \
+    "[true,\"torch\",92600,[\"$own/lib\"]]" "the real wheel under 13.0+9.19"
+assert_eq "$(jq -r '.frameworks[0].cudnn_built + " " + .frameworks[0].nccl_version' <<< "$OUT")" "9.26.0 2.30.7" \
+    "the cuDNN it was built with and the NCCL it reports"
+assert_contains "$(jq -r '.not_checked[]' <<< "$OUT")" "convolution on the GPU (it sees no GPU)"
+doctor_code 13.0+9.19
+assert_eq "$DOCTOR_CODE" "note:framework-own-cudnn" "doctor predicts what the probe saw"
+[[ ! -e $TEST_TMP/project-torch-imported ]] || fail "the project folder's torch/ was imported"
+# The text: what it reports, what was not checked, the result.
+expect_rc 0 "$CVM" probe 13.0+9.19 --python
+assert_contains "$OUT" "PyTorch 2.15.0+cu132: built for CUDA 13.2, cuDNN 9.26.0"
+assert_contains "$OUT" "cuDNN files from $own/lib: "
+assert_contains "$OUT" "result: OK, PyTorch 2.15.0+cu132 loads cuDNN 92600 and accepts it"
+
+# --- DT_RUNPATH, as cuDNN 9.19's wheel has: the selection's sub-libraries come first ---
+cp -al "$torch_venv" "$TEST_TMP/venv"
+site=$(compgen -G "$TEST_TMP/venv/lib/python3*/site-packages")
+lib=$site/nvidia/cudnn/lib
+cp --remove-destination "$own/lib/libcudnn.so.9" "$lib/libcudnn.so.9"
+patchelf --set-rpath '$ORIGIN' "$lib/libcudnn.so.9"
+export CVM_PYTHON=$TEST_TMP/venv/bin/python
+# An older release: PyTorch refuses it; the probe fails with its words and the way out, and the
+# selection comes from .cudaversion as a user's does.
+echo 13.0+9.19 > "$project/.cudaversion"
+rc=0
+OUT=$("$CVM" probe --python --json 2> /dev/null) || rc=$?
+assert_eq "$rc" 1 "13.0+9.19 with RUNPATH: exit"
+assert_eq "$(jq -r '[.problems[].kind] | join(",")' <<< "$OUT")" "cudnn_refused"
+assert_contains "$(jq -r '.problems[0].message' <<< "$OUT")" \
+    "refuses the cuDNN it loads under this selection: RuntimeError: cuDNN version incompatibility"
+assert_contains "$(jq -r '.problems[0].fix' <<< "$OUT")" "cvm import $site/nvidia/cudnn\`, then \`cvm use 13.0.2+9.26.0.51\`"
+assert_eq "$(jq -c '.warnings[0].kind, .frameworks[0].cudnn_folders' <<< "$OUT" | tr -d '\n')" \
+    "\"mixed_cudnn\"[\"$cuda130/lib\",\"$lib\"]" "the mixed set PyTorch mapped"
+doctor_code 13.0+9.19
+assert_eq "$DOCTOR_CODE" "error:framework-cudnn-refused" "doctor predicted the refusal"
+rm "$project/.cudaversion"
+# A newer release: a mixed set PyTorch accepts: exit 0 with a warning, as doctor predicts.
+probe 13.0+9.28
+assert_eq "$PROBE_RC" 0 "13.0+9.28 with RUNPATH: exit"
+assert_eq "$(jq -r '[.warnings[].kind] | join(",")' <<< "$OUT") $(jq -r '.frameworks[0].cudnn_version' <<< "$OUT")" \
+    "mixed_cudnn 92801" "13.0+9.28: a mixed set, reporting the sub-library's release"
+doctor_code 13.0+9.28
+assert_eq "$DOCTOR_CODE" "warning:framework-cudnn-mixed" "doctor predicted the mixed set"
+# Its own release, imported as the fix says: nothing mixed.
+expect_rc 0 "$CVM" import "$site/nvidia/cudnn"
+probe 13.0+9.26
+assert_eq "$(jq -c '[.ok, .warnings, .frameworks[0].cudnn_folders]' <<< "$OUT")" "[true,[],[\"$lib\"]]" \
+    "its own release selected"
+echo "probe_python_real: every verdict matched doctor's prediction"
+
+# --- bad input ---
+# A Python wrapper that misbehaves only for the check (its version and path it answers).
+fake=$TEST_TMP/fake/bin
+mkdir -p "$fake"
+cat > "$fake/python" << EOF
+#!/bin/sh
+if [ \$# -eq 4 ]; then
+    case "\$FAKE" in
+        hang) echo \$\$ > "$TEST_TMP/hang.pid"; exec sleep 600 ;;
+        garbage) echo 'Fatal Python error: init_import_site: Failed to import the site module'; exit 1 ;;
+        crash) kill -SEGV \$\$ ;;
+    esac
+fi
+exec "$torch_venv/bin/python" "\$@"
+EOF
+chmod 755 "$fake/python" "$fake" "$TEST_TMP/fake"
+export CVM_PYTHON=$fake/python
+FAKE=hang CVM_PROBE_PYTHON_TIMEOUT=2 probe 13.0
+assert_eq "$PROBE_RC" 1 "a Python that hangs"
+assert_eq "$(jq -r '.problems | map(.kind) | unique | join(",")' <<< "$OUT")" "timed_out"
+assert_contains "$(jq -r '.problems[0].message' <<< "$OUT")" "did not finish checking PyTorch within 2 s and was stopped"
+! kill -0 "$(cat "$TEST_TMP/hang.pid")" 2> /dev/null || fail "the hung check was left running"
+FAKE=garbage probe 13.0
+assert_eq "$PROBE_RC $(jq -r '.problems[0].kind' <<< "$OUT")" "1 no_report" "a Python that prints garbage"
+assert_contains "$(jq -r '.problems[0].message' <<< "$OUT")" "printed no report while checking PyTorch (exit 1); its last line: Fatal Python error"
+FAKE=crash probe 13.0
+assert_eq "$PROBE_RC $(jq -r '.problems[0].kind' <<< "$OUT")" "1 crashed" "a Python that crashes"
+assert_contains "$(jq -r '.problems[0].message' <<< "$OUT")" "was killed by SIGSEGV while checking PyTorch"
+CVM_PROBE_PYTHON_TIMEOUT=soon expect_rc 2 "$CVM" probe 13.0 --python
+assert_contains "$ERR" "CVM_PROBE_PYTHON_TIMEOUT=soon is not a number of seconds"
+# No framework in it: exit 2, nothing else to say.
+python3 -m venv --without-pip "$TEST_TMP/bare" 2> /dev/null || python3 -m venv "$TEST_TMP/bare"
+expect_rc 2 "$CVM" probe 13.0 --python="$TEST_TMP/bare/bin/python"
+assert_contains "$ERR" "has none of torch, jax and tensorflow installed"
+expect_rc 2 "$CVM" probe 13.0 --python="$TEST_TMP/nowhere/python"
+assert_contains "$ERR" "is not an executable file"
+# A Python in a folder every user may write: not run.
+mkdir -p "$TEST_TMP/open" && chmod 777 "$TEST_TMP/open"
+ln -s "$torch_venv/bin/python" "$TEST_TMP/open/python"
+expect_rc 2 "$CVM" probe 13.0 --python="$TEST_TMP/open/python"
+assert_contains "$ERR" "could be changed by another user"
+expect_rc 2 "$CVM" probe 13.0 --python --nccl
+assert_contains "$ERR" "--python runs the frameworks' own checks"
+echo PASS
