@@ -30,11 +30,6 @@ std::string platform_name() {
     return platform::host_os() == platform::Os::Windows ? "windows-x86_64" : "linux-x86_64";
 }
 
-// A folder with neither a toolkit nor a cuDNN (--detect passes over it with a short line).
-class NothingToImport : public UsageError {
-public:
-    using UsageError::UsageError;
-};
 // --cuda contradicts the CUDA the cuDNN's libraries load.
 class CudaContradicted : public UsageError {
 public:

@@ -11,6 +11,7 @@
 #include "core/nccl_layouts.h"
 #include "core/store.h"
 #include "core/toolkit_layouts.h"
+#include "cli/context.h"
 #include <nlohmann/json.hpp>
 
 namespace cvm::cli {
@@ -28,6 +29,13 @@ struct ImportRun {
 
     void record(const Entry& e, const fs::path& source, const char* status);
     void skip(const fs::path& source, const std::string& reason);
+};
+
+// A folder with neither a toolkit nor a cuDNN nor an NCCL (--detect passes over it with a short
+// line).
+class NothingToImport : public UsageError {
+public:
+    using UsageError::UsageError;
 };
 
 // What one folder holds, read and checked (a wheel against its RECORD), nothing registered yet.
