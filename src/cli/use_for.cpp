@@ -159,6 +159,7 @@ void forget_imports(const Store& store, const ImportRun& run) {
         const std::string kind = e.value("kind", "");
         try {
             store.remove(kind == "nccl" ? Kind::Nccl : Kind::Cudnn, e.value("id", ""));
+            note("forgot " + kind + " " + e.value("id", "") + " again: nothing was selected");
         } catch (const std::exception&) {
         }
     }
