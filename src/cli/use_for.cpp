@@ -277,10 +277,13 @@ void use_for(const UseForRequest& r) {
     ImportRun run;
     const fs::path file =
         r.global ? store.global_version_file() : fs::current_path() / ".cudaversion";
+    const bool needs_install =
+        r.install && (!pick.toolkit_installed || (pick.cudnn && !pick.cudnn_installed));
+    // Without downloads in this program, cvm-install runs the whole command, its imports included.
+    if (needs_install && !install_backend().install_missing) install_pick(r, spec);
     try {
         import_own_wheels(store, wheels, pick, run);
-        if (r.install && (!pick.toolkit_installed || (pick.cudnn && !pick.cudnn_installed)))
-            doc["installed"] = install_pick(r, spec);
+        if (needs_install) doc["installed"] = install_pick(r, spec);
         if (r.global) fs::create_directories(store.root());
         write_version_file(file, spec);
     } catch (...) {
