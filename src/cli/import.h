@@ -7,11 +7,11 @@
 #include <set>
 #include <string>
 
+#include "cli/context.h"
 #include "core/cudnn_layouts.h"
 #include "core/nccl_layouts.h"
 #include "core/store.h"
 #include "core/toolkit_layouts.h"
-#include "cli/context.h"
 #include <nlohmann/json.hpp>
 
 namespace cvm::cli {
@@ -21,9 +21,11 @@ namespace cvm::cli {
 // not reported twice (a wheel is reached from <site-packages>/nvidia and from nvidia/cudnn).
 struct ImportRun {
     std::string found;
-    std::set<std::string> refresh;                 // "<kind>/<id>" of entries to re-read
-    std::map<std::string, fs::path> registered;    // "<kind>/<id>" registered or confirmed in this run -> its folder
-    // For --json: {"kind", "id", "source", "status"} per entry, {"source", "reason"} per folder passed over.
+    std::set<std::string> refresh; // "<kind>/<id>" of entries to re-read
+    std::map<std::string, fs::path>
+        registered; // "<kind>/<id>" registered or confirmed in this run -> its folder
+    // For --json: {"kind", "id", "source", "status"} per entry, {"source", "reason"} per folder
+    // passed over.
     nlohmann::json entries = nlohmann::json::array();
     nlohmann::json skipped = nlohmann::json::array();
 

@@ -38,16 +38,16 @@ fs::path wheel_folder(const fs::path& dir, const char* name) {
 
 // Reads one own wheel folder (once, however many frameworks share it). A wheel pip left
 // half-installed is refused as `cvm import` refuses it (exit 2), before anything is written.
-const FolderImport& read_own_wheel(PythonWants& out, const fs::path& folder, const std::string& what,
-                                   const std::string& label) {
+const FolderImport& read_own_wheel(PythonWants& out, const fs::path& folder,
+                                   const std::string& what, const std::string& label) {
     for (const auto& w : out.wheels)
         if (w.folder == folder) return w.found;
     try {
         out.wheels.push_back({folder, read_import_folder(folder, std::nullopt)});
     } catch (const NothingToImport&) {
         // A layout cvm does not read: the framework keeps loading it as today, unselected.
-        note("note: " + folder.u8string() + " of " + label + " holds no " + what.substr(0, what.find(' ')) +
-             " cvm can import; it is not selected");
+        note("note: " + folder.u8string() + " of " + label + " holds no " +
+             what.substr(0, what.find(' ')) + " cvm can import; it is not selected");
         out.wheels.push_back({folder, FolderImport{}});
     } catch (const UsageError& e) {
         std::string why = e.what();
@@ -131,8 +131,10 @@ void import_own_wheels(const Store& store, const std::vector<OwnWheel>& wheels,
                        const compat::Pick& pick, ImportRun& run) {
     for (const auto& wheel : wheels) {
         FolderImport selected;
-        if (wheel.found.cudnn && picked(pick, wheel.found.cudnn->entry)) selected.cudnn = wheel.found.cudnn;
-        if (wheel.found.nccl && picked(pick, wheel.found.nccl->entry)) selected.nccl = wheel.found.nccl;
+        if (wheel.found.cudnn && picked(pick, wheel.found.cudnn->entry))
+            selected.cudnn = wheel.found.cudnn;
+        if (wheel.found.nccl && picked(pick, wheel.found.nccl->entry))
+            selected.nccl = wheel.found.nccl;
         auto elsewhere = [&](const Entry& e) {
             auto existing = store.find(e.kind, e.id);
             std::error_code ec;
@@ -301,8 +303,9 @@ void use_for(const UseForRequest& r) {
                                                {"installed", pick.cudnn_installed || r.install},
                                                {"own", pick.own_builds}}
                               : nlohmann::json(nullptr);
-    doc["nccl"] = pick.nccl ? nlohmann::json{{"id", pick.nccl->str()}, {"installed", true}, {"own", true}}
-                            : nlohmann::json(nullptr);
+    doc["nccl"] = pick.nccl
+                      ? nlohmann::json{{"id", pick.nccl->str()}, {"installed", true}, {"own", true}}
+                      : nlohmann::json(nullptr);
     doc["imported"] = run.entries;
     doc["reasons"] = nlohmann::json::array();
     for (const auto& reason : pick.reasons)

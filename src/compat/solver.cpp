@@ -146,9 +146,10 @@ std::variant<const FrameworkWant*, Failed> own_wheels_of(const std::vector<Frame
         if (text(own->own_cudnn_build) != text(w.own_cudnn_build) ||
             text(own->own_nccl_build) != text(w.own_nccl_build))
             return Failed{Constraint::Cudnn,
-                          own->label + " brings cuDNN " + text(own->own_cudnn_build) + " and NCCL " +
-                              text(own->own_nccl_build) + ", " + w.label + " brings cuDNN " +
-                              text(w.own_cudnn_build) + " and NCCL " + text(w.own_nccl_build) +
+                          own->label + " brings cuDNN " + text(own->own_cudnn_build) +
+                              " and NCCL " + text(own->own_nccl_build) + ", " + w.label +
+                              " brings cuDNN " + text(w.own_cudnn_build) + " and NCCL " +
+                              text(w.own_nccl_build) +
                               ": one selection puts one of each first on the library path; run "
                               "`cvm use --for .` with a Python that has one of them"};
     }

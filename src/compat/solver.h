@@ -96,7 +96,7 @@ struct Pick {
     bool toolkit_installed = false;
     std::optional<CudnnId> cudnn; // the build; nullopt when none is paired (PyTorch)
     bool cudnn_installed = false;
-    std::optional<NcclId> nccl;  // the framework's own NCCL wheel, when selected
+    std::optional<NcclId> nccl; // the framework's own NCCL wheel, when selected
     // The framework's own builds are selected: the spec names them exactly (with -cudaX).
     bool own_builds = false;
     std::vector<Reason> reasons; // one line per choice, in constraint order

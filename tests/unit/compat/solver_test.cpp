@@ -262,8 +262,10 @@ TEST_CASE("use --for: PyTorch's own cuDNN and NCCL wheels are selected exactly")
         SolveResult r = solve({w, other}, m, tables().know());
         REQUIRE_FALSE(r.pick);
         CHECK(r.ruled_out_by == Constraint::Cudnn);
-        CHECK(r.why.find("pytorch 2.5.1 in /venv brings cuDNN 9.1.0.70-cuda12") != std::string::npos);
-        CHECK(r.why.find("pytorch 2.5.1 in /other brings cuDNN 9.8.0.87-cuda12") != std::string::npos);
+        CHECK(r.why.find("pytorch 2.5.1 in /venv brings cuDNN 9.1.0.70-cuda12") !=
+              std::string::npos);
+        CHECK(r.why.find("pytorch 2.5.1 in /other brings cuDNN 9.8.0.87-cuda12") !=
+              std::string::npos);
     }
     SECTION("two frameworks bringing the same builds: selected once") {
         FrameworkWant other = w;
