@@ -124,9 +124,40 @@ bool picked(const compat::Pick& pick, const Entry& e) {
     return e.kind == Kind::Nccl && pick.nccl && pick.nccl->str() == e.id;
 }
 
+// The selected own wheels' entries, each with its folder.
+std::vector<std::pair<Entry, fs::path>> selected_entries(const std::vector<OwnWheel>& wheels,
+                                                         const compat::Pick& pick) {
+    std::vector<std::pair<Entry, fs::path>> out;
+    for (const auto& wheel : wheels) {
+        if (wheel.found.cudnn && picked(pick, wheel.found.cudnn->entry))
+            out.emplace_back(wheel.found.cudnn->entry, wheel.folder);
+        if (wheel.found.nccl && picked(pick, wheel.found.nccl->entry))
+            out.emplace_back(wheel.found.nccl->entry, wheel.folder);
+    }
+    return out;
+}
+
+// The store holds one entry per id: the same build registered from another folder (another
+// venv's wheel, an archive `cvm install` fetched) would put its sub-libraries beside the wheel's
+// own front library, files of two folders in one process. Refused before anything is registered,
+// as `cvm import` refuses it.
+void refuse_registered_elsewhere(const Store& store, const std::vector<OwnWheel>& wheels,
+                                 const compat::Pick& pick) {
+    for (const auto& [e, folder] : selected_entries(wheels, pick)) {
+        auto existing = store.find(e.kind, e.id);
+        if (!existing || existing->layer != 0) continue;
+        const fs::path source = existing->origin.empty() ? existing->path : existing->origin;
+        std::error_code ec;
+        if (fs::equivalent(source, folder, ec)) continue;
+        throw Failure("use --for .: " + std::string(kind_dir(e.kind)) + " " + e.id +
+                      " is already registered from " + source.u8string() + ", not from " +
+                      folder.u8string() + "; run `cvm uninstall " + e.id +
+                      "`, then `cvm use --for .` again");
+    }
+}
+
 // Registers the own wheels the pick selects, as `cvm import FOLDER` does (one registered from
-// the same folder is kept). The same release already registered from elsewhere (an archive
-// `cvm install` fetched) is the same build: it is selected as it is, and said.
+// the same folder is kept, recorded `already_registered`).
 void import_own_wheels(const Store& store, const std::vector<OwnWheel>& wheels,
                        const compat::Pick& pick, ImportRun& run) {
     for (const auto& wheel : wheels) {
@@ -135,20 +166,6 @@ void import_own_wheels(const Store& store, const std::vector<OwnWheel>& wheels,
             selected.cudnn = wheel.found.cudnn;
         if (wheel.found.nccl && picked(pick, wheel.found.nccl->entry))
             selected.nccl = wheel.found.nccl;
-        auto elsewhere = [&](const Entry& e) {
-            auto existing = store.find(e.kind, e.id);
-            std::error_code ec;
-            if (!existing || existing->layer != 0) return false;
-            const fs::path source = existing->origin.empty() ? existing->path : existing->origin;
-            if (fs::equivalent(source, wheel.folder, ec)) return false;
-            note(std::string(kind_dir(e.kind)) + " " + e.id + " is already registered from " +
-                 source.u8string() + ", the same release as " + wheel.folder.u8string() +
-                 "; that one is selected");
-            run.record(*existing, source, "same_release_registered");
-            return true;
-        };
-        if (selected.cudnn && elsewhere(selected.cudnn->entry)) selected.cudnn.reset();
-        if (selected.nccl && elsewhere(selected.nccl->entry)) selected.nccl.reset();
         if (selected.cudnn || selected.nccl) register_folder(store, selected, run);
     }
 }
@@ -257,6 +274,7 @@ void use_for(const UseForRequest& r) {
     } catch (const std::exception&) {
     }
     compat::SolveResult res = compat::solve(wants, machine, know);
+    if (res.pick) refuse_registered_elsewhere(store, wheels, *res.pick);
     for (const auto& n : res.notes)
         note("note: " + n);
     if (!res.pick) {

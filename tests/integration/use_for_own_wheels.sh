@@ -103,12 +103,13 @@ refused() {
     assert_eq "$(jq -r .error.code <<< "$OUT")" "invalid_input"
     cd "$TEST_TMP"
 }
-# Into a fresh store too, so that nothing of the wheels is registered already.
+# Copies of the venv, each with one wheel damaged: first in the store above, then in an empty one.
 cp -al "$venv" "$TEST_TMP/v1"
 s1=$(compgen -G "$TEST_TMP/v1/lib/python3*/site-packages")
 rm "$s1/nvidia_cudnn_cu13-$cudnn_release.dist-info/RECORD"
 refused "$TEST_TMP/v1" "cuDNN wheel" "$s1/nvidia/cudnn" "nvidia-cudnn-cu13==$cudnn_release"
-# The NCCL wheel is read after the cuDNN one: its damage leaves the whole cuDNN wheel unregistered too.
+# The NCCL wheel is read after the cuDNN one: its damage leaves the whole cuDNN wheel unregistered too
+# (a file its RECORD names is missing).
 cp -al "$venv" "$TEST_TMP/v2"
 s2=$(compgen -G "$TEST_TMP/v2/lib/python3*/site-packages")
 rm "$s2/nvidia/nccl/lib/libnccl_device.bc"
@@ -117,8 +118,23 @@ export CVM_ROOT="$TEST_TMP/root2"
 before=$(store_ids) projects=
 refused "$TEST_TMP/v1" "cuDNN wheel" "$s1/nvidia/cudnn" "nvidia-cudnn-cu13==$cudnn_release"
 refused "$TEST_TMP/v2" "NCCL wheel" "$s2/nvidia/nccl" "nvidia-nccl-cu13==$nccl_release"
+# The same cuDNN build registered from another folder (another venv's copy of the wheel): the
+# store holds one entry per id, and selecting that one would map files of two folders; refused.
+export CVM_ROOT="$TEST_TMP/root3"
+cp -al "$venv" "$TEST_TMP/v3"
+s3=$(compgen -G "$TEST_TMP/v3/lib/python3*/site-packages")
+expect_rc 0 "$CVM" import "$s3/nvidia/cudnn"
+before=$(store_ids) projects=
+cd "$TEST_TMP/q"
+CVM_PYTHON=$venv/bin/python expect_rc 1 "$CVM" use --for .
+assert_eq "$(wc -l <<< "$ERR")" 1 "one line"
+assert_contains "$ERR" "cvm: use --for .: cudnn $cudnn_id is already registered from $s3/nvidia/cudnn, not from $cudnn_dir; run \`cvm uninstall $cudnn_id\`, then \`cvm use --for .\` again"
+[[ ! -e .cudaversion ]] || fail "a .cudaversion was written: $(cat .cudaversion)"
+assert_eq "$(store_ids)" "$before" "the store after the refusal"
+
 # A selection that cannot be written (a folder named .cudaversion): what was imported for it is
 # forgotten again.
+export CVM_ROOT="$TEST_TMP/root4"
 mkdir -p "$TEST_TMP/r/.cudaversion" && cd "$TEST_TMP/r"
 expect_rc 0 "$CVM" import "$site/nvidia/cu13"
 before=$(store_ids)
