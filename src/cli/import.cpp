@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "cli/import.h"
+
 #include "cli/commands.h"
 #include "core/entry_trust.h"
 #include "cli/context.h"
@@ -28,34 +30,10 @@ std::string platform_name() {
     return platform::host_os() == platform::Os::Windows ? "windows-x86_64" : "linux-x86_64";
 }
 
-// A folder with neither a toolkit nor a cuDNN (--detect passes over it with a short line).
-class NothingToImport : public UsageError {
-public:
-    using UsageError::UsageError;
-};
 // --cuda contradicts the CUDA the cuDNN's libraries load.
 class CudaContradicted : public UsageError {
 public:
     using UsageError::UsageError;
-};
-
-// How one run of `cvm import` registers: `found` says where --detect found the folder (for
-// its messages); entries whose source changed are replaced; what was registered in this run is
-// not reported twice (a wheel is reached from <site-packages>/nvidia and from nvidia/cudnn).
-struct ImportRun {
-    std::string found;
-    std::set<std::string> refresh;    // "<kind>/<id>" of entries to re-read
-    std::map<std::string, fs::path> registered; // "<kind>/<id>" registered or confirmed in this run -> its folder
-    // For --json: {"kind", "id", "source", "status"} per entry, {"source", "reason"} per folder passed over.
-    nlohmann::json entries = nlohmann::json::array();
-    nlohmann::json skipped = nlohmann::json::array();
-
-    void record(const Entry& e, const fs::path& source, const char* status) {
-        entries.push_back({{"kind", kind_dir(e.kind)}, {"id", e.id}, {"source", source.u8string()}, {"status", status}});
-    }
-    void skip(const fs::path& source, const std::string& reason) {
-        skipped.push_back({{"source", source.u8string()}, {"reason", reason}});
-    }
 };
 
 fs::path source_of(const Entry& e) { return e.origin.empty() ? e.path : e.origin; }
@@ -145,13 +123,22 @@ std::vector<KnownCudnnRelease> registry_cudnn_releases(const Version& three) {
     return out;
 }
 
-// Registers what `path` holds (a toolkit, a cuDNN build, or both). Nothing is registered when
-// either cannot be read. Returns true when a toolkit was added (its shims are then needed).
-bool import_folder(const Store& store, fs::path path, const std::optional<Version>& cuda_override,
-                   ImportRun& run) {
+} // namespace
+
+void ImportRun::record(const Entry& e, const fs::path& source, const char* status) {
+    entries.push_back({{"kind", kind_dir(e.kind)}, {"id", e.id}, {"source", source.u8string()}, {"status", status}});
+}
+
+void ImportRun::skip(const fs::path& source, const std::string& reason) {
+    skipped.push_back({{"source", source.u8string()}, {"reason", reason}});
+}
+
+// Both halves are read before anything is registered, so a folder that cannot be read leaves the
+// store as it was.
+FolderImport read_import_folder(const fs::path& dir, const std::optional<Version>& cuda_override) {
     std::error_code ec;
-    path = fs::canonical(path, ec);
-    if (ec) throw UsageError("import: cannot read " + path.u8string() + ": " + ec.message());
+    fs::path path = fs::canonical(dir, ec);
+    if (ec) throw UsageError("import: cannot read " + dir.u8string() + ": " + ec.message());
     if (path.u8string().find_first_of("\r\n") != std::string::npos)
         throw UsageError("import: the folder name contains a line break; rename the folder");
     try {
@@ -159,34 +146,31 @@ bool import_folder(const Store& store, fs::path path, const std::optional<Versio
     } catch (const ConfigError& e) {
         throw UsageError(e.what());
     }
-    // Both halves are read before anything is registered, so a folder that cannot be read
-    // leaves the store as it was.
-    std::optional<ToolkitImport> toolkit;
+    FolderImport found;
     try {
-        toolkit = toolkit_import_of(path, platform::host_os(), toolkit_identity);
+        found.toolkit = toolkit_import_of(path, platform::host_os(), toolkit_identity);
     } catch (const std::runtime_error& e) {
         throw UsageError("import: " + error_text(e));
     }
-    if (toolkit) toolkit->entry.platform = platform_name();
-    std::optional<CudnnImport> cudnn;
+    if (found.toolkit) found.toolkit->entry.platform = platform_name();
     try {
-        cudnn = cudnn_import_of(path, platform::host_os(), cuda_override,
-                                toolkit ? std::optional<Version>(toolkit->entry.version) : std::nullopt,
-                                registry_cudnn_releases);
+        found.cudnn = cudnn_import_of(path, platform::host_os(), cuda_override,
+                                      found.toolkit ? std::optional<Version>(found.toolkit->entry.version)
+                                                    : std::nullopt,
+                                      registry_cudnn_releases);
     } catch (const CudnnCudaConflict& e) {
         throw CudaContradicted(e.what());
     } catch (const CudnnImportError& e) {
         throw UsageError(e.what());
     }
-    std::optional<NcclImport> nccl;
     try {
-        nccl = nccl_import_of(path, platform::host_os(), cuda_override);
+        found.nccl = nccl_import_of(path, platform::host_os(), cuda_override);
     } catch (const NcclCudaConflict& e) {
         throw CudaContradicted(e.what());
     } catch (const NcclImportError& e) {
         throw UsageError(e.what());
     }
-    if (!toolkit && !cudnn && !nccl)
+    if (!found.toolkit && !found.cudnn && !found.nccl)
         throw NothingToImport(
             "import: " + path.u8string() +
             " holds neither a CUDA toolkit (bin/nvcc, include/cuda.h, version.json; or Debian's, "
@@ -195,18 +179,31 @@ bool import_folder(const Store& store, fs::path path, const std::optional<Versio
             "(include/cudnn_version.h with libcudnn*, a wheel's nvidia/cudnn, an archive's cuda/, "
             "NVIDIA's packages under usr/) nor an NCCL (lib/libnccl.so.2, a wheel's nvidia/nccl, "
             "NVIDIA's libnccl2 under usr/); point at the folder that contains include/");
+    return found;
+}
+
+bool register_folder(const Store& store, const FolderImport& found, ImportRun& run) {
     fs::create_directories(store.root());
     bool added = false;
-    if (toolkit) added |= register_entry(store, toolkit->entry, run, toolkit->plan);
-    if (cudnn) {
-        if (!cudnn->warning.empty()) note("warning: " + cudnn->warning);
-        register_entry(store, cudnn->entry, run, cudnn->plan);
+    if (found.toolkit) added |= register_entry(store, found.toolkit->entry, run, found.toolkit->plan);
+    if (found.cudnn) {
+        if (!found.cudnn->warning.empty()) note("warning: " + found.cudnn->warning);
+        register_entry(store, found.cudnn->entry, run, found.cudnn->plan);
     }
-    if (nccl) {
-        if (!nccl->warning.empty()) note("warning: " + nccl->warning);
-        register_entry(store, nccl->entry, run, nccl->plan);
+    if (found.nccl) {
+        if (!found.nccl->warning.empty()) note("warning: " + found.nccl->warning);
+        register_entry(store, found.nccl->entry, run, found.nccl->plan);
     }
     return added;
+}
+
+namespace {
+
+// Registers what `path` holds (a toolkit, a cuDNN build, an NCCL). Returns true when a toolkit
+// was added (its shims are then needed).
+bool import_folder(const Store& store, const fs::path& path, const std::optional<Version>& cuda_override,
+                   ImportRun& run) {
+    return register_folder(store, read_import_folder(path, cuda_override), run);
 }
 
 std::string key_of(const Entry& e) { return std::string(kind_dir(e.kind)) + "/" + e.id; }

@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "cli/framework_warning.h"
+#include "cli/import.h"
 #include "cli/install_backend.h"
 #include "compat/auto_host_compiler.h"
 #include "compat/solver.h"
@@ -16,8 +17,72 @@ namespace cvm::cli {
 
 namespace {
 
+// A framework's own cuDNN or NCCL wheel folder (site-packages/nvidia/cudnn, nvidia/nccl), read as
+// `cvm import FOLDER` reads it; registered only once the pick selects it.
+struct OwnWheel {
+    fs::path folder;
+    FolderImport found;
+};
+
+// The frameworks of the active Python, and the own wheels they bring.
+struct PythonWants {
+    std::vector<compat::FrameworkWant> wants;
+    std::vector<OwnWheel> wheels;
+};
+
+// `dir` when it is a wheel's nvidia/NAME folder, else empty (torch/lib: a bundled copy).
+fs::path wheel_folder(const fs::path& dir, const char* name) {
+    if (dir.filename() == name && dir.parent_path().filename() == "nvidia") return dir;
+    return {};
+}
+
+// Reads one own wheel folder (once, however many frameworks share it). A wheel pip left
+// half-installed is refused as `cvm import` refuses it (exit 2), before anything is written.
+const FolderImport& read_own_wheel(PythonWants& out, const fs::path& folder,
+                                   const std::string& what, const std::string& label) {
+    for (const auto& w : out.wheels)
+        if (w.folder == folder) return w.found;
+    try {
+        out.wheels.push_back({folder, read_import_folder(folder, std::nullopt)});
+    } catch (const NothingToImport&) {
+        // A layout cvm does not read: the framework keeps loading it as today, unselected.
+        note("note: " + folder.u8string() + " of " + label + " holds no " +
+             what.substr(0, what.find(' ')) + " cvm can import; it is not selected");
+        out.wheels.push_back({folder, FolderImport{}});
+    } catch (const UsageError& e) {
+        std::string why = e.what();
+        if (why.rfind("import: ", 0) == 0) why.erase(0, 8);
+        throw UsageError("use --for .: the " + what + " " + folder.u8string() + " of " + label +
+                         " cannot be imported: " + why);
+    }
+    return out.wheels.back().found;
+}
+
+// PyTorch's own cuDNN and NCCL wheels, on Linux (on Windows it loads its DLLs without PATH, so
+// what cvm selects there does not change what it loads).
+void add_own_wheels(PythonWants& out, const doctor::FrameworkInstall& f, compat::FrameworkWant& w) {
+    if (f.name != "pytorch" || platform::host_os() == platform::Os::Windows) return;
+    if (f.own_cudnn_dir) {
+        const fs::path folder = wheel_folder(fs::u8path(*f.own_cudnn_dir).parent_path(), "cudnn");
+        if (!folder.empty())
+            if (const auto& c = read_own_wheel(out, folder, "cuDNN wheel", w.label).cudnn) {
+                w.own_cudnn_build = CudnnId{c->entry.version, c->entry.cuda};
+                w.own_cudnn_folder = folder.u8string();
+            }
+    }
+    if (f.own_nccl_library) {
+        const fs::path folder =
+            wheel_folder(fs::u8path(*f.own_nccl_library).parent_path().parent_path(), "nccl");
+        if (!folder.empty())
+            if (const auto& n = read_own_wheel(out, folder, "NCCL wheel", w.label).nccl) {
+                w.own_nccl_build = NcclId{n->entry.version, n->entry.cuda};
+                w.own_nccl_folder = folder.u8string();
+            }
+    }
+}
+
 // The frameworks installed in the active Python, as the solver takes them.
-std::vector<compat::FrameworkWant> python_wants() {
+PythonWants python_wants() {
     const std::string python = doctor::default_python();
     if (python.empty())
         throw UsageError(
@@ -33,7 +98,7 @@ std::vector<compat::FrameworkWant> python_wants() {
         throw UsageError("use --for .: the Python " + python +
                          " has neither torch nor tensorflow installed; install "
                          "one, or name it: --for torch==2.5");
-    std::vector<compat::FrameworkWant> out;
+    PythonWants out;
     for (const auto& f : info->frameworks) {
         compat::FrameworkWant w;
         w.name = f.name;
@@ -47,9 +112,76 @@ std::vector<compat::FrameworkWant> python_wants() {
         if (f.own_cudnn_dir)
             w.own_cudnn = *f.own_cudnn_dir +
                           (f.own_cudnn_version ? ", cuDNN " + *f.own_cudnn_version : std::string());
-        out.push_back(std::move(w));
+        add_own_wheels(out, f, w);
+        out.wants.push_back(std::move(w));
     }
     return out;
+}
+
+// Whether `e` is the build the pick selects.
+bool picked(const compat::Pick& pick, const Entry& e) {
+    if (e.kind == Kind::Cudnn) return pick.own_builds && pick.cudnn && pick.cudnn->str() == e.id;
+    return e.kind == Kind::Nccl && pick.nccl && pick.nccl->str() == e.id;
+}
+
+// The selected own wheels' entries, each with its folder.
+std::vector<std::pair<Entry, fs::path>> selected_entries(const std::vector<OwnWheel>& wheels,
+                                                         const compat::Pick& pick) {
+    std::vector<std::pair<Entry, fs::path>> out;
+    for (const auto& wheel : wheels) {
+        if (wheel.found.cudnn && picked(pick, wheel.found.cudnn->entry))
+            out.emplace_back(wheel.found.cudnn->entry, wheel.folder);
+        if (wheel.found.nccl && picked(pick, wheel.found.nccl->entry))
+            out.emplace_back(wheel.found.nccl->entry, wheel.folder);
+    }
+    return out;
+}
+
+// The store holds one entry per id: the same build registered from another folder (another
+// venv's wheel, an archive `cvm install` fetched) would put its sub-libraries beside the wheel's
+// own front library, files of two folders in one process. Refused before anything is registered,
+// as `cvm import` refuses it.
+void refuse_registered_elsewhere(const Store& store, const std::vector<OwnWheel>& wheels,
+                                 const compat::Pick& pick) {
+    for (const auto& [e, folder] : selected_entries(wheels, pick)) {
+        auto existing = store.find(e.kind, e.id);
+        if (!existing || existing->layer != 0) continue;
+        const fs::path source = existing->origin.empty() ? existing->path : existing->origin;
+        std::error_code ec;
+        if (fs::equivalent(source, folder, ec)) continue;
+        throw Failure("use --for .: " + std::string(kind_dir(e.kind)) + " " + e.id +
+                      " is already registered from " + source.u8string() + ", not from " +
+                      folder.u8string() + "; run `cvm uninstall " + e.id +
+                      "`, then `cvm use --for .` again");
+    }
+}
+
+// Registers the own wheels the pick selects, as `cvm import FOLDER` does (one registered from
+// the same folder is kept, recorded `already_registered`).
+void import_own_wheels(const Store& store, const std::vector<OwnWheel>& wheels,
+                       const compat::Pick& pick, ImportRun& run) {
+    for (const auto& wheel : wheels) {
+        FolderImport selected;
+        if (wheel.found.cudnn && picked(pick, wheel.found.cudnn->entry))
+            selected.cudnn = wheel.found.cudnn;
+        if (wheel.found.nccl && picked(pick, wheel.found.nccl->entry))
+            selected.nccl = wheel.found.nccl;
+        if (selected.cudnn || selected.nccl) register_folder(store, selected, run);
+    }
+}
+
+// Forgets what import_own_wheels registered in this run, when what follows fails: nothing is left
+// registered by a `cvm use --for` that wrote nothing.
+void forget_imports(const Store& store, const ImportRun& run) {
+    for (const auto& e : run.entries) {
+        if (e.value("status", "") != "imported") continue;
+        const std::string kind = e.value("kind", "");
+        try {
+            store.remove(kind == "nccl" ? Kind::Nccl : Kind::Cudnn, e.value("id", ""));
+            note("forgot " + kind + " " + e.value("id", "") + " again: nothing was selected");
+        } catch (const std::exception&) {
+        }
+    }
 }
 
 compat::MachineFacts machine_facts(const Store& store) {
@@ -111,8 +243,11 @@ void use_for(const UseForRequest& r) {
                       "); reinstall cvm or set CVM_REGISTRY_DIR");
     }
     std::vector<compat::FrameworkWant> wants;
+    std::vector<OwnWheel> wheels;
     if (r.target == ".") {
-        wants = python_wants();
+        PythonWants found = python_wants();
+        wants = std::move(found.wants);
+        wheels = std::move(found.wheels);
     } else {
         try {
             wants.push_back(compat::parse_framework_want(reg, r.target));
@@ -139,6 +274,7 @@ void use_for(const UseForRequest& r) {
     } catch (const std::exception&) {
     }
     compat::SolveResult res = compat::solve(wants, machine, know);
+    if (res.pick) refuse_registered_elsewhere(store, wheels, *res.pick);
     for (const auto& n : res.notes)
         note("note: " + n);
     if (!res.pick) {
@@ -158,12 +294,22 @@ void use_for(const UseForRequest& r) {
         note(reason.text);
     const Spec spec = pick.spec();
     nlohmann::json doc;
-    if (r.install && (!pick.toolkit_installed || (pick.cudnn && !pick.cudnn_installed)))
-        doc["installed"] = install_pick(r, spec);
+    ImportRun run;
     const fs::path file =
         r.global ? store.global_version_file() : fs::current_path() / ".cudaversion";
-    if (r.global) fs::create_directories(store.root());
-    write_version_file(file, spec);
+    const bool needs_install =
+        r.install && (!pick.toolkit_installed || (pick.cudnn && !pick.cudnn_installed));
+    // Without downloads in this program, cvm-install runs the whole command, its imports included.
+    if (needs_install && !install_backend().install_missing) install_pick(r, spec);
+    try {
+        import_own_wheels(store, wheels, pick, run);
+        if (needs_install) doc["installed"] = install_pick(r, spec);
+        if (r.global) fs::create_directories(store.root());
+        write_version_file(file, spec);
+    } catch (...) {
+        forget_imports(store, run);
+        throw;
+    }
     if (!r.global) remember_project(store, file);
     doc["for"] = framework_wants_json(wants);
     doc["spec"] = spec.str();
@@ -172,8 +318,13 @@ void use_for(const UseForRequest& r) {
     doc["toolkit"] = {{"version", pick.toolkit.str()},
                       {"installed", pick.toolkit_installed || r.install}};
     doc["cudnn"] = pick.cudnn ? nlohmann::json{{"id", pick.cudnn->str()},
-                                               {"installed", pick.cudnn_installed || r.install}}
+                                               {"installed", pick.cudnn_installed || r.install},
+                                               {"own", pick.own_builds}}
                               : nlohmann::json(nullptr);
+    doc["nccl"] = pick.nccl
+                      ? nlohmann::json{{"id", pick.nccl->str()}, {"installed", true}, {"own", true}}
+                      : nlohmann::json(nullptr);
+    doc["imported"] = run.entries;
     doc["reasons"] = nlohmann::json::array();
     for (const auto& reason : pick.reasons)
         doc["reasons"].push_back(

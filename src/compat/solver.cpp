@@ -56,6 +56,7 @@ struct Candidate {
     bool gpu_native = true;
     bool compiler_fits = true; // an installed host compiler nvcc accepts (or cvm cannot tell)
     std::vector<Reason> reasons;
+    bool own_cudnn = false; // c.cudnn is the framework's own wheel
 };
 
 struct Failed {
@@ -130,6 +131,50 @@ std::variant<std::vector<Allowed>, Failed> allowed_by(const FrameworkWant& w,
     return out;
 }
 
+// The framework whose own wheels a pick selects: the first that brings some. Two that bring
+// different builds cannot both load their own under one selection (one cuDNN, one NCCL comes
+// first on the library path): refused, naming both.
+std::variant<const FrameworkWant*, Failed> own_wheels_of(const std::vector<FrameworkWant>& wants) {
+    auto text = [](const auto& id) { return id ? id->str() : std::string("none"); };
+    const FrameworkWant* own = nullptr;
+    for (const auto& w : wants) {
+        if (!w.own_cudnn_build && !w.own_nccl_build) continue;
+        if (!own) {
+            own = &w;
+            continue;
+        }
+        if (text(own->own_cudnn_build) != text(w.own_cudnn_build) ||
+            text(own->own_nccl_build) != text(w.own_nccl_build))
+            return Failed{Constraint::Cudnn,
+                          own->label + " brings cuDNN " + text(own->own_cudnn_build) +
+                              " and NCCL " + text(own->own_nccl_build) + ", " + w.label +
+                              " brings cuDNN " + text(w.own_cudnn_build) + " and NCCL " +
+                              text(w.own_nccl_build) +
+                              ": one selection puts one of each first on the library path; run "
+                              "`cvm use --for .` with a Python that has one of them"};
+    }
+    return own;
+}
+
+// The line saying that the framework's own wheels are selected, and why.
+Reason own_wheels_line(const FrameworkWant& w, const std::optional<CudnnId>& cudnn,
+                       const std::optional<NcclId>& nccl) {
+    std::string what, where;
+    if (cudnn) {
+        what = "cuDNN " + cudnn->str();
+        where = w.own_cudnn_folder;
+    }
+    if (nccl) {
+        what += (what.empty() ? "" : " and ") + std::string("NCCL ") + nccl->str();
+        where += (where.empty() ? "" : ", ") + w.own_nccl_folder;
+    }
+    return {Constraint::Cudnn,
+            what + ": the own wheels of " + w.label + " (" + where +
+                "), imported and selected: cvm puts the selection's cuDNN and NCCL first on the "
+                "library path, so with the framework's own builds there it loads what it loads "
+                "without cvm (another release there would mix with its own or be refused)"};
+}
+
 bool driver_older(const registry::DriverVersion& have, const registry::DriverVersion& need) {
     return have.value < need.value;
 }
@@ -171,6 +216,11 @@ Spec Pick::spec() const {
     Spec s;
     s.cuda = toolkit;
     if (cudnn) s.cudnn = cudnn->version;
+    if (cudnn && own_builds) s.cudnn_cuda = cudnn->cuda;
+    if (nccl) {
+        s.nccl = nccl->version;
+        s.nccl_cuda = nccl->cuda;
+    }
     return s;
 }
 
@@ -299,6 +349,10 @@ SolveResult solve(const std::vector<FrameworkWant>& wants, const MachineFacts& m
         }
         labels += (labels.empty() ? "" : " and ") + w.label;
     }
+
+    auto own_got = own_wheels_of(wants);
+    if (auto* f = std::get_if<Failed>(&own_got)) return fail(f->constraint, f->why);
+    const FrameworkWant* own_wheels = std::get<const FrameworkWant*>(own_got);
 
     // The toolkits of those minors: the registry's releases and the installed ones.
     std::vector<Candidate> cands;
@@ -484,6 +538,17 @@ SolveResult solve(const std::vector<FrameworkWant>& wants, const MachineFacts& m
 
     // 5. The cuDNN the framework was tested with (TensorFlow); PyTorch brings its own.
     if (!apply(Constraint::Cudnn, [&](Candidate& c) -> std::string {
+            // The framework's own cuDNN wheel, where it serves the toolkit and suits what any
+            // other framework was tested with.
+            if (own_wheels && own_wheels->own_cudnn_build &&
+                own_wheels->own_cudnn_build->serves(c.toolkit) &&
+                (!c.cudnn_prefix ||
+                 own_wheels->own_cudnn_build->version.has_prefix(*c.cudnn_prefix))) {
+                c.cudnn = *own_wheels->own_cudnn_build;
+                c.cudnn_installed = true;
+                c.own_cudnn = true;
+                return {};
+            }
             if (!c.cudnn_prefix) return {};
             for (const auto& id : machine.cudnn)
                 if (id.version.has_prefix(*c.cudnn_prefix) && id.serves(c.toolkit) &&
@@ -541,7 +606,14 @@ SolveResult solve(const std::vector<FrameworkWant>& wants, const MachineFacts& m
     pick.reasons.push_back({Constraint::Framework, toolkit_line});
     for (auto& r : best.reasons)
         pick.reasons.push_back(std::move(r));
-    if (best.cudnn) {
+    if (own_wheels && own_wheels->own_nccl_build &&
+        own_wheels->own_nccl_build->serves(best.toolkit))
+        pick.nccl = own_wheels->own_nccl_build;
+    pick.own_builds = best.own_cudnn || pick.nccl;
+    if (pick.own_builds)
+        pick.reasons.push_back(
+            own_wheels_line(*own_wheels, best.own_cudnn ? best.cudnn : std::nullopt, pick.nccl));
+    if (best.cudnn && !best.own_cudnn) {
         pick.reasons.push_back(
             {Constraint::Cudnn,
              "cuDNN " + best.cudnn->str() +
@@ -550,7 +622,7 @@ SolveResult solve(const std::vector<FrameworkWant>& wants, const MachineFacts& m
                  ": " + labels + " was tested with cuDNN " + best.cudnn_prefix->str()});
     }
     for (const auto& w : wants) {
-        if (w.name != "pytorch") continue;
+        if (w.name != "pytorch" || best.own_cudnn) continue;
         std::string own =
             w.own_cudnn.empty() ? "the nvidia-cudnn wheel it depends on" : w.own_cudnn;
         pick.reasons.push_back(

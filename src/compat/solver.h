@@ -39,6 +39,13 @@ struct FrameworkWant {
                                         // nullopt: a CPU build
     std::optional<Version> built_cudnn; // build_info's cudnn_version (TensorFlow)
     std::string own_cudnn; // PyTorch: its own cuDNN ("torch/lib", "nvidia-cudnn-cu12 9.1.0.70")
+    // PyTorch on Linux: its own cuDNN and NCCL wheels, as `cvm import` reads their folders
+    // (nvidia/cudnn, nvidia/nccl). A pick selects them, so that what cvm puts first on the
+    // library path is what the framework loads without cvm.
+    std::optional<CudnnId> own_cudnn_build;
+    std::string own_cudnn_folder;
+    std::optional<NcclId> own_nccl_build;
+    std::string own_nccl_folder;
 };
 
 // Bad input (an unknown framework or version): the message is one line with a did-you-mean
@@ -89,8 +96,12 @@ struct Pick {
     bool toolkit_installed = false;
     std::optional<CudnnId> cudnn; // the build; nullopt when none is paired (PyTorch)
     bool cudnn_installed = false;
+    std::optional<NcclId> nccl; // the framework's own NCCL wheel, when selected
+    // The framework's own builds are selected: the spec names them exactly (with -cudaX).
+    bool own_builds = false;
     std::vector<Reason> reasons; // one line per choice, in constraint order
-    Spec spec() const;           // 11.2.2 or 11.2.2+8.1.1.33
+    // 11.2.2, 11.2.2+8.1.1.33, or with own builds 13.2.2+9.26.0.51-cuda13+nccl2.30.7-cuda13.2
+    Spec spec() const;
 };
 
 struct SolveResult {

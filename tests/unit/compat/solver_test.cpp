@@ -219,6 +219,63 @@ TEST_CASE("use --for: what each choice says") {
     }
 }
 
+TEST_CASE("use --for: PyTorch's own cuDNN and NCCL wheels are selected exactly") {
+    FrameworkWant w = installed("pytorch", "2.5.1", "12.4");
+    w.own_cudnn_build = parse_cudnn_id("9.1.0.70-cuda12");
+    w.own_cudnn_folder = "/venv/site-packages/nvidia/cudnn";
+    w.own_nccl_build = parse_nccl_id("2.21.5-cuda12.4");
+    w.own_nccl_folder = "/venv/site-packages/nvidia/nccl";
+    // Another installed cuDNN of CUDA 12, which a spec like 12.4+9 could have matched.
+    const MachineFacts m =
+        machine("580.95.05", {h200}, {gcc("12.2.0")}, {"12.4.1"}, {"9.8.0.87-cuda12"});
+    SECTION("both wheels: the spec names each build, and the line says why") {
+        SolveResult r = solve({w}, m, tables().know());
+        REQUIRE(r.pick);
+        CHECK(r.pick->own_builds);
+        CHECK(r.pick->spec().str() == "12.4.1+9.1.0.70-cuda12+nccl2.21.5-cuda12.4");
+        CHECK(has_reason(*r.pick, Constraint::Cudnn,
+                         "cuDNN 9.1.0.70-cuda12 and NCCL 2.21.5-cuda12.4: the own wheels of "
+                         "pytorch 2.5.1 in /venv (/venv/site-packages/nvidia/cudnn, "
+                         "/venv/site-packages/nvidia/nccl), imported and selected"));
+        CHECK_FALSE(has_reason(*r.pick, Constraint::Cudnn, "none paired"));
+    }
+    SECTION("a cuDNN wheel alone") {
+        w.own_nccl_build.reset();
+        SolveResult r = solve({w}, m, tables().know());
+        REQUIRE(r.pick);
+        CHECK(r.pick->spec().str() == "12.4.1+9.1.0.70-cuda12");
+        CHECK(has_reason(*r.pick, Constraint::Cudnn, "cuDNN 9.1.0.70-cuda12: the own wheels of"));
+    }
+    SECTION("a wheel of another CUDA major is not selected: today's choice") {
+        w.own_cudnn_build = parse_cudnn_id("9.1.0.70-cuda11");
+        w.own_nccl_build = parse_nccl_id("2.21.5-cuda11.8");
+        SolveResult r = solve({w}, m, tables().know());
+        REQUIRE(r.pick);
+        CHECK_FALSE(r.pick->own_builds);
+        CHECK(r.pick->spec().str() == "12.4.1");
+        CHECK(has_reason(*r.pick, Constraint::Cudnn, "cuDNN: none paired"));
+    }
+    SECTION("two frameworks bringing different builds: refused, naming both") {
+        FrameworkWant other = w;
+        other.label = "pytorch 2.5.1 in /other";
+        other.own_cudnn_build = parse_cudnn_id("9.8.0.87-cuda12");
+        SolveResult r = solve({w, other}, m, tables().know());
+        REQUIRE_FALSE(r.pick);
+        CHECK(r.ruled_out_by == Constraint::Cudnn);
+        CHECK(r.why.find("pytorch 2.5.1 in /venv brings cuDNN 9.1.0.70-cuda12") !=
+              std::string::npos);
+        CHECK(r.why.find("pytorch 2.5.1 in /other brings cuDNN 9.8.0.87-cuda12") !=
+              std::string::npos);
+    }
+    SECTION("two frameworks bringing the same builds: selected once") {
+        FrameworkWant other = w;
+        other.label = "pytorch 2.5.1 in /other";
+        SolveResult r = solve({w, other}, m, tables().know());
+        REQUIRE(r.pick);
+        CHECK(r.pick->spec().str() == "12.4.1+9.1.0.70-cuda12+nccl2.21.5-cuda12.4");
+    }
+}
+
 TEST_CASE("use --for: nothing fits, and the constraint that rules everything out") {
     struct Row {
         const char* name;
