@@ -9,6 +9,7 @@
 #include "cli/completion.h"
 #include "cli/context.h"
 #include "cli/errors.h"
+#include "cli/framework_warning.h"
 #include "cli/hook_env.h"
 #include "core/shell.h"
 #include "platform/platform.h"
@@ -159,6 +160,8 @@ void register_script_command(CLI::App& app) {
             throw UsageError("script: 'system' changes nothing (" + sel.origin_text() +
                              "); give a toolkit, e.g. cvm script 12.4");
         Resolved r = resolve_selection(store, sel);
+        // A script activates the selection without `cvm use`, which says this line otherwise.
+        warn_framework_cudnn(r);
         Layout layout;
         auto changes = selection_changes(store, r, &layout);
 

@@ -91,6 +91,9 @@ assert_eq "$(jq -c '.warnings[0].kind, .frameworks[0].cudnn_folders' <<< "$OUT" 
     "\"mixed_cudnn\"[\"$cuda130/lib\",\"$lib\"]" "the mixed set PyTorch mapped"
 doctor_code 13.0+9.19
 assert_eq "$DOCTOR_CODE" "error:framework-cudnn-refused" "doctor predicted the refusal"
+# A standalone activation script activates it without `cvm use`: it says the same before.
+expect_rc 0 "$CVM" script 13.0+9.19 --shell bash -o -
+assert_contains "$ERR" "error ahead: PyTorch 2.15.0+cu132 in $CVM_PYTHON would load a mixed cuDNN"
 rm "$project/.cudaversion"
 # A newer release: a mixed set PyTorch accepts: exit 0 with a warning, as doctor predicts.
 probe 13.0+9.28
