@@ -85,6 +85,21 @@ print(("OK" if d.get("ok") else "FAILED") + ": " + "; ".join(parts) + (" [" + ",
 ' "$OUT_DIR/probe-python-$version.json" 2>&1 | head -n 1)
     ROWS+=("$spec|${use_line:-nothing}|${code:-none}|$(grep -E '^(version|RAISED)' <<< "$torch_out" | head -n 1)|$(grep '^conv' <<< "$torch_out" | head -n 1)|$probe_line")
 done
+# The one-command way out: `cvm use --for .` imports the framework's own cuDNN and NCCL wheels and
+# selects them with the toolkit it was built for; then the frameworks' checks under it.
+echo
+echo "== cvm use --for ."
+(cd "$WORK/project" && rm -f .cudaversion && cvm use --for . 2>&1 && echo "wrote: $(cat .cudaversion)")
+for_spec=$(cd "$WORK/project" && grep -v '^#' .cudaversion 2>/dev/null | head -n 1 | awk '{print $1}')
+if [ -n "$for_spec" ]; then
+    (cd "$WORK/project" && cvm probe --python --json > "$OUT_DIR/probe-python-for.json" 2>/dev/null; cvm probe --python 2>&1 | tail -n 12)
+    ROWS+=("$for_spec (use --for .)|-|$(CVM_VERSION=$for_spec cvm doctor --json 2>/dev/null |
+        "$PYTHON" -c 'import json, sys; d = json.load(sys.stdin); print(",".join(f["severity"] + ":" + f["code"] for f in d["findings"] if f["code"].startswith("framework-") and "cudnn" in f["code"]))')|-|-|$("$PYTHON" -I -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(("OK" if d.get("ok") else "FAILED") + ": " + "; ".join("%s cuDNN %s conv %s" % (f["name"], f.get("cudnn_version"), (f.get("convolution") or {}).get("max_error")) for f in d.get("frameworks", [])))
+' "$OUT_DIR/probe-python-for.json" 2>&1 | head -n 1)")
+fi
 echo
 echo "== table"
 printf '%-22s | %-22s | %-34s | %-40s | %-16s | %s\n' "selection" "cvm use said" "cvm doctor" "torch.backends.cudnn.version()" "conv on the GPU" "cvm probe --python"
