@@ -13,9 +13,10 @@ bool same_release(const Version& a, const Version& b) {
     return true;
 }
 
+// major.minor.patch, as both frameworks print a release ("9.8" is 9.8.0).
 std::string three(const Version& v) {
     Version t = v;
-    if (t.parts.size() > 3) t.parts.resize(3);
+    t.parts.resize(3, 0);
     return t.str();
 }
 

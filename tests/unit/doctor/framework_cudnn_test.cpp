@@ -49,6 +49,9 @@ TEST_CASE("framework cuDNN: JAX's plugin, built with its METADATA's lower bound,
     CHECK(refused.message.find("\"Loaded runtime CuDNN library: 9.10.2 but source was compiled with: 9.12.0\"") !=
           std::string::npos);
     CHECK(refused.message.find("DNN library initialization failed") != std::string::npos);
+    // A lower bound of two parts (the CUDA 12 plugin's ">=9.8") is printed as XLA prints it: 9.8.0.
+    auto short_floor = judge_framework_cudnn("JAX 0.10.2", v({9, 8}), own, v({9, 5, 1, 17}), false, CudnnRefuser::Xla);
+    CHECK(short_floor.message.find("compiled with: 9.8.0\"") != std::string::npos);
     CHECK(refused.message.find("torch") == std::string::npos);
     // RPATH $ORIGIN: its own whole.
     CHECK(judge_framework_cudnn("JAX 0.10.2", built, own, v({9, 10, 2}), true, CudnnRefuser::Xla).kind == K::Own);
