@@ -14,8 +14,8 @@ void warn_framework_cudnn(const Resolved& r) {
     if (!python) return;
     for (const auto& f : python->frameworks) {
         if (!f.cuda) continue;
-        auto v = doctor::judge_pytorch_cudnn(f, "PyTorch " + f.version + " in " + python->executable,
-                                             r.cudnn->version, r.toolkit.version.str());
+        auto v = doctor::judge_own_cudnn(f, doctor::framework_title(f.name) + " " + f.version + " in " + python->executable,
+                                         r.cudnn->version, r.toolkit.version.str());
         if (!v || v->kind == doctor::FrameworkCudnnVerdict::Kind::Own) continue;
         note(std::string(v->kind == doctor::FrameworkCudnnVerdict::Kind::Refused ? "error ahead: " : "warning: ") +
              v->message + "; " + v->fix);

@@ -13,6 +13,8 @@
 #include "platform/platform.h"
 #include "registry/registry.h"
 
+#include <algorithm>
+
 namespace cvm::cli {
 
 namespace {
@@ -94,6 +96,11 @@ PythonWants python_wants() {
         throw Failure("use --for .: " + python +
                       " did not say where its packages are; check that it runs (" + python +
                       " -c 'import sys'), or name the framework: --for torch==2.5");
+    // The solver knows the releases of torch and tensorflow (the registry); JAX is left to doctor.
+    info->frameworks.erase(
+        std::remove_if(info->frameworks.begin(), info->frameworks.end(),
+                       [](const doctor::FrameworkInstall& f) { return f.name == "jax"; }),
+        info->frameworks.end());
     if (info->frameworks.empty())
         throw UsageError("use --for .: the Python " + python +
                          " has neither torch nor tensorflow installed; install "

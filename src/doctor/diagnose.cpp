@@ -743,8 +743,7 @@ private:
     void check_frameworks() {
         if (!in_.python) return;
         for (const auto& f : in_.python->frameworks) {
-            const std::string label =
-                (f.name == "pytorch" ? "PyTorch " : "TensorFlow ") + f.version;
+            const std::string label = framework_title(f.name) + " " + f.version;
             if (!f.cuda) {
                 add(Severity::note, "framework-cpu-only",
                     label + " in " + in_.python->executable + " is a CPU-only build");
@@ -793,7 +792,7 @@ private:
                     " in " + *f.own_cudnn_dir);
             return;
         }
-        if (f.name != "pytorch") {
+        if (f.name == "tensorflow") {
             // TensorFlow's XLA opens libcudnn.so.9 by name: the selection's may come first.
             if (selected && selected->str() != own->str())
                 add(Severity::warning, "framework-cudnn-other",
@@ -804,7 +803,7 @@ private:
                 add(Severity::note, "framework-own-cudnn", label + " brings its own cuDNN " + own->str() + where);
             return;
         }
-        auto v = judge_pytorch_cudnn(f, label, selected, toolkit_or_placeholder());
+        auto v = judge_own_cudnn(f, label, selected, toolkit_or_placeholder());
         if (!v) return;
         switch (v->kind) {
         case FrameworkCudnnVerdict::Kind::Own:

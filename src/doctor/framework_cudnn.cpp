@@ -13,16 +13,26 @@ bool same_release(const Version& a, const Version& b) {
     return true;
 }
 
+// major.minor.patch, as both frameworks print a release ("9.8" is 9.8.0).
 std::string three(const Version& v) {
     Version t = v;
-    if (t.parts.size() > 3) t.parts.resize(3);
+    t.parts.resize(3, 0);
     return t.str();
+}
+
+// What the framework does with a release it refuses, in its own words.
+std::string cudnn_refusal(CudnnRefuser who, const Version& runtime, const Version& built) {
+    if (who == CudnnRefuser::Xla)
+        return "so XLA fails at its first cuDNN use: \"Loaded runtime CuDNN library: " + three(runtime) +
+               " but source was compiled with: " + three(built) + "\", then \"DNN library initialization failed\"";
+    return "so torch.backends.cudnn.version() raises \"cuDNN version incompatibility\"";
 }
 
 } // namespace
 
 FrameworkCudnnVerdict judge_framework_cudnn(const std::string& label, const Version& built, const Version& own,
-                                            const std::optional<Version>& selected, bool subs_by_rpath) {
+                                            const std::optional<Version>& selected, bool subs_by_rpath,
+                                            CudnnRefuser who) {
     FrameworkCudnnVerdict v;
     if (!selected) {
         v.message = label + " loads its own cuDNN " + own.str() + " (nothing else is selected)";
@@ -47,7 +57,7 @@ FrameworkCudnnVerdict judge_framework_cudnn(const std::string& label, const Vers
     // The selection's sub-libraries come first on LD_LIBRARY_PATH; the release reported is theirs.
     const bool accepted = selected->major() == built.major() && selected->minor() >= built.minor();
     const std::string mixed = label + " would load a mixed cuDNN under cvm: its own front library " + own.str() +
-                              " (found through its RPATH) with the selected " + selected->str() +
+                              " (which it loads from its wheel) with the selected " + selected->str() +
                               "'s sub-libraries (" +
                               (own.major() >= 9 ? "libcudnn_graph, _ops, _engines_*" : "libcudnn_ops_infer, _cnn_infer, ...") +
                               ": cuDNN opens them by name, and cvm puts the selected folder first on LD_LIBRARY_PATH)";
@@ -60,20 +70,22 @@ FrameworkCudnnVerdict judge_framework_cudnn(const std::string& label, const Vers
         v.message = mixed + "; it refuses " + three(*selected) + " (built with " + three(built) +
                     ": it needs " + std::to_string(built.major()) + "." + std::to_string(built.minor()) +
                     " or a later " + std::to_string(built.major()) +
-                    ".x), so torch.backends.cudnn.version() raises \"cuDNN version incompatibility\"";
+                    ".x), " + cudnn_refusal(who, *selected, built);
     }
     return v;
 }
 
-std::optional<FrameworkCudnnVerdict> judge_pytorch_cudnn(const FrameworkInstall& f, const std::string& label,
-                                                         const std::optional<Version>& selected,
-                                                         const std::string& toolkit) {
-    if (f.name != "pytorch" || !f.own_cudnn_dir || !f.own_cudnn_version) return std::nullopt;
+std::optional<FrameworkCudnnVerdict> judge_own_cudnn(const FrameworkInstall& f, const std::string& label,
+                                                     const std::optional<Version>& selected,
+                                                     const std::string& toolkit) {
+    if ((f.name != "pytorch" && f.name != "jax") || !f.own_cudnn_dir || !f.own_cudnn_version) return std::nullopt;
     auto own = parse_version(*f.own_cudnn_version, 1, 4);
     if (!own) return std::nullopt;
-    // The cuDNN it was built with: its METADATA's pin, else (by release practice) its wheel's.
+    // The cuDNN it was built with: its METADATA's pin (PyTorch) or lower bound (JAX's plugin), else
+    // its wheel's (PyTorch's release practice).
     Version built = f.cudnn ? parse_version(*f.cudnn, 1, 4).value_or(*own) : *own;
-    FrameworkCudnnVerdict v = judge_framework_cudnn(label, built, *own, selected, f.own_cudnn_rpath);
+    FrameworkCudnnVerdict v = judge_framework_cudnn(label, built, *own, selected, f.own_cudnn_rpath,
+                                                    f.name == "jax" ? CudnnRefuser::Xla : CudnnRefuser::PyTorch);
     if (v.kind != FrameworkCudnnVerdict::Kind::Own) v.fix = select_own_cudnn_fix(*f.own_cudnn_dir, *own, toolkit);
     return v;
 }

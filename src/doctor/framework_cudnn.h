@@ -11,6 +11,10 @@
 // version is the selection's, and PyTorch refuses a reported release of another major or an older
 // minor than the one it was built with (torch/backends/cudnn/__init__.py; the facts file). Where it
 // is DT_RPATH $ORIGIN (9.26's, 9.28's), which comes first, it keeps its own.
+// JAX's CUDA plugin does the same (jax_plugins/xla_cuda13's initialize() preloads the wheel's
+// libcudnn.so.9 by full path; its sub-libraries are opened by name), and XLA refuses by the same
+// rule (same major, minor at least the build's: cuda_dnn.cc), with its own words, at the first
+// cuDNN use.
 #include <optional>
 #include <string>
 
@@ -29,21 +33,28 @@ struct FrameworkCudnnVerdict {
     std::string fix;     // Mixed and Refused: select its own cuDNN (select_own_cudnn_fix)
 };
 
+// Who refuses a cuDNN release, and so the words of the failure to come.
+enum class CudnnRefuser {
+    PyTorch, // torch.backends.cudnn.version() raises "cuDNN version incompatibility"
+    Xla,     // JAX: "Loaded runtime CuDNN library: X but source was compiled with: Y"
+};
+
 // `label` names the framework ("PyTorch 2.15.0"); `built` is the cuDNN it was built with (its
 // METADATA's pin; the wheel's own release when unknown), `own` its wheel's release, `selected` the
 // selection's cuDNN release (none: no cuDNN selected).
 // `subs_by_rpath`: its front library finds its sub-libraries through DT_RPATH $ORIGIN (read from
 // the file; cuDNN 9.2x's wheels), which LD_LIBRARY_PATH does not override.
 FrameworkCudnnVerdict judge_framework_cudnn(const std::string& label, const Version& built, const Version& own,
-                                            const std::optional<Version>& selected, bool subs_by_rpath);
+                                            const std::optional<Version>& selected, bool subs_by_rpath,
+                                            CudnnRefuser who);
 
-// The verdict for PyTorch `f` (found in a Python's site-packages) with its own cuDNN wheel of a
-// known release, from its files (its METADATA's pin, its own release, its front library's RPATH),
-// with the fix naming `toolkit`; nullopt for another framework, no own wheel or an unknown release.
-// What `cvm doctor` and `cvm use` both say.
-std::optional<FrameworkCudnnVerdict> judge_pytorch_cudnn(const FrameworkInstall& f, const std::string& label,
-                                                         const std::optional<Version>& selected,
-                                                         const std::string& toolkit);
+// The verdict for a framework `f` with its own cuDNN wheel of a known release (PyTorch, JAX; found
+// in a Python's site-packages), from its files (the cuDNN it was built with, its own release, its
+// front library's RPATH), with the fix naming `toolkit`; nullopt for another framework, no own
+// wheel or an unknown release. What `cvm doctor` and `cvm use` both say.
+std::optional<FrameworkCudnnVerdict> judge_own_cudnn(const FrameworkInstall& f, const std::string& label,
+                                                     const std::optional<Version>& selected,
+                                                     const std::string& toolkit);
 
 // The way out: select the framework's own cuDNN, imported from its wheel (`own_dir` is the
 // wheel's library folder, .../nvidia/cudnn/lib), or none.

@@ -1,4 +1,5 @@
 #include "python_env.h"
+#include "wheel_metadata.h"
 
 #include "binary/elf_reader.h"
 #include "binary/nccl_version.h"
@@ -114,37 +115,76 @@ void own_nccl(const FileSystemView& fs, const std::string& site, const std::stri
     }
 }
 
-// The release a wheel's METADATA pins for a requirement: "Requires-Dist: nvidia-cudnn-cu13==9.26.0.51;
-// platform_system == ..." gives "9.26.0.51" for dist prefix "torch-" and requirement prefix
-// "nvidia-cudnn-cu". PyTorch's wheels pin the cuDNN and NCCL they were built with.
-std::optional<std::string> metadata_pin(const FileSystemView& fs, const std::string& site, std::string_view dist,
-                                        std::string_view requirement) {
+// The METADATA of the first dist-info in `site` whose name starts with `dist` ("torch-"), or an
+// empty text (none, or unreadable).
+std::string dist_metadata(const FileSystemView& fs, const std::string& site, std::string_view dist) {
     std::vector<std::string> names = fs.list(site);
     std::sort(names.begin(), names.end());
-    for (const auto& n : names) {
-        if (!starts_with(n, dist) || !ends_with(n, ".dist-info")) continue;
-        const std::string text = text_of(fs, path_join(path_join(site, n), "METADATA"));
-        std::size_t pos = 0;
-        while (pos < text.size()) {
-            auto eol = text.find('\n', pos);
-            std::string_view line = std::string_view(text).substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
-            pos = eol == std::string::npos ? text.size() : eol + 1;
-            if (line.empty()) break; // the headers end; the description follows
-            if (!starts_with(line, "Requires-Dist:")) continue;
-            line.remove_prefix(14);
-            while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
-            if (!starts_with(line, requirement)) continue;
-            auto eq = line.find("==");
-            if (eq == std::string_view::npos) continue;
-            std::string_view v = line.substr(eq + 2);
-            auto end = v.find_first_of(" ;,)");
-            return std::string(v.substr(0, end));
+    for (const auto& n : names)
+        if (starts_with(n, dist) && ends_with(n, ".dist-info"))
+            return text_of(fs, path_join(path_join(site, n), "METADATA"));
+    return {};
+}
+
+// JAX's CUDA plugin: its extensions (jax_cuda13_plugin/) and its PJRT library
+// (jax_plugins/xla_cuda13/), each a wheel of its own; the newest CUDA major first.
+struct JaxPlugin {
+    std::string site;
+    std::string dist; // "jax_cuda13_plugin-"
+    std::string cuda_major;
+};
+
+std::optional<JaxPlugin> find_jax_plugin(const FileSystemView& fs, const std::vector<std::string>& search_path) {
+    for (const char* major : {"13", "12"}) {
+        const std::string plugin = std::string("jax_cuda") + major + "_plugin";
+        const std::string pjrt = path_join("jax_plugins", std::string("xla_cuda") + major);
+        for (const auto& site : search_path) {
+            if (site.empty()) continue;
+            if (fs.is_directory(path_join(site, plugin)) || fs.is_directory(path_join(site, pjrt)))
+                return JaxPlugin{site, plugin + "-", major};
         }
     }
     return std::nullopt;
 }
 
+// JAX in `site` (its jax/ folder holds version.py or __init__.py): its version (version.py's
+// _release_version, else its _version, else the dist-info's name), and from its CUDA plugin the CUDA
+// and cuDNN it was built for (the lower bounds of the plugin's METADATA requirements) and the cuDNN
+// wheel its preload loads (nvidia/cudnn/lib beside the plugin). Files only: nothing is imported.
+std::optional<FrameworkInstall> find_jax(const FileSystemView& fs, const std::string& site,
+                                         const std::vector<std::string>& search_path) {
+    const std::string jax = path_join(site, "jax");
+    const std::string version_py = path_join(jax, "version.py");
+    if (!fs.is_file(version_py) && !fs.is_file(path_join(jax, "__init__.py"))) return std::nullopt;
+    FrameworkInstall f;
+    f.name = "jax";
+    f.location = jax;
+    const std::string text = text_of(fs, version_py);
+    auto version = python_string_assignment(text, "_release_version");
+    if (!version) version = python_string_assignment(text, "_version");
+    if (!version) version = dist_info_version(fs, site, "jax-");
+    f.version = version.value_or("");
+    auto plugin = find_jax_plugin(fs, search_path);
+    if (!plugin) return f; // a CPU-only JAX
+    const std::string metadata = dist_metadata(fs, plugin->site, plugin->dist);
+    auto runtime = metadata_requirement(metadata, "nvidia-cuda-runtime");
+    auto cuda = runtime ? specifier_floor(*runtime) : std::nullopt;
+    // "13.0.48" gives "13.0"; without its METADATA, the major its name says.
+    f.cuda = cuda && starts_with(*cuda, plugin->cuda_major + ".")
+                 ? cuda->substr(0, cuda->find('.', plugin->cuda_major.size() + 1))
+                 : plugin->cuda_major;
+    if (auto cudnn = metadata_requirement(metadata, "nvidia-cudnn-cu")) f.cudnn = specifier_floor(*cudnn);
+    wheel_cudnn(fs, plugin->site, f);
+    return f;
+}
+
 } // namespace
+
+std::string framework_title(const std::string& name) {
+    if (name == "pytorch") return "PyTorch";
+    if (name == "jax") return "JAX";
+    return "TensorFlow";
+}
 
 std::optional<std::string> python_string_assignment(std::string_view text, std::string_view name) {
     std::size_t pos = 0;
@@ -188,7 +228,7 @@ std::optional<std::string> build_info_value(std::string_view text, std::string_v
 std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& search_path,
                                               const FileSystemView& fs) {
     std::vector<FrameworkInstall> out;
-    bool have_torch = false, have_tf = false;
+    bool have_torch = false, have_tf = false, have_jax = false;
     for (const auto& site : search_path) {
         if (site.empty() || !fs.is_directory(site)) continue;
         const std::string torch = path_join(site, "torch");
@@ -202,7 +242,8 @@ std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& se
             f.version = python_string_assignment(text, "__version__").value_or("");
             f.cuda = python_string_assignment(text, "cuda");
             // The cuDNN it was built with: its METADATA's pin (the text of the build has none).
-            f.cudnn = metadata_pin(fs, site, "torch-", "nvidia-cudnn-cu");
+            if (auto req = metadata_requirement(dist_metadata(fs, site, "torch-"), "nvidia-cudnn-cu"))
+                f.cudnn = specifier_pin(*req);
             const std::string lib = path_join(torch, "lib");
             if (fs.is_directory(lib) && holds_cudnn(fs, lib)) {
                 f.own_cudnn_dir = lib;
@@ -232,6 +273,12 @@ std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& se
             f.cudnn = build_info_value(text, "cudnn_version");
             wheel_cudnn(fs, site, f);
             out.push_back(std::move(f));
+        }
+        if (!have_jax) {
+            if (auto jax = find_jax(fs, site, search_path)) {
+                have_jax = true;
+                out.push_back(std::move(*jax));
+            }
         }
     }
     return out;

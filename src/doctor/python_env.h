@@ -1,5 +1,5 @@
 #pragma once
-// PyTorch and TensorFlow in the active Python: which CUDA and cuDNN they were built with and
+// PyTorch, TensorFlow and JAX in the active Python: which CUDA and cuDNN they were built with and
 // whether they bring their own cuDNN. Python is asked only for its search path (importing torch
 // is slow and may crash on a broken machine); the facts come from the installed files:
 //   torch/version.py           __version__ = '2.1.2+cu121', cuda = '12.1'
@@ -7,6 +7,10 @@
 //   tensorflow/python/platform/build_info.py   'cuda_version': '11.2', 'cudnn_version': '8'
 //   nvidia/cudnn/              the nvidia-cudnn-cu* wheel (with its *.dist-info version)
 //   nvidia/nccl/lib/           the nvidia-nccl-cu* wheel PyTorch loads (its library's own version)
+//   jax/version.py             _release_version: str = '0.10.2' (else jax-*.dist-info's name)
+//   jax_cuda13_plugin/, jax_plugins/xla_cuda13/   JAX's CUDA plugin (two wheels); the plugin's
+//                              METADATA's lower bounds: nvidia-cuda-runtime>=13.0.48 (the CUDA),
+//                              nvidia-cudnn-cu13<10.0,>=9.12.0.46 (the cuDNN it was built with)
 // CVM_PYTHON names the interpreter (tests use a fake); else the VIRTUAL_ENV's python3 / python;
 // else python3, then python, on PATH.
 
@@ -20,11 +24,12 @@
 namespace cvm::doctor {
 
 struct FrameworkInstall {
-    std::string name;                 // "pytorch", "tensorflow"
-    std::string version;              // "2.1.2+cu121", "2.10.0"
+    std::string name;                 // "pytorch", "tensorflow", "jax"
+    std::string version;              // "2.1.2+cu121", "2.10.0", "0.10.2"; empty when unknown
     std::string location;             // the package folder
     std::optional<std::string> cuda;  // the CUDA it was built with ("12.1"); none: a CPU build
-    std::optional<std::string> cudnn; // the cuDNN it was built with, when the files say ("8"; PyTorch: its METADATA's pin "9.26.0.51")
+    std::optional<std::string> cudnn; // the cuDNN it was built with, when the files say ("8"; PyTorch: its METADATA's
+                                      // pin "9.26.0.51"; JAX: its plugin's lower bound "9.12.0.46")
     // Its own cuDNN (torch/lib, or the nvidia-cudnn wheel beside it), when present.
     std::optional<std::string> own_cudnn_dir;
     std::optional<std::string> own_cudnn_version; // from the wheel's dist-info name
@@ -45,6 +50,9 @@ struct PythonInfo {
     std::vector<std::string> search_path;
     std::vector<FrameworkInstall> frameworks;
 };
+
+// How a framework's name is written for people: "PyTorch", "TensorFlow", "JAX".
+std::string framework_title(const std::string& name);
 
 // Readers of the single files (pure).
 std::optional<std::string> python_string_assignment(std::string_view text, std::string_view name);

@@ -229,7 +229,7 @@ std::string report_text(const DoctorReport& r, bool colour, const TextLayout& la
     if (r.python) {
         std::string py = r.python->executable + " " + r.python->version;
         for (const auto& f : r.python->frameworks) {
-            py += "; " + std::string(f.name == "pytorch" ? "PyTorch " : "TensorFlow ") + f.version;
+            py += "; " + framework_title(f.name) + " " + f.version;
             py += f.cuda ? " (CUDA " + *f.cuda : std::string(" (CPU");
             if (f.own_cudnn_dir) py += ", own cuDNN";
             if (f.own_nccl_library)

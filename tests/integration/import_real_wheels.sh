@@ -122,7 +122,7 @@ assert_contains "$ERR" "next: cvm install 13 (no CUDA 13 toolkit is installed; t
 cd "$TEST_TMP"
 
 # --- CUDA 12: one folder per toolkit component (nvidia/cuda_runtime). ---
-wheel_venv cuda12 "$NCCL_CU12" "$CUDNN_CU12" "$CUDA_RUNTIME_12"
+wheel_venv_cuda12
 site12=$WHEEL_SITE
 export CVM_ROOT="$TEST_TMP/s12"
 expect_rc 0 "$CVM" import "$site12"

@@ -19,6 +19,17 @@ CUDA_CRT_13=nvidia-cuda-crt==13.5.37
 CUDA_RUNTIME_12=nvidia-cuda-runtime-cu12==12.9.79
 # PyTorch with the nvidia-* wheels it pins (cuDNN 9.26.0.51, NCCL 2.30.7, CUDA 13.2's libraries).
 TORCH=torch==2.15.0
+# JAX with its CUDA 13 plugin (jaxlib, jax-cuda13-plugin, jax-cuda13-pjrt) and the one NVIDIA wheel
+# the tests need of it, its cuDNN (a release its plugin accepts: nvidia-cudnn-cu13>=9.12.0.46), which
+# brings cuBLAS and NVRTC: a 1.3 GB download, 2.6 GB installed. jax[cuda13] would add every other
+# CUDA 13 library wheel (cuFFT, cuSOLVER, NCCL, nvcc, ...), which the plugin's preload skips when
+# absent. jax 0.10.2: the newest PyPI serves for Python 3.11 (2026-12).
+JAX=('jax[cuda13-local]==0.10.2' nvidia-cudnn-cu13==9.26.0.51)
+# The same for CUDA 12 (its plugin was built with cuDNN 9.8: nvidia-cudnn-cu12<10.0,>=9.8; 1.7 GB),
+# and an older cuDNN for CUDA 12 than that, which XLA refuses (0.55 GB; no cuDNN for CUDA 13 is older
+# than 9.12, the CUDA 13 plugin's build).
+JAX_CUDA12=('jax[cuda12-local]==0.10.2' nvidia-cudnn-cu12==9.26.0.51)
+CUDNN_CU12_OLD=nvidia-cudnn-cu12==9.5.1.17
 
 wheels_missing() {
     [[ ${CVM_TEST_DEPS:-} != installed ]] || fail "$* (scripts/test.sh runs where PyPI is reached, so this test must run)"
@@ -81,12 +92,14 @@ wheel_venv() {
     WHEEL_SITE=$(compgen -G "$WHEEL_VENV/lib/python3*/site-packages" | head -n 1)
 }
 
-# wheel_set_venv KEY REQUIREMENT: REQUIREMENT with every dependency pip picks, downloaded into
+# wheel_set_venv KEY REQUIREMENT...: the REQUIREMENTs with every dependency pip picks, downloaded into
 # $CVM_TEST_CACHE/wheels/sets/KEY-cpXY/ (XY: this python's version, as binary wheels are) and
 # installed once into the venv $CVM_TEST_CACHE/venvs/KEY-cpXY/ with --no-index; the wheels are then
 # removed (the venv is kept): no network after the first run. Sets WHEEL_VENV and WHEEL_SITE as wheel_venv does.
 wheel_set_venv() {
-    local key=$1 req=$2 tag dir
+    local key=$1 tag dir
+    shift
+    local req=("$@")
     wheel_python
     tag=cp$("$WHEEL_PY" -c 'import sys; print("%d%d" % sys.version_info[:2])')
     dir=$CVM_TEST_CACHE/wheels/sets/$key-$tag
@@ -100,18 +113,18 @@ wheel_set_venv() {
             [[ -x $tool/bin/pip ]] || { rm -rf "$tool" && "$WHEEL_PY" -m venv "$tool" > /dev/null; } ||
                 wheels_missing "python3 -m venv failed"
             rm -rf "$dir.part" && mkdir -p "$dir.part"
-            if ! "$tool/bin/pip" download -q --only-binary=:all: --disable-pip-version-check -d "$dir.part" "$req" \
+            if ! "$tool/bin/pip" download -q --only-binary=:all: --disable-pip-version-check -d "$dir.part" "${req[@]}" \
                 > "$dir.part.log" 2>&1; then
                 rm -rf "$dir.part"
-                wheels_missing "cannot download $req from PyPI and no copy is cached in $dir ($(tail -n 1 "$dir.part.log"))"
+                wheels_missing "cannot download ${req[*]} from PyPI and no copy is cached in $dir ($(tail -n 1 "$dir.part.log"))"
             fi
             rm -f "$dir.part.log"
             rm -rf "$dir" && mv "$dir.part" "$dir" && touch "$dir/.complete"
         fi
         rm -rf "$WHEEL_VENV"
         "$WHEEL_PY" -m venv "$WHEEL_VENV" > /dev/null || fail "python3 -m venv $WHEEL_VENV failed"
-        "$WHEEL_VENV/bin/pip" install -q --no-index --find-links "$dir" --disable-pip-version-check "$req" ||
-            fail "pip could not install $req from $dir into $WHEEL_VENV"
+        "$WHEEL_VENV/bin/pip" install -q --no-index --find-links "$dir" --disable-pip-version-check "${req[@]}" ||
+            fail "pip could not install ${req[*]} from $dir into $WHEEL_VENV"
         chmod -R go+rX "$WHEEL_VENV"
         touch "$WHEEL_VENV/.complete"
         # The venv is the cache from now on: its 2.8 GB of wheels (torch's) are not kept beside it.
@@ -127,4 +140,10 @@ wheel_set_venv() {
 wheel_venv_cuda13() {
     wheel_venv cuda13-v3 "$NCCL_CU13" "$CUDNN_CU13" "$CUDA_RUNTIME_13" "$CUDA_NVCC_13" "$CUDA_CCCL_13" "$CUDA_NVVM_13" \
         "$CUDA_CRT_13"
+}
+
+# wheel_venv_cuda12: the venv of CUDA 12's wheels the tests share (CUDA 12.9's runtime, NCCL and
+# cuDNN for CUDA 12; `cvm import` of its site-packages gives a toolkit 12.9): WHEEL_SITE as wheel_venv.
+wheel_venv_cuda12() {
+    wheel_venv cuda12 "$NCCL_CU12" "$CUDNN_CU12" "$CUDA_RUNTIME_12"
 }

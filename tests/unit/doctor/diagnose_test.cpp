@@ -474,6 +474,30 @@ TEST_CASE("doctor: frameworks in the active Python", "[doctor][diagnose]") {
     CHECK(own->message.find("8.9.2.26") != std::string::npos);
     m.in.python->frameworks[1].own_cudnn_rpath = false;
 
+    SECTION("JAX with its CUDA plugin and cuDNN wheel: the same judgement, in XLA's words") {
+        FrameworkInstall jax;
+        jax.name = "jax";
+        jax.version = "0.4.20";
+        jax.cuda = "11.8";
+        jax.cudnn = "8.6"; // its plugin's lower bound, the cuDNN it was built with
+        jax.own_cudnn_dir = "/site/nvidia/cudnn/lib";
+        jax.own_cudnn_version = "8.9.2.26";
+        m.in.python->frameworks = {jax};
+        auto rj = diagnose(m.in);
+        INFO(codes(rj));
+        CHECK_FALSE(find(rj, "framework-cuda-mismatch")); // CUDA 11 both
+        const auto* xla = find(rj, "framework-cudnn-refused");
+        REQUIRE(xla);
+        CHECK(xla->message.find("JAX 0.4.20 would load a mixed cuDNN") == 0);
+        CHECK(xla->message.find("it refuses 8.1.0 (built with 8.6.0") != std::string::npos);
+        CHECK(xla->message.find("Loaded runtime CuDNN library: 8.1.0 but source was compiled with: 8.6.0") !=
+              std::string::npos);
+        CHECK(xla->message.find("torch") == std::string::npos);
+        m.in.python->frameworks[0].cudnn = "8.0"; // built with an older minor: accepted, mixed
+        auto rm = diagnose(m.in);
+        INFO(codes(rm));
+        REQUIRE(find(rm, "framework-cudnn-mixed"));
+    }
     SECTION("a TensorFlow built for the selected CUDA but another cuDNN major") {
         m.in.python->frameworks = {tf};
         m.in.python->frameworks[0].cuda = "11.2";

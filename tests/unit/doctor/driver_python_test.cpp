@@ -1,5 +1,6 @@
 #include "doctor/driver.h"
 #include "doctor/python_env.h"
+#include "doctor/wheel_metadata.h"
 
 #include "binary/binary_test_support.h"
 
@@ -92,6 +93,49 @@ TEST_CASE("reading framework files", "[doctor][python]") {
     CHECK_FALSE(build_info_value("build_info = {'cuda_version_note': 'x'}", "cuda_version"));
 }
 
+TEST_CASE("wheel METADATA: a requirement's specifier, its pin and its lower bound", "[doctor][python]") {
+    // The headers of jax-cuda13-plugin 0.10.2's METADATA (abridged), then its description.
+    const std::string jax_plugin = "Metadata-Version: 2.4\nName: jax-cuda13-plugin\nVersion: 0.10.2\n"
+                                   "Requires-Dist: jax-cuda13-pjrt==0.10.2\n"
+                                   "Provides-Extra: with-cuda\n"
+                                   "Requires-Dist: nvidia-cuda-runtime>=13.0.48; sys_platform == \"linux\" and extra == "
+                                   "\"with-cuda\"\n"
+                                   "Requires-Dist: nvidia-cudnn-cu13<10.0,>=9.12.0.46; sys_platform == \"linux\" and "
+                                   "extra == \"with-cuda\"\n"
+                                   "Requires-Dist: nvidia-nvvm; extra == \"with-cuda\"\n"
+                                   "\nRequires-Dist: nvidia-cudnn-cu12>=1.0 (in the description: not a header)\n";
+    struct Row {
+        const char* text;
+        const char* prefix;
+        std::optional<std::string> specifier, pin, floor;
+    };
+    const std::string torch = "Name: torch\nRequires-Dist: nvidia-cudnn-cu13==9.26.0.51; platform_system == "
+                              "\"Linux\"\nRequires-Dist: nvidia-nccl-cu13 (==2.30.7)\n";
+    const std::vector<Row> rows = {
+        {jax_plugin.c_str(), "nvidia-cudnn-cu", "<10.0,>=9.12.0.46", std::nullopt, "9.12.0.46"},
+        {jax_plugin.c_str(), "nvidia-cuda-runtime", ">=13.0.48", std::nullopt, "13.0.48"},
+        {jax_plugin.c_str(), "jax-cuda13-pjrt", "==0.10.2", "0.10.2", "0.10.2"},
+        {jax_plugin.c_str(), "nvidia-nvvm", "", std::nullopt, std::nullopt},   // any release
+        {jax_plugin.c_str(), "nvidia-cublas", std::nullopt, std::nullopt, std::nullopt}, // not required
+        {torch.c_str(), "nvidia-cudnn-cu", "==9.26.0.51", "9.26.0.51", "9.26.0.51"},
+        {torch.c_str(), "nvidia-nccl-cu", "==2.30.7", "2.30.7", "2.30.7"}, // the old form in parentheses
+        {"Requires-Dist: nvidia-cudnn-cu12[extra] >= 9.1 , < 10\n", "nvidia-cudnn-cu", ">= 9.1 , < 10", std::nullopt,
+         "9.1"},
+        {"Requires-Dist: nvidia-cudnn-cu12===9.1.0.70\n", "nvidia-cudnn-cu", "===9.1.0.70", std::nullopt, std::nullopt},
+        {"Requires-Dist: nvidia-cudnn-cu12>=\n", "nvidia-cudnn-cu", ">=", std::nullopt, std::nullopt},
+        {"", "nvidia-cudnn-cu", std::nullopt, std::nullopt, std::nullopt},
+        {"\xff\xfe\nRequires-Dist", "nvidia-cudnn-cu", std::nullopt, std::nullopt, std::nullopt},
+    };
+    for (const auto& row : rows) {
+        CAPTURE(row.text, row.prefix);
+        auto spec = metadata_requirement(row.text, row.prefix);
+        CHECK(spec == row.specifier);
+        if (!spec) continue;
+        CHECK(specifier_pin(*spec) == row.pin);
+        CHECK(specifier_floor(*spec) == row.floor);
+    }
+}
+
 TEST_CASE("nvcuda.dll's file version gives the driver version", "[doctor][driver]") {
     CHECK(driver_version_from_nvcuda(15, 3623) == std::optional<std::string>("536.23"));
     CHECK(driver_version_from_nvcuda(14, 5239) == std::optional<std::string>("452.39"));
@@ -123,6 +167,45 @@ TEST_CASE("frameworks found in a site-packages folder", "[doctor][python]") {
     CHECK(found[1].cuda == std::optional<std::string>("11.2"));
     CHECK(found[1].cudnn == std::optional<std::string>("8"));
 
+    SECTION("JAX with its CUDA 13 plugin and cuDNN wheel, as the real wheels install them") {
+        write_file(site + "/jax/version.py", "_version = \"0.10.2\"\n_release_version: str = '0.10.2'\n"
+                                             "  if _release_version is not None:\n");
+        write_file(site + "/jax_cuda13_plugin/__init__.py", "");
+        write_file(site + "/jax_cuda13_plugin-0.10.2.dist-info/METADATA",
+                   "Name: jax-cuda13-plugin\nRequires-Dist: nvidia-cuda-runtime>=13.0.48; extra == \"with-cuda\"\n"
+                   "Requires-Dist: nvidia-cudnn-cu13<10.0,>=9.12.0.46; extra == \"with-cuda\"\n");
+        write_file(site + "/jax_plugins/xla_cuda13/__init__.py", "");
+        auto jax = find_frameworks({site}, view);
+        REQUIRE(jax.size() == 3);
+        CHECK(jax[2].name == "jax");
+        CHECK(jax[2].version == "0.10.2");
+        CHECK(jax[2].location == site + "/jax");
+        CHECK(jax[2].cuda == std::optional<std::string>("13.0"));
+        CHECK(jax[2].cudnn == std::optional<std::string>("9.12.0.46"));
+        CHECK(jax[2].own_cudnn_dir == std::optional<std::string>(site + "/nvidia/cudnn/lib"));
+        CHECK(jax[2].own_cudnn_version == std::optional<std::string>("8.9.2.26"));
+        CHECK_FALSE(jax[2].own_cudnn_rpath); // an empty file: no ELF, no RPATH
+    }
+    SECTION("JAX's bad files: no version file, an unreadable dist-info; reported with what is known") {
+        t.mkdir("lib/python3.10/site-packages/jax");
+        write_file(site + "/jax/__init__.py", "raise SystemExit('never run')\n");
+        t.mkdir("lib/python3.10/site-packages/jax-0.9.1.dist-info");
+        t.mkdir("lib/python3.10/site-packages/jax_cuda12_plugin");
+        // The plugin's dist-info is a file (its METADATA cannot be read): the CUDA its name says.
+        write_file(site + "/jax_cuda12_plugin-0.9.1.dist-info", "not a folder");
+        auto jax = find_frameworks({site}, view);
+        REQUIRE(jax.size() == 3);
+        CHECK(jax[2].version == "0.9.1"); // from jax's dist-info name
+        CHECK(jax[2].cuda == std::optional<std::string>("12"));
+        CHECK_FALSE(jax[2].cudnn);
+        fs::remove(site + "/jax-0.9.1.dist-info");
+        fs::remove_all(site + "/jax_cuda12_plugin");
+        auto cpu = find_frameworks({site}, view);
+        REQUIRE(cpu.size() == 3);
+        CHECK(cpu[2].version.empty());
+        CHECK_FALSE(cpu[2].cuda); // no plugin: a CPU-only JAX
+        CHECK_FALSE(cpu[2].own_cudnn_dir);
+    }
     SECTION("through a Python interpreter (a fake that prints its search path)") {
         const std::string python = t.str("bin/python3");
         write_file(python, "#!/bin/sh\necho '{\"version\": \"3.10.12\", \"path\": [\"\", \"" +
