@@ -97,7 +97,7 @@ std::string own_cudnn_fix(const doctor::FrameworkInstall* f, const std::optional
     if (!f || !f->own_cudnn_dir || !f->own_cudnn_version || !r) return {};
     auto own = parse_version(*f->own_cudnn_version, 1, 4);
     if (!own) return {};
-    return doctor::select_own_cudnn_fix(*f->own_cudnn_dir, *own, r->toolkit.version.str());
+    return doctor::select_own_cudnn_fix(*f->own_cudnn_dir, *own, r->toolkit.version.str(), f->name == "pytorch");
 }
 
 struct Outcome {

@@ -86,17 +86,23 @@ std::optional<FrameworkCudnnVerdict> judge_own_cudnn(const FrameworkInstall& f, 
     Version built = f.cudnn ? parse_version(*f.cudnn, 1, 4).value_or(*own) : *own;
     FrameworkCudnnVerdict v = judge_framework_cudnn(label, built, *own, selected, f.own_cudnn_rpath,
                                                     f.name == "jax" ? CudnnRefuser::Xla : CudnnRefuser::PyTorch);
-    if (v.kind != FrameworkCudnnVerdict::Kind::Own) v.fix = select_own_cudnn_fix(*f.own_cudnn_dir, *own, toolkit);
+    if (v.kind != FrameworkCudnnVerdict::Kind::Own)
+        v.fix = select_own_cudnn_fix(*f.own_cudnn_dir, *own, toolkit, f.name == "pytorch");
     return v;
 }
 
-std::string select_own_cudnn_fix(const std::string& own_dir, const Version& own, const std::string& toolkit) {
+std::string select_own_cudnn_fix(const std::string& own_dir, const Version& own, const std::string& toolkit,
+                                 bool use_for) {
     std::string wheel = own_dir;
     for (const std::string tail : {"/lib", "\\bin"})
         if (wheel.size() > tail.size() && wheel.compare(wheel.size() - tail.size(), tail.size(), tail) == 0)
             wheel.resize(wheel.size() - tail.size());
-    return "select its own cuDNN: `cvm import " + wheel + "`, then `cvm use " + toolkit + "+" + own.str() +
-           "` (or `cvm use " + toolkit + "` to select none)";
+    const std::string by_hand = "`cvm import " + wheel + "`, then `cvm use " + toolkit + "+" + own.str() +
+                                "` (or `cvm use " + toolkit + "` to select none)";
+    if (use_for)
+        return "select its own cuDNN and NCCL in one command: `cvm use --for .` (imports its wheels and selects them "
+               "with the toolkit it was built for), or only its cuDNN: " + by_hand;
+    return "select its own cuDNN: " + by_hand;
 }
 
 } // namespace cvm::doctor

@@ -58,6 +58,9 @@ std::optional<FrameworkCudnnVerdict> judge_own_cudnn(const FrameworkInstall& f, 
 
 // The way out: select the framework's own cuDNN, imported from its wheel (`own_dir` is the
 // wheel's library folder, .../nvidia/cudnn/lib), or none.
-std::string select_own_cudnn_fix(const std::string& own_dir, const Version& own, const std::string& toolkit);
+// `use_for`: `cvm use --for .` can do it in one command (PyTorch: it imports the wheels' cuDNN and
+// NCCL and selects them with the toolkit the framework was built for).
+std::string select_own_cudnn_fix(const std::string& own_dir, const Version& own, const std::string& toolkit,
+                                 bool use_for = false);
 
 } // namespace cvm::doctor

@@ -84,7 +84,8 @@ expect_rc 0 "$CVM" import "$cudnn928"
 # A newer selection: a mixed set PyTorch accepts; predicted as a warning.
 use_says 13.0+9.28
 assert_contains "$ERR" "warning: PyTorch 2.15.0+cu132 in $CVM_PYTHON would load a mixed cuDNN under cvm: its own front library 9.26.0.51"
-assert_contains "$ERR" "select its own cuDNN: \`cvm import $site/nvidia/cudnn\`, then \`cvm use 13.0.2+9.26.0.51\`"
+assert_contains "$ERR" "select its own cuDNN and NCCL in one command: \`cvm use --for .\`"
+assert_contains "$ERR" "or only its cuDNN: \`cvm import $site/nvidia/cudnn\`, then \`cvm use 13.0.2+9.26.0.51\`"
 doctor_code 13.0+9.28
 assert_eq "$DOCTOR_CODE" "warning:framework-cudnn-mixed"
 torch_check "$CVM_PYTHON" 13.0+9.28

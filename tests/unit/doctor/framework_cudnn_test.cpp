@@ -79,4 +79,9 @@ TEST_CASE("framework cuDNN: the way out names the wheel's folder and its release
     CHECK(select_own_cudnn_fix("/v/lib/python3.11/site-packages/nvidia/cudnn/lib", Version{{9, 26, 0, 51}}, "13.0.2") ==
           "select its own cuDNN: `cvm import /v/lib/python3.11/site-packages/nvidia/cudnn`, then `cvm use "
           "13.0.2+9.26.0.51` (or `cvm use 13.0.2` to select none)");
+    // PyTorch: `cvm use --for .` imports its wheels and selects them in one command.
+    CHECK(select_own_cudnn_fix("/v/nvidia/cudnn/lib", Version{{9, 26, 0, 51}}, "13.0.2", true) ==
+          "select its own cuDNN and NCCL in one command: `cvm use --for .` (imports its wheels and selects them with "
+          "the toolkit it was built for), or only its cuDNN: `cvm import /v/nvidia/cudnn`, then `cvm use "
+          "13.0.2+9.26.0.51` (or `cvm use 13.0.2` to select none)");
 }
