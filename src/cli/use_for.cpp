@@ -107,6 +107,9 @@ PythonWants python_wants() {
                          "one, or name it: --for torch==2.5");
     PythonWants out;
     for (const auto& f : info->frameworks) {
+        if (!f.damaged.empty())
+            throw UsageError("use --for .: " + f.location + " is half-installed (" + f.damaged + "); " +
+                             doctor::reinstall_fix(f, python));
         compat::FrameworkWant w;
         w.name = f.name;
         w.installed = true;

@@ -743,7 +743,14 @@ private:
     void check_frameworks() {
         if (!in_.python) return;
         for (const auto& f : in_.python->frameworks) {
-            const std::string label = framework_title(f.name) + " " + f.version;
+            const std::string label = framework_title(f.name) + (f.version.empty() ? "" : " " + f.version);
+            if (!f.damaged.empty()) {
+                add(Severity::error, "framework-damaged",
+                    label + " in " + in_.python->executable + " is half-installed: " + f.damaged +
+                        ", so importing it fails",
+                    reinstall_fix(f, in_.python->executable));
+                continue;
+            }
             if (!f.cuda) {
                 add(Severity::note, "framework-cpu-only",
                     label + " in " + in_.python->executable + " is a CPU-only build");

@@ -225,6 +225,35 @@ std::optional<std::string> build_info_value(std::string_view text, std::string_v
     return python_string_assignment(text, std::string(key) + "_number");
 }
 
+namespace {
+
+// A package folder whose version file (`version_file`, below it) is missing or unreadable while
+// its __init__.py or its dist-info (`dist`) says it is installed: half-installed, or closed to the
+// user. nullopt when the package is whole or not there.
+std::optional<FrameworkInstall> damaged_package(const FileSystemView& fs, const std::string& site,
+                                                const std::string& package, const std::string& version_file,
+                                                const char* name, const char* dist) {
+    const std::string folder = path_join(site, package);
+    const std::string file = path_join(folder, version_file);
+    if (fs.is_file(file) || !fs.is_directory(folder)) return std::nullopt;
+    auto version = dist_info_version(fs, site, dist);
+    if (!version && !fs.is_file(path_join(folder, "__init__.py"))) return std::nullopt;
+    FrameworkInstall f;
+    f.name = name;
+    f.location = folder;
+    f.version = version.value_or("");
+    f.damaged = file + " is missing or unreadable";
+    return f;
+}
+
+} // namespace
+
+std::string reinstall_fix(const FrameworkInstall& f, const std::string& python) {
+    const std::string dist = f.name == "pytorch" ? "torch" : f.name;
+    return "reinstall it: `" + python + " -m pip install --force-reinstall --no-deps " + dist +
+           (f.version.empty() ? "" : "==" + f.version) + "` (from the index it came from)";
+}
+
 std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& search_path,
                                               const FileSystemView& fs) {
     std::vector<FrameworkInstall> out;
@@ -233,6 +262,12 @@ std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& se
         if (site.empty() || !fs.is_directory(site)) continue;
         const std::string torch = path_join(site, "torch");
         const std::string torch_version = path_join(torch, "version.py");
+        if (!have_torch) {
+            if (auto damaged = damaged_package(fs, site, "torch", "version.py", "pytorch", "torch-")) {
+                have_torch = true;
+                out.push_back(std::move(*damaged));
+            }
+        }
         if (!have_torch && fs.is_file(torch_version)) {
             have_torch = true;
             const std::string text = text_of(fs, torch_version);
@@ -256,6 +291,13 @@ std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& se
         const std::string tf = path_join(site, "tensorflow");
         const std::string build_info =
             path_join(path_join(path_join(tf, "python"), "platform"), "build_info.py");
+        if (!have_tf) {
+            if (auto damaged = damaged_package(fs, site, "tensorflow", path_join(path_join("python", "platform"), "build_info.py"),
+                                               "tensorflow", "tensorflow-")) {
+                have_tf = true;
+                out.push_back(std::move(*damaged));
+            }
+        }
         if (!have_tf && fs.is_file(build_info)) {
             have_tf = true;
             const std::string text = text_of(fs, build_info);

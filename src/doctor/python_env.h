@@ -42,7 +42,16 @@ struct FrameworkInstall {
     std::optional<std::string> own_nccl_library;
     std::optional<std::string> own_nccl_version; // "2.28.9"
     std::optional<std::string> own_nccl_cuda;    // "13.0"
+    // Why its files are not whole, where they are not: "/site/torch/version.py is missing or
+    // unreadable" (a package folder with its __init__.py or its dist-info but not the file its
+    // version is read from: pip left it half-installed, or permissions keep the user out). Then
+    // only its name, location and the dist-info's version are known.
+    std::string damaged;
 };
+
+// The way out for a damaged install `f` of `python`: "reinstall it: `PY -m pip install
+// --force-reinstall --no-deps torch==2.15.0+cu132`" (without the version when unknown).
+std::string reinstall_fix(const FrameworkInstall& f, const std::string& python);
 
 struct PythonInfo {
     std::string executable;

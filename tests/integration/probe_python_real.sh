@@ -110,6 +110,27 @@ assert_eq "$(jq -c '[.ok, .warnings, .frameworks[0].cudnn_folders]' <<< "$OUT")"
 echo "probe_python_real: every verdict matched doctor's prediction"
 
 # --- bad input ---
+# A torch pip left half-installed (its version.py gone, as an interrupted upgrade leaves it):
+# importing it really fails; doctor names it with the reinstall, `use --for .` refuses with the same
+# line, the probe reports the import's own failure.
+cp -al "$torch_venv" "$TEST_TMP/half"
+half_site=$(compgen -G "$TEST_TMP/half/lib/python3*/site-packages")
+rm "$half_site/torch/version.py"
+export CVM_PYTHON=$TEST_TMP/half/bin/python
+! "$CVM_PYTHON" -I -c 'import torch' 2> /dev/null || fail "torch without version.py still imports"
+rc=0
+OUT=$(CVM_VERSION=13.0 "$CVM" doctor --json 2> /dev/null) || rc=$?
+assert_eq "$(jq -r '[.findings[] | select(.code == "framework-damaged") | .severity] | join(",")' <<< "$OUT")" "error" \
+    "doctor: a half-installed torch"
+assert_contains "$(jq -r '.findings[] | select(.code == "framework-damaged") | .message + " | " + .fix' <<< "$OUT")" \
+    "$half_site/torch/version.py is missing or unreadable, so importing it fails | reinstall it: \`$CVM_PYTHON -m pip install --force-reinstall --no-deps torch==2.15.0\` (from the index it came from)"
+expect_rc 2 "$CVM" use --for .
+assert_contains "$ERR" "use --for .: $half_site/torch is half-installed"
+[[ ! -e $project/.cudaversion ]] || fail "use --for . wrote a selection for a half-installed torch"
+probe 13.0
+assert_eq "$PROBE_RC $(jq -r '.problems[0].kind + " " + .frameworks[0].error.step' <<< "$OUT")" "1 framework_error import" \
+    "the probe: a half-installed torch"
+assert_contains "$(jq -r '.problems[0].message' <<< "$OUT")" "torch.version"
 # A Python wrapper that misbehaves only for the check (its version and path it answers).
 fake=$TEST_TMP/fake/bin
 mkdir -p "$fake"

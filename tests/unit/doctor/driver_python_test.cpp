@@ -186,6 +186,27 @@ TEST_CASE("frameworks found in a site-packages folder", "[doctor][python]") {
         CHECK(jax[2].own_cudnn_version == std::optional<std::string>("8.9.2.26"));
         CHECK_FALSE(jax[2].own_cudnn_rpath); // an empty file: no ELF, no RPATH
     }
+    SECTION("torch and TensorFlow half-installed: the folder without its version file is damaged") {
+        fs::remove(site + "/torch/version.py");
+        fs::remove(site + "/tensorflow/python/platform/build_info.py");
+        t.mkdir("lib/python3.10/site-packages/torch-2.1.2.dist-info");
+        auto half = find_frameworks({site}, view);
+        REQUIRE(half.size() == 2);
+        CHECK(half[0].name == "pytorch");
+        CHECK(half[0].version == "2.1.2"); // from its dist-info's name
+        CHECK(half[0].damaged == site + "/torch/version.py is missing or unreadable");
+        CHECK_FALSE(half[0].cuda);
+        CHECK(half[1].name == "tensorflow");
+        CHECK(half[1].damaged == site + "/tensorflow/python/platform/build_info.py is missing or unreadable");
+        CHECK(reinstall_fix(half[0], "/v/bin/python") ==
+              "reinstall it: `/v/bin/python -m pip install --force-reinstall --no-deps torch==2.1.2` (from the index it "
+              "came from)");
+        // A bare folder called torch, with neither __init__.py nor a dist-info, is not a package.
+        fs::remove_all(site + "/torch-2.1.2.dist-info");
+        auto bare = find_frameworks({site}, view);
+        REQUIRE(bare.size() == 1);
+        CHECK(bare[0].name == "tensorflow");
+    }
     SECTION("JAX's bad files: no version file, an unreadable dist-info; reported with what is known") {
         t.mkdir("lib/python3.10/site-packages/jax");
         write_file(site + "/jax/__init__.py", "raise SystemExit('never run')\n");
