@@ -625,7 +625,7 @@ void Store::drop_views_of(Kind kind, const std::string& id) const {
         // A view is named as its combination is (Resolved::active): TOOLKIT[+CUDNN][+ncclNCCL];
         // one without '+' is a toolkit's own (view.h).
         CombinationParts parts = combination_parts(it->path().filename().u8string());
-        const std::string& part = kind == Kind::Cuda    ? parts.cuda
+        const std::string& part = kind == Kind::Cuda   ? parts.cuda
                                   : kind == Kind::Nccl ? parts.nccl
                                                        : parts.cudnn;
         if (part == id) {

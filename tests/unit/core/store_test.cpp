@@ -296,8 +296,8 @@ TEST_CASE("combination_parts reads every shape of a combination's name back") {
         const std::string* cudnn;
         const std::string* nccl;
     };
-    for (Row row : {Row{nullptr, nullptr}, Row{&cudnn, nullptr}, Row{nullptr, &nccl},
-                    Row{&cudnn, &nccl}}) {
+    for (Row row :
+         {Row{nullptr, nullptr}, Row{&cudnn, nullptr}, Row{nullptr, &nccl}, Row{&cudnn, &nccl}}) {
         const std::string name = combination_name("13.0.2", row.cudnn, row.nccl);
         INFO(name);
         CombinationParts parts = combination_parts(name);
