@@ -51,3 +51,11 @@ expect_rc 0 "$CVM" uninstall "$NCCL"
 [[ -d $CVM_ROOT/views/12.4.1+$CUDNN ]] || fail "the cuDNN's own view went with the NCCL"
 expect_rc 0 "$CVM" verify
 assert_contains "$OUT" "view 12.4.1+$CUDNN: intact"
+
+# An NCCL removed behind cvm's back: its views are named for the NCCL, never for the cuDNN.
+expect_rc 0 "$CVM" import "$TEST_TMP/nccl_2.21.5-1+cuda12.4_x86_64"
+expect_rc 0 "$CVM" env 12.4+9.1+nccl2.21.5 --shell bash
+rm -rf "${CVM_ROOT:?}/nccl/$NCCL"
+expect_rc 1 "$CVM" verify
+assert_contains "$OUT$ERR" "its NCCL $NCCL is not installed"
+assert_not_contains "$OUT$ERR" "cuDNN build"
