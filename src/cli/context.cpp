@@ -25,7 +25,7 @@ void require_store_folder(const Store& store) {
 Selection current_selection(const Store& store, const std::optional<std::string>& explicit_spec) {
     if (explicit_spec) {
         Selection sel;
-        sel.origin = Selection::Origin::Variable;
+        sel.origin = Selection::Origin::Argument;
         sel.spec = spec_argument(*explicit_spec);
         return sel;
     }

@@ -16,6 +16,8 @@ static const char* origin_kind(Selection::Origin o) {
         return "file";
     case Selection::Origin::Global:
         return "global";
+    case Selection::Origin::Argument:
+        return "argument";
     case Selection::Origin::None:
         break;
     }

@@ -59,10 +59,8 @@ void register_shell(CLI::App& app) {
             Spec s = spec_argument(*spec);
             if (!s.system) {
                 Store store = open_store();
-                Selection sel;
-                sel.origin = Selection::Origin::Variable;
-                sel.spec = s;
-                warn_framework_cudnn(resolve_selection(store, sel)); // not installed: says what to run
+                // Not installed: says what to run, naming the command line as the spec's source.
+                warn_framework_cudnn(resolve_selection(store, current_selection(store, *spec)));
             }
             changes.push_back({"CVM_VERSION", s.str()});
         }

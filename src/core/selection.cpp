@@ -20,6 +20,8 @@ std::string Selection::origin_text() const {
         return file.u8string() + ":" + std::to_string(line);
     case Origin::Global:
         return "global (" + file.u8string() + ")";
+    case Origin::Argument:
+        return "the command line";
     case Origin::None:
         break;
     }

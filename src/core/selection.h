@@ -15,7 +15,8 @@ namespace fs = std::filesystem;
 
 // A spec with the place it came from.
 struct Selection {
-    enum class Origin { Variable, ProjectFile, Global, None };
+    // Argument: the SPEC given to the command itself (`cvm exec 11.2 -- nvcc`, `cvm env 11.2`).
+    enum class Origin { Variable, ProjectFile, Global, Argument, None };
     Origin origin = Origin::None;
     fs::path file; // for ProjectFile and Global
     int line = 0;  // 1-based line of the spec in `file`
@@ -26,7 +27,8 @@ struct Selection {
     // Written by `cvm use --force`: why no known release satisfied the spec then (the comment
     // after kForcedMark on its line); empty otherwise.
     std::string forced;
-    std::string origin_text() const; // "CVM_VERSION", "/p/.cudaversion:3", "global (...)"
+    // "CVM_VERSION", "/p/.cudaversion:3", "global (...)", "the command line" (a SPEC argument)
+    std::string origin_text() const;
     // The line for a spec that names nothing installed: `cvm install SPEC`, or, for a forced one,
     // that nothing known satisfies it. `resolve_error` is ResolveError's text.
     std::string not_installed_text(const std::string& resolve_error) const;

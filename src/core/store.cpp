@@ -622,26 +622,34 @@ void Store::remove(Kind kind, const std::string& id) const {
 void Store::drop_views_of(Kind kind, const std::string& id) const {
     std::error_code ec;
     for (fs::directory_iterator it(views_dir(), ec), end; !ec && it != end; it.increment(ec)) {
-        // A view is named as its combination is (Resolved::active): TOOLKIT[+CUDNN][+ncclNCCL].
-        std::string name = it->path().filename().u8string();
-        // A view without '+' is a toolkit's own (view.h).
-        const std::string want = kind == Kind::Nccl ? "nccl" + id : id;
-        bool uses = false;
-        size_t start = 0;
-        for (size_t i = 0; start <= name.size(); ++i) {
-            size_t plus = name.find('+', start);
-            std::string part = name.substr(start, plus == std::string::npos ? plus : plus - start);
-            start = plus == std::string::npos ? name.size() + 1 : plus + 1;
-            bool nccl_part = part.rfind("nccl", 0) == 0;
-            if (part == want && (kind == Kind::Cuda) == (i == 0) &&
-                (kind == Kind::Nccl) == nccl_part)
-                uses = true;
-        }
-        if (uses) {
+        // A view is named as its combination is (Resolved::active): TOOLKIT[+CUDNN][+ncclNCCL];
+        // one without '+' is a toolkit's own (view.h).
+        CombinationParts parts = combination_parts(it->path().filename().u8string());
+        const std::string& part = kind == Kind::Cuda   ? parts.cuda
+                                  : kind == Kind::Nccl ? parts.nccl
+                                                       : parts.cudnn;
+        if (part == id) {
             std::error_code ec2;
             fs::remove_all(it->path(), ec2);
         }
     }
+}
+
+CombinationParts combination_parts(const std::string& name) {
+    CombinationParts parts;
+    size_t plus = name.find('+');
+    parts.cuda = name.substr(0, plus);
+    while (plus != std::string::npos) {
+        size_t next = name.find('+', plus + 1);
+        std::string part =
+            name.substr(plus + 1, next == std::string::npos ? next : next - plus - 1);
+        if (part.rfind("nccl", 0) == 0)
+            parts.nccl = part.substr(4);
+        else
+            parts.cudnn = part;
+        plus = next;
+    }
+    return parts;
 }
 
 std::string combination_name(const std::string& cuda, const std::string* cudnn,

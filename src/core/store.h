@@ -134,6 +134,13 @@ void refuse_list_separator(const std::string& what, const fs::path& folder);
 std::string combination_name(const std::string& cuda, const std::string* cudnn,
                              const std::string* nccl);
 
+// The parts of a combination's name, combination_name's inverse: each '+' part after the first
+// is the NCCL's ("nccl" and its id) or the cuDNN's. Empty strings for absent parts.
+struct CombinationParts {
+    std::string cuda, cudnn, nccl;
+};
+CombinationParts combination_parts(const std::string& name);
+
 // The combination a spec resolves to in a store.
 struct Resolved {
     Entry toolkit;

@@ -655,13 +655,27 @@ private:
                     floor->driver.text + "), without features that need the newer driver",
                 fix);
         } else {
-            add(Severity::error, "driver-too-old",
-                "driver " + *d.version + " is too old for CUDA " + t.version.str() + " (needs " +
-                    need->driver.text +
-                    "): programs fail with \"CUDA driver version is "
-                    "insufficient for CUDA runtime version\"",
-                fix);
+            add_driver_too_old(d, t, need->driver.text, fix);
         }
+    }
+
+    // Where no kernel module answers (driver-library-only) nothing runs on a GPU here anyway: a
+    // build machine, so the old library is a warning; with a GPU, programs fail, an error.
+    void add_driver_too_old(const DriverInfo& d, const Entry& t, const std::string& need,
+                            const std::string& fix) {
+        const std::string too_old =
+            "driver " + *d.version + " is too old for CUDA " + t.version.str() + " (needs " + need;
+        if (d.user_space_only)
+            add(Severity::warning, "driver-too-old",
+                too_old + "): no kernel module answers here, so nothing runs on a GPU now, but "
+                          "with this driver library programs would fail with \"CUDA driver version "
+                          "is insufficient for CUDA runtime version\"",
+                fix);
+        else
+            add(Severity::error, "driver-too-old",
+                too_old + "): programs fail with \"CUDA driver version is insufficient for CUDA "
+                          "runtime version\"",
+                fix);
     }
 
     // ---- variables ----------------------------------------------------------------------------

@@ -424,18 +424,9 @@ std::vector<ViewCheck> verify_views(const Store& store, const std::string& id) {
          it.increment(ec)) {
         std::string name = it->path().filename().u8string();
         // A merged view is named as CVM_ACTIVE: TOOLKIT+CUDNN, TOOLKIT+ncclNCCL, or both.
-        auto plus = name.find('+');
-        if (plus == std::string::npos) continue; // a toolkit's own view (its host compiler)
-        std::string toolkit_id = name.substr(0, plus), cudnn_id, nccl_id;
-        for (std::size_t at = plus; at != std::string::npos;) {
-            auto next = name.find('+', at + 1);
-            std::string part = name.substr(at + 1, next == std::string::npos ? next : next - at - 1);
-            if (part.rfind("nccl", 0) == 0)
-                nccl_id = part.substr(4);
-            else
-                cudnn_id = part;
-            at = next;
-        }
+        if (name.find('+') == std::string::npos) continue; // a toolkit's own (its host compiler)
+        const CombinationParts parts = combination_parts(name);
+        const std::string &toolkit_id = parts.cuda, &cudnn_id = parts.cudnn, &nccl_id = parts.nccl;
         if (!id.empty() && toolkit_id != id && cudnn_id != id && nccl_id != id) continue;
         ViewCheck v;
         v.name = name;

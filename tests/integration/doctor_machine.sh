@@ -30,6 +30,9 @@ fake_driver 418.39
 expect_rc 1 env PATH="$BASE_PATH" "$CVM" exec -- "$CVM" doctor
 assert_contains "$OUT" "driver-too-old"
 assert_contains "$OUT" "fix: install NVIDIA driver"
+# A kernel module answers (a GPU here): too old is an error.
+expect_rc 1 env PATH="$BASE_PATH" "$CVM" exec -- "$CVM" doctor --json
+assert_contains "$(finding_codes)" "error:driver-too-old"
 rm -f "$CVM_PROC_DRIVER_VERSION"
 printf '#!/bin/sh\necho "NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver."\nexit 9\n' \
     > "$CVM_NVIDIA_SMI"
@@ -48,6 +51,20 @@ assert_eq "$(json_get 'd["driver"]["version"]')" "535.261.03"
 assert_eq "$(json_get 'd["driver"]["source"]')" "$TEST_TMP/libcuda/libcuda.so.535.261.03"
 msg=$(json_get '[f["message"] for f in d["findings"] if f["code"] == "driver-library-only"][0]')
 [[ $(grep -o "user-space library" <<< "$msg" | wc -l) == 1 ]] || fail "the finding says its source twice: $msg"
+# Issue 35, finding 3: a driver library too old for the selection on a machine where no kernel
+# module answers (a build machine) is a warning, not an error, and says why, in one line.
+: > "$TEST_TMP/libcuda/libcuda.so.418.39"
+ln -sfn libcuda.so.418.39 "$TEST_TMP/libcuda/libcuda.so.1"
+CVM_LIBCUDA="$TEST_TMP/libcuda/libcuda.so.1" expect_rc 1 env PATH="$BASE_PATH" "$CVM" exec -- "$CVM" doctor --json
+assert_contains "$(finding_codes)" "note:driver-library-only"
+assert_contains "$(finding_codes)" "warning:driver-too-old"
+assert_not_contains "$(finding_codes)" "error:"
+msg=$(json_get '[f["message"] for f in d["findings"] if f["code"] == "driver-too-old"][0]')
+assert_contains "$msg" "no kernel module answers here"
+[[ $msg != *$'\n'* ]] || fail "the finding is not one line: $msg"
+CVM_LIBCUDA="$TEST_TMP/libcuda/libcuda.so.1" expect_rc 1 env PATH="$BASE_PATH" "$CVM" exec -- "$CVM" doctor
+assert_contains "$OUT" "driver-too-old"
+assert_not_contains "$OUT" "error"
 fake_driver 525.60.13
 
 # 2. Two toolkits' bin folders on PATH and CUDA_PATH naming the other one.

@@ -76,3 +76,15 @@ TEST_CASE("write_version_file round-trips") {
     REQUIRE(s);
     CHECK(s->spec.str() == "11.2+8.1.0.77");
 }
+
+TEST_CASE("a spec given on the command line is named as such, not as CVM_VERSION") {
+    Selection given;
+    given.origin = Selection::Origin::Argument;
+    given.spec = parse_spec("11.2");
+    CHECK(given.origin_text() == "the command line");
+    CHECK(given.not_installed_text("CUDA 11.2 is not installed") ==
+          "CUDA 11.2 is not installed (selected by the command line)");
+    Selection variable = given;
+    variable.origin = Selection::Origin::Variable;
+    CHECK(variable.origin_text() == "CVM_VERSION");
+}

@@ -289,3 +289,24 @@ TEST_CASE("NCCL: removing an entry drops the merged views that use it, and only 
     std::sort(left.begin(), left.end());
     CHECK(left == std::vector<std::string>{"12.4.1+9.1.0.70-cuda12", "12.4.1+nccl2.20.3-cuda12.2"});
 }
+
+TEST_CASE("combination_parts reads every shape of a combination's name back") {
+    const std::string cudnn = "9.19.0.56-cuda13", nccl = "2.28.9-cuda13.0";
+    struct Row {
+        const std::string* cudnn;
+        const std::string* nccl;
+    };
+    for (Row row :
+         {Row{nullptr, nullptr}, Row{&cudnn, nullptr}, Row{nullptr, &nccl}, Row{&cudnn, &nccl}}) {
+        const std::string name = combination_name("13.0.2", row.cudnn, row.nccl);
+        INFO(name);
+        CombinationParts parts = combination_parts(name);
+        CHECK(parts.cuda == "13.0.2");
+        CHECK(parts.cudnn == (row.cudnn ? cudnn : ""));
+        CHECK(parts.nccl == (row.nccl ? nccl : ""));
+    }
+    // The issue's view: the NCCL part is never read as part of the cuDNN id.
+    CombinationParts both = combination_parts("13.0.2+9.19.0.56-cuda13+nccl2.28.9-cuda13.0");
+    CHECK(both.cudnn == "9.19.0.56-cuda13");
+    CHECK(both.nccl == "2.28.9-cuda13.0");
+}

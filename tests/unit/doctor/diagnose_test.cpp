@@ -390,6 +390,18 @@ TEST_CASE("doctor: the driver against the registry's minimum", "[doctor][diagnos
         REQUIRE(f);
         CHECK(f->severity == Severity::error);
     }
+    SECTION("too old, read from the user-space library alone (no GPU here) is a warning") {
+        m.in.driver.version = "418.39";
+        m.in.driver.user_space_only = true;
+        auto r = diagnose(m.in);
+        INFO(codes(r));
+        const auto* f = find(r, "driver-too-old");
+        REQUIRE(f);
+        CHECK(f->severity == Severity::warning);
+        CHECK(f->message.find("no kernel module answers") != std::string::npos);
+        CHECK(f->message.find('\n') == std::string::npos);
+        CHECK(f->fix.find(need->driver.text) != std::string::npos);
+    }
     SECTION("no driver at all is a note") {
         m.in.driver = DriverInfo{};
         auto r = diagnose(m.in);
