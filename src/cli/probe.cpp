@@ -71,7 +71,7 @@ void register_probe(CLI::App& app) {
                                                                : std::optional<std::string>(*spec));
         if (python_option->count() > 0) {
             if (*benchmark || *nccl) throw UsageError("probe: --python runs the frameworks' own checks; give --benchmark and --nccl without it");
-            int code = probe_python(store, sel, !spec->empty(), *python, *json);
+            int code = probe_python(store, sel, *python, *json);
             if (code != 0) throw ExitCode{code};
             return;
         }

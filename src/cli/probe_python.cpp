@@ -197,7 +197,7 @@ std::string run_text(const Outcome& o) {
 
 } // namespace
 
-int probe_python(const Store& store, const Selection& sel, bool spec_given, const std::string& given, bool json) {
+int probe_python(const Store& store, const Selection& sel, const std::string& given, bool json) {
     const int timeout_s = timeout_seconds();
     const std::string python = choose_python(given);
     doctor::RealFileSystem files;
@@ -243,9 +243,7 @@ int probe_python(const Store& store, const Selection& sel, bool spec_given, cons
         return ok ? 0 : 1;
     }
     std::string text = "python " + python + " " + info->version + ", under " + selection +
-                       (spec_given ? " (given on the command line)"
-                                   : sel.origin != Selection::Origin::None ? " (" + sel.origin_text() + ")" : "") +
-                       "\n";
+                       (sel.origin != Selection::Origin::None ? " (selected by " + sel.origin_text() + ")" : "") + "\n";
     std::string tail;
     int problems = 0;
     for (const auto& o : outcomes) {

@@ -10,6 +10,6 @@ namespace cvm::cli {
 
 // Runs the checks and prints the report (JSON with `json`); returns the exit code: 0 every
 // framework passed, 1 a problem. Throws UsageError for no Python or no framework in it.
-int probe_python(const Store& store, const Selection& sel, bool spec_given, const std::string& python, bool json);
+int probe_python(const Store& store, const Selection& sel, const std::string& python, bool json);
 
 } // namespace cvm::cli
