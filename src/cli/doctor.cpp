@@ -142,7 +142,7 @@ void register_doctor(CLI::App& app) {
 
         in.driver = detect_driver(default_driver_probe());
         const std::string python = default_python();
-        if (!python.empty()) in.python = inspect_python(python, fs);
+        if (!python.empty()) in.python = inspect_python(python, fs, &in.python_failure);
 
         std::optional<binary::LdCache> cache;
         if (os == platform::Os::Linux) {

@@ -201,10 +201,9 @@ int probe_python(const Store& store, const Selection& sel, const std::string& gi
     const int timeout_s = timeout_seconds();
     const std::string python = choose_python(given);
     doctor::RealFileSystem files;
-    auto info = doctor::inspect_python(python, files);
-    if (!info)
-        throw UsageError("probe --python: " + python + " did not say where its packages are within 10 s; check that it runs: `" +
-                         python + " -I -c 'import sys'`");
+    std::string why;
+    auto info = doctor::inspect_python(python, files, &why);
+    if (!info) throw UsageError("probe --python: " + why + "; check that it runs: `" + python + " -I -c 'import sys'`");
     std::optional<Resolved> resolved;
     std::string selection = "system";
     if (!(sel.origin != Selection::Origin::None && sel.spec.system)) {

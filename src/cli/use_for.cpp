@@ -91,11 +91,11 @@ PythonWants python_wants() {
             "use --for .: no Python found; activate a virtual environment, put python3 on PATH or "
             "set CVM_PYTHON, or name the framework: --for torch==2.5");
     doctor::RealFileSystem fs;
-    auto info = doctor::inspect_python(python, fs);
+    std::string why;
+    auto info = doctor::inspect_python(python, fs, &why);
     if (!info)
-        throw Failure("use --for .: " + python +
-                      " did not say where its packages are; check that it runs (" + python +
-                      " -c 'import sys'), or name the framework: --for torch==2.5");
+        throw Failure("use --for .: " + why + "; check that it runs (" + python +
+                      " -I -c 'import sys'), or name the framework: --for torch==2.5");
     // The solver knows the releases of torch and tensorflow (the registry); JAX is left to doctor.
     info->frameworks.erase(
         std::remove_if(info->frameworks.begin(), info->frameworks.end(),

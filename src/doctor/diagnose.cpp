@@ -755,7 +755,13 @@ private:
     // ---- frameworks -------------------------------------------------------------------------
 
     void check_frameworks() {
-        if (!in_.python) return;
+        if (!in_.python) {
+            if (!in_.python_failure.empty())
+                add(Severity::warning, "python-unanswered",
+                    in_.python_failure + ": what its frameworks load was not checked",
+                    "check that it runs (`PY -I -c 'import sys'`), or set CVM_PYTHON to the Python you use");
+            return;
+        }
         for (const auto& f : in_.python->frameworks) {
             const std::string label = framework_title(f.name) + (f.version.empty() ? "" : " " + f.version);
             if (!f.damaged.empty()) {

@@ -73,6 +73,7 @@ struct DoctorInputs {
     const registry::Registry* registry = nullptr; // nullptr: no registry checks
     DriverInfo driver;
     std::optional<PythonInfo> python;
+    std::string python_failure; // why the Python that would run said nothing (inspect_python's why)
 
     // Linux loader emulation.
     const binary::LdCache* ld_cache = nullptr;

@@ -359,25 +359,59 @@ std::string default_python() {
     return {};
 }
 
-std::optional<PythonInfo> inspect_python(const std::string& python, const FileSystemView& fs) {
-    if (python.empty()) return std::nullopt;
-    auto out = platform::capture_python(
-        python,
-        std::string(kUserSitePrelude) +
-            "import json\nprint(json.dumps({'version': '%d.%d.%d' % tuple(sys.version_info[:3]),"
-            " 'path': sys.path}))\n",
-        10000); // a python that hangs is given up on (10 s)
-    if (!out) return std::nullopt;
-    nlohmann::json doc = nlohmann::json::parse(*out, nullptr, false);
-    if (doc.is_discarded() || !doc.is_object() || !doc.contains("path") || !doc["path"].is_array())
+namespace {
+
+// The report among what the interpreter printed: the last line that is a JSON object with a
+// "path" list (a sitecustomize or a noisy startup may print before it).
+std::optional<nlohmann::json> path_report(const std::string& out) {
+    std::size_t end = out.size();
+    while (end > 0) {
+        std::size_t begin = out.rfind('\n', end - 1);
+        begin = begin == std::string::npos ? 0 : begin + 1;
+        const std::string line = out.substr(begin, end - begin);
+        end = begin == 0 ? 0 : begin - 1;
+        if (line.empty() || line[0] != '{') continue;
+        nlohmann::json doc = nlohmann::json::parse(line, nullptr, false);
+        if (!doc.is_discarded() && doc.is_object() && doc.contains("path") && doc["path"].is_array()) return doc;
+    }
+    return std::nullopt;
+}
+
+std::string first_line_of(const std::string& out) {
+    std::string line = out.substr(0, out.find('\n'));
+    if (line.size() > 120) line = line.substr(0, 120) + "...";
+    return line;
+}
+
+} // namespace
+
+std::optional<PythonInfo> inspect_python(const std::string& python, const FileSystemView& fs, std::string* why) {
+    auto say = [&](const std::string& reason) {
+        if (why) *why = reason;
         return std::nullopt;
+    };
+    if (python.empty()) return say("no Python was found");
+    const int timeout_ms = 10000; // a python that hangs is given up on (10 s)
+    // -I: no current folder or script folder on sys.path, no PYTHON* variables, no user site.
+    const std::string program = std::string(kUserSitePrelude) +
+                                "import json\nprint(json.dumps({'version': '%d.%d.%d' % tuple(sys.version_info[:3]),"
+                                " 'path': sys.path}))\n";
+    auto c = platform::capture_process(fs::u8path(python), {python, "-I", "-c", program}, timeout_ms, false);
+    using End = platform::Captured::End;
+    if (c.end == End::NotStarted) return say(python + " could not be started");
+    if (c.end == End::TimedOut)
+        return say(python + " did not say where its packages are within " + std::to_string(timeout_ms / 1000) +
+                   " s and was stopped");
+    if (c.end == End::Signaled) return say(python + " was killed by signal " + std::to_string(c.code));
+    auto doc = path_report(c.out);
+    if (!doc)
+        return say(python + " printed no search path (exit " + std::to_string(c.code) + ")" +
+                   (c.out.empty() ? std::string() : ": " + first_line_of(c.out)));
     PythonInfo info;
     info.executable = python;
-    if (doc.contains("version") && doc["version"].is_string())
-        info.version = doc["version"].get<std::string>();
-    for (const auto& p : doc["path"])
-        if (p.is_string() && !p.get<std::string>().empty())
-            info.search_path.push_back(p.get<std::string>());
+    if (doc->contains("version") && (*doc)["version"].is_string()) info.version = (*doc)["version"].get<std::string>();
+    for (const auto& p : (*doc)["path"])
+        if (p.is_string() && !p.get<std::string>().empty()) info.search_path.push_back(p.get<std::string>());
     info.frameworks = find_frameworks(info.search_path, fs);
     return info;
 }

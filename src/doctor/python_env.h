@@ -85,6 +85,9 @@ extern const char* const kUserSitePrelude;
 
 // Runs `python` (isolated) for its version and sys.path, then find_frameworks. nullopt when it
 // cannot run.
-std::optional<PythonInfo> inspect_python(const std::string& python, const FileSystemView& fs);
+// `why`, when given, gets one clause on failure: "PY did not say where its packages are within 10 s
+// and was stopped", "PY printed no search path (exit 1): ...", "PY was killed by signal 11".
+std::optional<PythonInfo> inspect_python(const std::string& python, const FileSystemView& fs,
+                                         std::string* why = nullptr);
 
 } // namespace cvm::doctor

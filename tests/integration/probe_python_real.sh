@@ -131,18 +131,19 @@ probe 13.0
 assert_eq "$PROBE_RC $(jq -r '.problems[0].kind + " " + .frameworks[0].error.step' <<< "$OUT")" "1 framework_error import" \
     "the probe: a half-installed torch"
 assert_contains "$(jq -r '.problems[0].message' <<< "$OUT")" "torch.version"
-# A Python wrapper that misbehaves only for the check (its version and path it answers).
+# A Python wrapper that misbehaves for the framework check (4 arguments) or, with *-all, also when
+# asked for its search path (3); "noise" prints a line before its search path, as a chatty
+# sitecustomize does.
 fake=$TEST_TMP/fake/bin
 mkdir -p "$fake"
 cat > "$fake/python" << EOF
 #!/bin/sh
-if [ \$# -eq 4 ]; then
-    case "\$FAKE" in
-        hang) echo \$\$ > "$TEST_TMP/hang.pid"; exec sleep 600 ;;
-        garbage) echo 'Fatal Python error: init_import_site: Failed to import the site module'; exit 1 ;;
-        crash) kill -SEGV \$\$ ;;
-    esac
-fi
+case "\$FAKE:\$#" in
+    hang:4 | hang-all:*) echo \$\$ > "$TEST_TMP/hang.pid"; exec sleep 600 ;;
+    garbage:4 | garbage-all:*) echo 'Fatal Python error: init_import_site: Failed to import the site module'; exit 1 ;;
+    crash:4) kill -SEGV \$\$ ;;
+    noise:3) echo 'sitecustomize: hello' ;;
+esac
 exec "$torch_venv/bin/python" "\$@"
 EOF
 chmod 755 "$fake/python" "$fake" "$TEST_TMP/fake"
@@ -158,6 +159,20 @@ assert_contains "$(jq -r '.problems[0].message' <<< "$OUT")" "printed no report 
 FAKE=crash probe 13.0
 assert_eq "$PROBE_RC $(jq -r '.problems[0].kind' <<< "$OUT")" "1 crashed" "a Python that crashes"
 assert_contains "$(jq -r '.problems[0].message' <<< "$OUT")" "was killed by SIGSEGV while checking PyTorch"
+# The same Python asked only for its search path (doctor, cvm use): a line saying so, in bounded
+# time; a line printed before the search path is passed over.
+FAKE=hang-all expect_rc 0 "$CVM" use 13.0+9.19
+assert_contains "$ERR" "note: $fake/python did not say where its packages are within 10 s and was stopped, so what its frameworks would load under 13.0.2+9.19.0.56-cuda13 was not checked"
+! kill -0 "$(cat "$TEST_TMP/hang.pid")" 2> /dev/null || fail "the hung python was left running"
+rm -f "$project/.cudaversion"
+rc=0
+OUT=$(FAKE=garbage-all CVM_VERSION=13.0+9.19 "$CVM" doctor --json 2> /dev/null) || rc=$?
+assert_eq "$(jq -r '.findings[] | select(.code == "python-unanswered") | .severity + ": " + .message' <<< "$OUT")" \
+    "warning: $fake/python printed no search path (exit 1): Fatal Python error: init_import_site: Failed to import the site module: what its frameworks load was not checked"
+rc=0
+OUT=$(FAKE=noise CVM_VERSION=13.0+9.19 "$CVM" doctor --json 2> /dev/null) || rc=$?
+assert_eq "$(jq -r '[.findings[] | select(.code | test("^(python-unanswered|framework-own-cudnn)$")) | .code] | join(",")' <<< "$OUT")" \
+    "framework-own-cudnn" "a line before the search path"
 CVM_PROBE_PYTHON_TIMEOUT=soon expect_rc 2 "$CVM" probe 13.0 --python
 assert_contains "$ERR" "CVM_PROBE_PYTHON_TIMEOUT=soon is not a number of seconds"
 # No framework in it: exit 2, nothing else to say.
