@@ -14,21 +14,8 @@
 # The first run downloads about 2.8 GB into CVM_TEST_CACHE; later runs take about 60 s.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_wheels.sh"
-need_tools jq patchelf
-unset CONDA_PREFIX VIRTUAL_ENV || true
-cuda130=/usr/local/cuda-13.0
-[[ -f $cuda130/lib/libcudnn.so.9 ]] || skip "$cuda130 with its cuDNN 9.19 is absent"
-export HOME="$TEST_TMP/home" CVM_ROOT="$TEST_TMP/root"
-mkdir -p "$HOME"
-
-wheel_set_venv torch-2.15.0 "$TORCH"
-torch_venv=$WHEEL_VENV torch_site=$WHEEL_SITE
-wheel_venv_cuda13
-cudnn928=$WHEEL_SITE/nvidia/cudnn
-own=$torch_site/nvidia/cudnn
-expect_rc 0 "$CVM" import "$cuda130"
+torch_real_store
 expect_rc 0 "$CVM" import "$own"
-expect_rc 0 "$CVM" import "$cudnn928"
 
 # torch_check PYTHON SPEC: under `cvm exec SPEC`, PyTorch's answer (a number, or RAISED and its
 # message) in $TORCH_SAYS, and the cuDNN files the process maps (folder/name without .so*, in the

@@ -43,8 +43,42 @@ wheel_python() {
         wheels_missing "python3 cannot make a virtual environment with pip (Debian's python3-venv)"
 }
 
-# wheel_file NAME==VERSION: prints the cached wheel's path, downloading it first when absent.
+# wheel_intact FILE: whether a cached wheel is a whole zip (every member's CRC checked), so a download
+# cut short or a disk that failed is found before pip installs from it.
+wheel_intact() { "$WHEEL_PY" -m zipfile -t "$1" > /dev/null 2>&1; }
+
+# venv_intact VENV: whether a venv marked complete still is: its python runs and every file its
+# packages' RECORDs name is there. Its first fault goes to $VENV_FAULT.
+venv_intact() {
+    VENV_FAULT=$("$1/bin/python" -I -c '
+import glob, os, sys
+site = glob.glob(os.path.join(sys.prefix, "lib", "python3*", "site-packages"))[0]
+for record in glob.glob(os.path.join(site, "*.dist-info", "RECORD")):
+    for line in open(record, encoding="utf-8"):
+        path = line.rsplit(",", 2)[0]
+        if path and not os.path.lexists(os.path.join(site, path)):
+            print("%s is missing" % os.path.join(site, path))
+            sys.exit(1)
+' 2> /dev/null) || { VENV_FAULT=${VENV_FAULT:-its python does not run}; return 1; }
+}
+
+# wheel_file NAME==VERSION: prints the cached wheel's path, downloading it first when absent or
+# damaged (a cached wheel that is not a whole zip is downloaded again, once; saying so).
 wheel_file() {
+    local name=${1%%==*} version=${1##*==} cached
+    wheel_python
+    cached=$(compgen -G "$CVM_TEST_CACHE/wheels/$name/$version/*.whl" | head -n 1)
+    if [[ -n $cached ]] && ! wheel_intact "$cached"; then
+        echo "note: the cached wheel $cached is damaged (not a whole zip); downloading it again" >&2
+        rm -f "$cached"
+    fi
+    cached=$(wheel_download "$1")
+    wheel_intact "$cached" || fail "the wheel $1 downloaded from PyPI into $cached is not a whole zip either; remove it and look at the disk"
+    echo "$cached"
+}
+
+# wheel_download NAME==VERSION: prints the cached wheel's path, downloading it first when absent.
+wheel_download() {
     local name=${1%%==*} version=${1##*==} dir tool
     dir=$CVM_TEST_CACHE/wheels/$name/$version
     if ! compgen -G "$dir/*.whl" > /dev/null; then
@@ -67,6 +101,14 @@ wheel_file() {
     compgen -G "$dir/*.whl" | head -n 1
 }
 
+# venv_recheck VENV: a cached venv marked complete that is no longer whole (venv_intact) loses its
+# mark, saying why, so it is made again.
+venv_recheck() {
+    [[ -f $1/.complete ]] && ! venv_intact "$1" || return 0
+    echo "note: the cached venv $1 is damaged ($VENV_FAULT); making it again" >&2
+    rm -f "$1/.complete"
+}
+
 # wheel_venv KEY NAME==VERSION...: a virtual environment (made once, kept in the cache) with
 # these wheels installed by its own pip; sets WHEEL_VENV and WHEEL_SITE (its site-packages).
 # Tests only read it: what they change they change in a copy. A venv knows its own path, so it is
@@ -78,6 +120,7 @@ wheel_venv() {
     mkdir -p "$CVM_TEST_CACHE/venvs"
     exec {wheel_lock}> "$CVM_TEST_CACHE/venvs/.$key.lock"
     flock "$wheel_lock"
+    venv_recheck "$WHEEL_VENV"
     if [[ ! -f $WHEEL_VENV/.complete ]]; then
         for spec in "$@"; do files+=("$(wheel_file "$spec")") || exit; done
         wheel_python
@@ -107,6 +150,7 @@ wheel_set_venv() {
     mkdir -p "$CVM_TEST_CACHE/venvs" "$CVM_TEST_CACHE/wheels/sets"
     exec {wheel_lock}> "$CVM_TEST_CACHE/venvs/.$key-$tag.lock"
     flock "$wheel_lock"
+    venv_recheck "$WHEEL_VENV"
     if [[ ! -f $WHEEL_VENV/.complete ]]; then
         if [[ ! -f $dir/.complete ]]; then
             local tool=$CVM_TEST_CACHE/pip-tool
@@ -146,4 +190,24 @@ wheel_venv_cuda13() {
 # cuDNN for CUDA 12; `cvm import` of its site-packages gives a toolkit 12.9): WHEEL_SITE as wheel_venv.
 wheel_venv_cuda12() {
     wheel_venv cuda12 "$NCCL_CU12" "$CUDNN_CU12" "$CUDA_RUNTIME_12"
+}
+
+# torch_real_store: the setting the real-PyTorch tests share: the real CUDA 13.0 (its cuDNN 9.19;
+# the test skips without it), the torch 2.15.0 venv (torch_venv, torch_site, its own cuDNN wheel
+# `own`) and the CUDA 13 wheels' cuDNN 9.28 (cudnn928), in a store and HOME of the test's own, with
+# 13.0 and 9.28 imported.
+torch_real_store() {
+    need_tools jq patchelf
+    unset CONDA_PREFIX VIRTUAL_ENV CVM_VERSION || true
+    cuda130=/usr/local/cuda-13.0
+    [[ -f $cuda130/lib/libcudnn.so.9 ]] || skip "$cuda130 with its cuDNN 9.19 is absent"
+    export HOME="$TEST_TMP/home" CVM_ROOT="$TEST_TMP/root"
+    mkdir -p "$HOME"
+    wheel_set_venv torch-2.15.0 "$TORCH"
+    torch_venv=$WHEEL_VENV torch_site=$WHEEL_SITE
+    wheel_venv_cuda13
+    cudnn928=$WHEEL_SITE/nvidia/cudnn
+    own=$torch_site/nvidia/cudnn
+    expect_rc 0 "$CVM" import "$cuda130"
+    expect_rc 0 "$CVM" import "$cudnn928"
 }

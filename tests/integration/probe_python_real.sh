@@ -15,20 +15,7 @@
 # convolution was not checked.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_wheels.sh"
-need_tools jq patchelf
-unset CONDA_PREFIX VIRTUAL_ENV CVM_VERSION || true
-cuda130=/usr/local/cuda-13.0
-[[ -f $cuda130/lib/libcudnn.so.9 ]] || skip "$cuda130 with its cuDNN 9.19 is absent"
-export HOME="$TEST_TMP/home" CVM_ROOT="$TEST_TMP/root"
-mkdir -p "$HOME"
-
-wheel_set_venv torch-2.15.0 "$TORCH"
-torch_venv=$WHEEL_VENV torch_site=$WHEEL_SITE
-wheel_venv_cuda13
-cudnn928=$WHEEL_SITE/nvidia/cudnn
-own=$torch_site/nvidia/cudnn
-expect_rc 0 "$CVM" import "$cuda130"
-expect_rc 0 "$CVM" import "$cudnn928"
+torch_real_store
 
 # A project folder whose own torch/ would announce itself if imported.
 project=$TEST_TMP/project
