@@ -94,13 +94,7 @@ done
 echo "doctor_jax_real: the real wheel keeps its own cuDNN under every selection, as predicted"
 
 # --- the same with DT_RUNPATH (as cuDNN 9.19's wheel): the selection's sub-libraries come first ---
-cp -al "$jax_venv" "$TEST_TMP/venv"
-site=$(compgen -G "$TEST_TMP/venv/lib/python3*/site-packages")
-lib=$site/nvidia/cudnn/lib
-cp --remove-destination "$own/lib/libcudnn.so.9" "$lib/libcudnn.so.9"
-patchelf --set-rpath '$ORIGIN' "$lib/libcudnn.so.9"
-readelf -d "$lib/libcudnn.so.9" | grep -q 'RUNPATH.*\$ORIGIN' || fail "patchelf made no RUNPATH"
-export CVM_PYTHON=$TEST_TMP/venv/bin/python
+runpath_venv "$jax_venv" "$TEST_TMP/venv"
 rm -rf "$CVM_ROOT" && expect_rc 0 "$CVM" import "$cuda130"
 expect_rc 0 "$CVM" import "$site/nvidia/cudnn"
 expect_rc 0 "$CVM" import "$cudnn928"
@@ -145,13 +139,7 @@ wheel_venv_cuda12
 site12=$WHEEL_SITE
 wheel_venv cudnn-cu12-9.5 "$CUDNN_CU12_OLD"
 cudnn95=$WHEEL_SITE/nvidia/cudnn
-cp -al "$jax12_venv" "$TEST_TMP/venv12"
-site=$(compgen -G "$TEST_TMP/venv12/lib/python3*/site-packages")
-lib=$site/nvidia/cudnn/lib
-cp --remove-destination "$jax12_site/nvidia/cudnn/lib/libcudnn.so.9" "$lib/libcudnn.so.9"
-patchelf --set-rpath '$ORIGIN' "$lib/libcudnn.so.9"
-readelf -d "$lib/libcudnn.so.9" | grep -q 'RUNPATH.*\$ORIGIN' || fail "patchelf made no RUNPATH"
-export CVM_PYTHON=$TEST_TMP/venv12/bin/python
+runpath_venv "$jax12_venv" "$TEST_TMP/venv12"
 rm -rf "$CVM_ROOT"
 expect_rc 0 "$CVM" import "$site12"
 expect_rc 0 "$CVM" import "$cudnn95"

@@ -58,13 +58,7 @@ done
 echo "doctor_torch_real: the real wheel keeps its own cuDNN under every selection, as predicted"
 
 # --- the same with DT_RUNPATH (as cuDNN 9.19's wheel): the selection's sub-libraries come first ---
-cp -al "$torch_venv" "$TEST_TMP/venv"
-site=$(compgen -G "$TEST_TMP/venv/lib/python3*/site-packages")
-lib=$site/nvidia/cudnn/lib
-cp --remove-destination "$own/lib/libcudnn.so.9" "$lib/libcudnn.so.9"
-patchelf --set-rpath '$ORIGIN' "$lib/libcudnn.so.9"
-readelf -d "$lib/libcudnn.so.9" | grep -q 'RUNPATH.*\$ORIGIN' || fail "patchelf made no RUNPATH"
-export CVM_PYTHON=$TEST_TMP/venv/bin/python
+runpath_venv "$torch_venv" "$TEST_TMP/venv"
 rm -rf "$CVM_ROOT" && expect_rc 0 "$CVM" import "$cuda130"
 expect_rc 0 "$CVM" import "$site/nvidia/cudnn"
 expect_rc 0 "$CVM" import "$cudnn928"

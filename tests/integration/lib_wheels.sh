@@ -211,3 +211,18 @@ torch_real_store() {
     expect_rc 0 "$CVM" import "$cuda130"
     expect_rc 0 "$CVM" import "$cudnn928"
 }
+
+# runpath_venv VENV COPY: COPY, a copy of the cached VENV (hard links) whose cuDNN front library
+# carries DT_RUNPATH $ORIGIN (set with patchelf on a copy of the file), as cuDNN 9.19's wheel has it,
+# in place of 9.2x's DT_RPATH: the selection's sub-libraries then come first. Sets site (its
+# site-packages), lib (its nvidia/cudnn/lib) and CVM_PYTHON (its python).
+runpath_venv() {
+    cp -al "$1" "$2"
+    site=$(compgen -G "$2/lib/python3*/site-packages")
+    lib=$site/nvidia/cudnn/lib
+    cp --remove-destination "$lib/libcudnn.so.9" "$lib/libcudnn.so.9.copy"
+    mv "$lib/libcudnn.so.9.copy" "$lib/libcudnn.so.9"
+    patchelf --set-rpath '$ORIGIN' "$lib/libcudnn.so.9"
+    readelf -d "$lib/libcudnn.so.9" | grep -q 'RUNPATH.*\$ORIGIN' || fail "patchelf made no RUNPATH in $lib/libcudnn.so.9"
+    export CVM_PYTHON=$2/bin/python
+}

@@ -58,12 +58,7 @@ assert_contains "$OUT" "cuDNN files from $own/lib: "
 assert_contains "$OUT" "result: OK, PyTorch 2.15.0+cu132 loads cuDNN 92600 and accepts it"
 
 # --- DT_RUNPATH, as cuDNN 9.19's wheel has: the selection's sub-libraries come first ---
-cp -al "$torch_venv" "$TEST_TMP/venv"
-site=$(compgen -G "$TEST_TMP/venv/lib/python3*/site-packages")
-lib=$site/nvidia/cudnn/lib
-cp --remove-destination "$own/lib/libcudnn.so.9" "$lib/libcudnn.so.9"
-patchelf --set-rpath '$ORIGIN' "$lib/libcudnn.so.9"
-export CVM_PYTHON=$TEST_TMP/venv/bin/python
+runpath_venv "$torch_venv" "$TEST_TMP/venv"
 # An older release: PyTorch refuses it; the probe fails with its words and the way out, and the
 # selection comes from .cudaversion as a user's does.
 echo 13.0+9.19 > "$project/.cudaversion"
