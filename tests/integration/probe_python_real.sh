@@ -50,6 +50,15 @@ assert_eq "$(jq -r '.frameworks[0].cudnn_built + " " + .frameworks[0].nccl_versi
 assert_contains "$(jq -r '.not_checked[]' <<< "$OUT")" "convolution on the GPU (it sees no GPU)"
 doctor_code 13.0+9.19
 assert_eq "$DOCTOR_CODE" "note:framework-own-cudnn" "doctor predicts what the probe saw"
+# Another NCCL selected too (13.0's 2.28.9): PyTorch's DT_RPATH and preload keep its own 2.30.7, as
+# doctor's framework-own-nccl says.
+probe 13.0+9.19+nccl2.28
+assert_eq "$(jq -r '[.frameworks[0].loaded[] | select(test("libnccl"))] | join(" ")' <<< "$OUT") $(jq -r '.frameworks[0].nccl_version' <<< "$OUT")" \
+    "$torch_site/nvidia/nccl/lib/libnccl.so.2 2.30.7" "the NCCL PyTorch loads with another selected"
+rc=0
+OUT=$(CVM_VERSION=13.0+9.19+nccl2.28 "$CVM" doctor --json 2> /dev/null) || rc=$?
+assert_contains "$(jq -r '.findings[] | select(.code == "framework-own-nccl") | .message' <<< "$OUT")" \
+    "brings its own NCCL 2.30.7 ($torch_site/nvidia/nccl/lib/libnccl.so.2, its library's own text): the selected NCCL does not change what it loads"
 [[ ! -e $TEST_TMP/project-torch-imported ]] || fail "the project folder's torch/ was imported"
 # The text: what it reports, what was not checked, the result.
 expect_rc 0 "$CVM" probe 13.0+9.19 --python
