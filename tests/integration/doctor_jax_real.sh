@@ -27,22 +27,12 @@
 # The first run downloads about 3.5 GB into CVM_TEST_CACHE (three venvs, 6.8 GB); later runs take about 60 s.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_wheels.sh"
-need_tools jq patchelf readelf
-unset CONDA_PREFIX VIRTUAL_ENV || true
-cuda130=/usr/local/cuda-13.0
-[[ -f $cuda130/lib/libcudnn.so.9 ]] || skip "$cuda130 with its cuDNN 9.19 is absent"
-export HOME="$TEST_TMP/home" CVM_ROOT="$TEST_TMP/root"
-mkdir -p "$HOME"
-
+cuda13_store
 wheel_set_venv jax-0.10.2 "${JAX[@]}"
 jax_venv=$WHEEL_VENV jax_site=$WHEEL_SITE
-wheel_venv_cuda13
-cudnn928=$WHEEL_SITE/nvidia/cudnn
 own=$jax_site/nvidia/cudnn
 cudnn919=$(dirname "$(readlink -f "$cuda130/lib/libcudnn_graph.so.9")")
-expect_rc 0 "$CVM" import "$cuda130"
 expect_rc 0 "$CVM" import "$own"
-expect_rc 0 "$CVM" import "$cudnn928"
 
 # jax_check PYTHON SPEC [PLUGIN]: under `cvm exec SPEC`, the cuDNN releases JAX's plugin (PLUGIN,
 # jax_cuda13_plugin unless given) reports ("built RUNTIME", cudnnGetVersion's numbers) in $JAX_CUDNN,
@@ -65,14 +55,9 @@ xla_accepts() {
     local built=${JAX_CUDNN% *} runtime=${JAX_CUDNN#* }
     ((runtime / 10000 == built / 10000 && runtime % 10000 / 100 >= built % 10000 / 100))
 }
-# use_says SPEC: `cvm use SPEC` in a project folder; its stderr in $ERR.
-use_says() { mkdir -p "$TEST_TMP/p" && cd "$TEST_TMP/p" && expect_rc 0 "$CVM" use "$1" && cd "$TEST_TMP"; }
-# doctor_code SPEC: the framework code doctor gives for SPEC (framework-own-cudnn, -mixed, -refused),
-# and in $DOCTOR_JAX the JAX doctor found ("version cuda cudnn own_cudnn_version").
-doctor_code() {
-    local rc=0
-    OUT=$(CVM_VERSION=$1 "$CVM" doctor --json 2> /dev/null) || rc=$?
-    DOCTOR_CODE=$(jq -r '[.findings[] | select(.code | test("^framework-(own-cudnn|cudnn-)")) | "\(.severity):\(.code)"] | join(",")' <<< "$OUT")
+# doctor_jax SPEC: doctor_code, and in $DOCTOR_JAX the JAX doctor found ("version cuda cudnn own_cudnn_version").
+doctor_jax() {
+    doctor_code "$1"
     DOCTOR_JAX=$(jq -r '.python.frameworks[] | select(.name == "jax") | "\(.version) \(.cuda) \(.cudnn) \(.own_cudnn_version)"' <<< "$OUT")
 }
 
@@ -83,7 +68,7 @@ for sel in 9.19 9.28 9.26; do
     use_says "13.0+$sel"
     assert_not_contains "$ERR" "mixed cuDNN" "cvm use 13.0+$sel with jax 0.10.2"
     assert_not_contains "$ERR" "error ahead" "cvm use 13.0+$sel with jax 0.10.2"
-    doctor_code "13.0+$sel"
+    doctor_jax "13.0+$sel"
     assert_eq "$DOCTOR_CODE" "note:framework-own-cudnn" "doctor with 13.0+$sel"
     assert_eq "$DOCTOR_JAX" "0.10.2 13.0 9.12.0.46 9.26.0.51" "the JAX doctor reads from the files"
     jax_check "$CVM_PYTHON" "13.0+$sel"
@@ -147,7 +132,7 @@ expect_rc 0 "$CVM" import "$site/nvidia/cudnn"
 use_says 12.9+9.5
 assert_contains "$ERR" "error ahead: JAX 0.10.2 in $CVM_PYTHON would load a mixed cuDNN under cvm: its own front library 9.26.0.51"
 assert_contains "$ERR" "it refuses 9.5.1 (built with 9.8.0: it needs 9.8 or a later 9.x), so XLA fails at its first cuDNN use: \"Loaded runtime CuDNN library: 9.5.1 but source was compiled with: 9.8.0\""
-doctor_code 12.9+9.5
+doctor_jax 12.9+9.5
 assert_eq "$DOCTOR_CODE" "error:framework-cudnn-refused"
 assert_eq "$DOCTOR_JAX" "0.10.2 12.1 9.8 9.26.0.51" "the CUDA 12 JAX doctor reads from the files"
 jax_check "$CVM_PYTHON" 12.9+9.5 jax_cuda12_plugin

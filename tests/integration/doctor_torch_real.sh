@@ -33,15 +33,6 @@ print("maps", " ".join(sorted({os.path.dirname(l.split()[-1]) + "/" + os.path.ba
     TORCH_SAYS=$(grep -E '^(version|RAISED)' <<< "$OUT")
     TORCH_MAPS=$(sed -n 's/^maps //p' <<< "$OUT")
 }
-# use_says SPEC: `cvm use SPEC` in a project folder; its stderr in $ERR.
-use_says() { mkdir -p "$TEST_TMP/p" && cd "$TEST_TMP/p" && expect_rc 0 "$CVM" use "$1" && cd "$TEST_TMP"; }
-# doctor_code SPEC: the framework code doctor gives for SPEC (framework-own-cudnn, -mixed, -refused).
-doctor_code() {
-    local rc=0
-    OUT=$(CVM_VERSION=$1 "$CVM" doctor --json 2> /dev/null) || rc=$?
-    DOCTOR_CODE=$(jq -r '[.findings[] | select(.code | test("^framework-(own-cudnn|cudnn-)")) | "\(.severity):\(.code)"] | join(",")' <<< "$OUT")
-}
-
 # --- the real wheel: RPATH, its own cuDNN whatever is selected ---
 export CVM_PYTHON=$torch_venv/bin/python
 readelf -d "$own/lib/libcudnn.so.9" | grep -q 'RPATH.*\$ORIGIN' || fail "the cuDNN 9.26 wheel's libcudnn.so.9 has no RPATH \$ORIGIN"

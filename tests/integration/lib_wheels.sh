@@ -192,24 +192,40 @@ wheel_venv_cuda12() {
     wheel_venv cuda12 "$NCCL_CU12" "$CUDNN_CU12" "$CUDA_RUNTIME_12"
 }
 
-# torch_real_store: the setting the real-PyTorch tests share: the real CUDA 13.0 (its cuDNN 9.19;
-# the test skips without it), the torch 2.15.0 venv (torch_venv, torch_site, its own cuDNN wheel
-# `own`) and the CUDA 13 wheels' cuDNN 9.28 (cudnn928), in a store and HOME of the test's own, with
-# 13.0 and 9.28 imported.
-torch_real_store() {
-    need_tools jq patchelf
+# cuda13_store: the setting the real-framework tests share: the real CUDA 13.0 (its cuDNN 9.19 and
+# NCCL 2.28.9; the test skips without it) and the CUDA 13 wheels' cuDNN 9.28 (cudnn928) imported into
+# a store and HOME of the test's own.
+cuda13_store() {
+    need_tools jq patchelf readelf
     unset CONDA_PREFIX VIRTUAL_ENV CVM_VERSION || true
     cuda130=/usr/local/cuda-13.0
     [[ -f $cuda130/lib/libcudnn.so.9 ]] || skip "$cuda130 with its cuDNN 9.19 is absent"
     export HOME="$TEST_TMP/home" CVM_ROOT="$TEST_TMP/root"
     mkdir -p "$HOME"
-    wheel_set_venv torch-2.15.0 "$TORCH"
-    torch_venv=$WHEEL_VENV torch_site=$WHEEL_SITE
     wheel_venv_cuda13
     cudnn928=$WHEEL_SITE/nvidia/cudnn
-    own=$torch_site/nvidia/cudnn
     expect_rc 0 "$CVM" import "$cuda130"
     expect_rc 0 "$CVM" import "$cudnn928"
+}
+
+# torch_real_store: cuda13_store with the torch 2.15.0 venv (torch_venv, torch_site, its own cuDNN
+# wheel `own`, not imported).
+torch_real_store() {
+    cuda13_store
+    wheel_set_venv torch-2.15.0 "$TORCH"
+    torch_venv=$WHEEL_VENV torch_site=$WHEEL_SITE
+    own=$torch_site/nvidia/cudnn
+}
+
+# use_says SPEC: `cvm use SPEC` in a project folder of its own; its stderr in $ERR.
+use_says() { mkdir -p "$TEST_TMP/p" && cd "$TEST_TMP/p" && expect_rc 0 "$CVM" use "$1" && cd "$TEST_TMP"; }
+
+# doctor_code SPEC: the framework cuDNN findings doctor gives for SPEC ("note:framework-own-cudnn",
+# "warning:framework-cudnn-mixed", ...) in $DOCTOR_CODE; its whole document in $OUT.
+doctor_code() {
+    local rc=0
+    OUT=$(CVM_VERSION=$1 "$CVM" doctor --json 2> /dev/null) || rc=$? # 1: it found something
+    DOCTOR_CODE=$(jq -r '[.findings[] | select(.code | test("^framework-(own-cudnn|cudnn-)")) | "\(.severity):\(.code)"] | join(",")' <<< "$OUT")
 }
 
 # runpath_venv VENV COPY: COPY, a copy of the cached VENV (hard links) whose cuDNN front library

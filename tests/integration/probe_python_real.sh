@@ -33,12 +33,6 @@ probe() {
     PROBE_RC=$rc
     jq -e . <<< "$OUT" > /dev/null || fail "cvm probe $spec --python --json printed no JSON (exit $rc): $OUT $ERR"
 }
-doctor_code() {
-    local doc rc=0
-    doc=$(CVM_VERSION=$1 "$CVM" doctor --json 2> /dev/null) || rc=$? # 1: it found something
-    DOCTOR_CODE=$(jq -r '[.findings[] | select(.code | test("^framework-(own-cudnn|cudnn-)")) | "\(.severity):\(.code)"] | join(",")' <<< "$doc")
-}
-
 # --- the real wheel: its own cuDNN whole, whatever is selected ---
 export CVM_PYTHON=$torch_venv/bin/python
 probe 13.0+9.19
