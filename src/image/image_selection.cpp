@@ -1,5 +1,6 @@
 #include "image/image_selection.h"
 
+#include "core/lockfile.h"
 #include "core/shims.h"
 #include "core/view.h"
 #include "image/image_config.h"
@@ -19,6 +20,50 @@ std::string prefix_rel() {
 } // "opt/cvm"
 
 constexpr const char* kDefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+// `where` ends in <site-packages or dist-packages>/nvidia/<library>: a folder of NVIDIA's wheels.
+bool in_wheels(const fs::path& where) {
+    fs::path p = where.lexically_normal();
+    if (!p.has_filename()) p = p.parent_path();
+    fs::path nvidia = p.parent_path();
+    std::string packages = nvidia.parent_path().filename().u8string();
+    return nvidia.filename() == "nvidia" &&
+           (packages == "site-packages" || packages == "dist-packages");
+}
+
+// `where` is a machine's usr whose packages dpkg records (where the importers read the record).
+bool in_packages(const fs::path& where) {
+    std::error_code ec;
+    return where.filename() == "usr" &&
+           fs::is_regular_file(where.parent_path() / "var" / "lib" / "dpkg" / "status", ec);
+}
+
+// What an import was made from, in words, from the phrases the importers write into its note
+// (core/*_layouts) and the shape of its folder: never the folder, whose path would make the
+// image differ by where the files were and would carry a home folder into a registry.
+std::string imported_from(const Entry& e) {
+    auto says = [&](const char* phrase) { return e.note.find(phrase) != std::string::npos; };
+    const fs::path& where = e.origin.empty() ? e.path : e.origin;
+    if (says("assembled from pip wheels at") || says(", CUDA from the wheel nvidia_") ||
+        in_wheels(where))
+        return "NVIDIA's wheels";
+    if (says("assembled from Debian's nvidia-cuda-toolkit at") ||
+        says("version from dpkg's package ") || says(", CUDA from dpkg's package ") ||
+        in_packages(where.lexically_normal()))
+        return "Debian's packages";
+    if (says("assembled from conda environment at") || says(", CUDA from conda-meta"))
+        return "a conda environment";
+    if (says("assembled from a shared prefix at")) return "a shared prefix";
+    return "a folder";
+}
+
+// An archive as its label says it: NVIDIA's URL (a mirror's stands for it), a URL without its
+// credentials, or "a local file" (never its path), then its sum.
+std::string archive_label(const ArchiveRecord& a) {
+    std::string where = lockable_source(a.url);
+    if (where.empty()) where = "a local file";
+    return where + " sha256:" + a.sha256 + (a.first_use ? " (trusted on first use)" : "");
+}
 
 } // namespace
 
@@ -160,19 +205,15 @@ std::map<std::string, std::string> image_labels(const ImageSelection& s) {
         labels[key] = e.id;
         labels[key + ".path"] = "/" + p.layer;
         if (e.imported) {
-            labels[key + ".source"] =
-                "imported from " + (e.origin.empty() ? e.path : e.origin).u8string();
+            labels[key + ".source"] = "imported from " + imported_from(e);
             continue;
         }
         labels[key + ".source"] = e.archives.empty()
                                       ? "installed"
                                       : "installed from " + std::to_string(e.archives.size()) +
                                             (e.archives.size() == 1 ? " archive" : " archives");
-        for (const auto& a : e.archives) {
-            std::string where = a.url.empty() ? "a local file" : a.url;
-            labels[key + ".archive." + a.name] =
-                where + " sha256:" + a.sha256 + (a.first_use ? " (trusted on first use)" : "");
-        }
+        for (const auto& a : e.archives)
+            labels[key + ".archive." + fs::u8path(a.name).filename().u8string()] = archive_label(a);
     }
     return labels;
 }

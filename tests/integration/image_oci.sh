@@ -78,7 +78,10 @@ expect_rc 0 skopeo inspect "oci:$I/one:$TAG"
 assert_eq "$(jq -r .Digest <<<"$OUT")" "$DIGEST"
 assert_eq "$(jq -r '.Labels["cvm.cuda"]' <<<"$OUT")" "12.4.1"
 assert_eq "$(jq -r '.Labels["cvm.cudnn"]' <<<"$OUT")" "9.1.0.70-cuda12"
-assert_contains "$(jq -r '.Labels["cvm.cuda.archive.cuda_nvcc-linux-x86_64-12.4.131-archive.tar.xz"]' <<<"$OUT")" "file://$R/cuda_nvcc/linux-x86_64/"
+# A mirror's archive is labelled with NVIDIA's URL, for which it stands: no folder of this machine.
+assert_contains "$(jq -r '.Labels["cvm.cuda.archive.cuda_nvcc-linux-x86_64-12.4.131-archive.tar.xz"]' <<<"$OUT")" \
+    "https://developer.download.nvidia.com/compute/cuda/redist/cuda_nvcc/linux-x86_64/"
+assert_not_contains "$(jq -r '.Labels | tostring' <<<"$OUT")" "$TEST_TMP" "a folder of this machine in the labels"
 assert_contains "$(jq -r '.Labels["cvm.cuda.archive.cuda_nvcc-linux-x86_64-12.4.131-archive.tar.xz"]' <<<"$OUT")" \
     "sha256:$(sha256sum "$R"/cuda_nvcc/linux-x86_64/*.tar.xz | cut -d' ' -f1)"
 assert_contains "$(jq -r '.Labels["cvm.licence"]' <<<"$OUT")" "private registry"
@@ -156,7 +159,7 @@ expect_rc 0 "$CVM" import "$nusr"
 expect_rc 0 "$CVM" export --oci "$I/nccl" 13+nccl2.28 --tag nccl
 expect_rc 0 skopeo inspect "oci:$I/nccl:nccl"
 assert_eq "$(jq -r '.Labels["cvm.nccl"]' <<<"$OUT")" "2.28.3-cuda13.0"
-assert_eq "$(jq -r '.Labels["cvm.nccl.source"]' <<<"$OUT")" "imported from $(realpath "$nusr")"
+assert_eq "$(jq -r '.Labels["cvm.nccl.source"]' <<<"$OUT")" "imported from Debian's packages"
 expect_rc 0 skopeo inspect --config "oci:$I/nccl:nccl"
 NENV=$(jq -r '.config.Env[]' <<<"$OUT")
 NVIEW=/opt/cvm/views/13.0.2+nccl2.28.3-cuda13.0
@@ -231,7 +234,7 @@ assert_contains "$ENV" "LANG=C.UTF-8"
 assert_eq "$(jq -r '.config.Cmd[0]' <<<"$OUT")" "/bin/sh"
 assert_eq "$(jq -r '.rootfs.diff_ids | length' <<<"$OUT")" "2"
 expect_rc 0 skopeo inspect "oci:$I/stacked:cuda11.8"
-assert_eq "$(jq -r '.Labels["cvm.cuda.source"]' <<<"$OUT")" "imported from $(realpath "$TEST_TMP/import/cuda-11.8")"
+assert_eq "$(jq -r '.Labels["cvm.cuda.source"]' <<<"$OUT")" "imported from a folder"
 umoci_unpack "$I/stacked:cuda11.8" "$TEST_TMP/bundle-stacked"
 [[ -x $TEST_TMP/bundle-stacked/rootfs/bin/busybox ]] || fail "the base layer is not in the image"
 [[ -x $TEST_TMP/bundle-stacked/rootfs/opt/cvm/cuda/11.8.0/bin/nvcc ]] || fail "the toolkit is not in the image"

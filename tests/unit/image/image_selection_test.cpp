@@ -167,10 +167,57 @@ TEST_CASE("labels name each part, where it came from, and the licence") {
           "https://developer.download.nvidia.com/compute/cuda/redist/x.tar.xz sha256:" +
               std::string(64, 'a'));
     CHECK(l["cvm.cudnn"] == "9.1.0.70-cuda12");
-    CHECK(l["cvm.cudnn.source"] == "imported from /opt/cudnn-9.1");
+    CHECK(l["cvm.cudnn.source"] == "imported from a folder");
     CHECK(l["cvm.cudnn.path"] == "/opt/cvm/cudnn/9.1.0.70-cuda12");
     CHECK(l["cvm.licence"].find("private registry") != std::string::npos);
     CHECK(l["cvm.variant"] == "devel");
+}
+
+TEST_CASE(
+    "labels hold no path of this machine: an archive by name, URL and sum, an import in words") {
+    Resolved r = sample();
+    const std::string sum(64, 'b');
+    r.toolkit.archives = {
+        {"cudnn-9.tar.xz", "/home/me/dl/cudnn-9.tar.xz", sum, false},
+        {"cuda_nvcc.tar.xz", "file:///home/me/mirror/cuda/redist/cuda_nvcc/x.tar.xz", sum, false},
+        {"cuda_cudart.tar.xz", "file:///home/me/cuda_cudart.tar.xz", sum, true},
+        {"cuda_cccl.tar.xz", "https://user:secret@mirror.example/cuda_cccl.tar.xz", sum, false}};
+    r.cudnn->note = "version from /home/me/conda-stuff/include/cudnn_version.h";
+    auto l = image_labels(image_selection(r, "/store/views/v", false));
+    CHECK(l["cvm.cuda.archive.cudnn-9.tar.xz"] == "a local file sha256:" + sum);
+    CHECK(l["cvm.cuda.archive.cuda_nvcc.tar.xz"] ==
+          "https://developer.download.nvidia.com/compute/cuda/redist/cuda_nvcc/x.tar.xz sha256:" +
+              sum);
+    CHECK(l["cvm.cuda.archive.cuda_cudart.tar.xz"] ==
+          "a local file sha256:" + sum + " (trusted on first use)");
+    CHECK(l["cvm.cuda.archive.cuda_cccl.tar.xz"] ==
+          "https://mirror.example/cuda_cccl.tar.xz sha256:" + sum);
+    CHECK(l["cvm.cudnn.source"] == "imported from a folder"); // a path's words say nothing
+    for (const auto& [key, text] : l)
+        CHECK(text.find("/home/me") == std::string::npos);
+}
+
+TEST_CASE("an import's label says what it was imported from, never where") {
+    Resolved r = sample();
+    auto source = [&]() {
+        return image_labels(image_selection(r, "/store/views/v", false))["cvm.cudnn.source"];
+    };
+    r.cudnn->path = "/home/me/venv/lib/python3.12/site-packages/nvidia/cudnn";
+    CHECK(source() == "imported from NVIDIA's wheels");
+    r.cudnn->path = "/home/me/machine/usr";
+    r.cudnn->note = "version from dpkg's package libcudnn9-cuda-12 and libcudnn.so.9";
+    CHECK(source() == "imported from Debian's packages");
+    r.cudnn->note = "version from include/cuda.h; assembled from conda environment at /home/me/env";
+    CHECK(source() == "imported from a conda environment");
+    r.cudnn->note = "version from x; assembled from a shared prefix at /usr/local";
+    CHECK(source() == "imported from a shared prefix");
+    r.cudnn->note = "version from /home/me/dl/cudnn/include/cudnn_version.h";
+    CHECK(source() == "imported from a folder");
+    // A machine's usr whose packages dpkg records, though the note names no package.
+    test::TempDir tmp("image-dpkg");
+    test::write_file(tmp / "var/lib/dpkg/status", "Package: libnccl2\n");
+    r.cudnn->origin = tmp.mkdir("usr");
+    CHECK(source() == "imported from Debian's packages");
 }
 
 TEST_CASE("a part of another system is refused") {
