@@ -6,7 +6,9 @@
 #   or "error ahead"), `cvm doctor --json`'s framework finding, then under `cvm exec` PyTorch's
 #   `torch.backends.cudnn.version()`, a convolution on the GPU compared with the CPU's, and the
 #   cuDNN files the process maps; then `cvm probe --python` (every framework PYTHON has: PyTorch's
-#   and JAX's checks and convolutions), its JSON kept in OUT. One table at the end.
+#   and JAX's checks and convolutions), its JSON kept in OUT; then the same checks under every way cvm
+#   starts programs (cvm exec, cvm env, the prompt hook, cvm shell, an activation script, Lmod modules
+#   where Lmod is installed). Two tables at the end.
 #
 #   scripts/gpu-frameworks.sh BUILD_DIR   (bin/cvm, bin/cvm-shim; or the folder of them)
 #
@@ -100,6 +102,74 @@ d = json.load(open(sys.argv[1]))
 print(("OK" if d.get("ok") else "FAILED") + ": " + "; ".join("%s cuDNN %s conv %s" % (f["name"], f.get("cudnn_version"), (f.get("convolution") or {}).get("max_error")) for f in d.get("frameworks", [])))
 ' "$OUT_DIR/probe-python-for.json" 2>&1 | head -n 1)")
 fi
+# Every way cvm starts programs, for each cuDNN: PyTorch's check and convolution and JAX's
+# convolution (where JAX is installed), one line per way (lmod only where Lmod is installed).
+cat > "$WORK/ways.py" << 'EOF'
+import sys
+out = []
+try:
+    import torch
+    try:
+        out.append("torch %s" % torch.backends.cudnn.version())
+    except RuntimeError as e:
+        out.append("torch RAISED")
+    try:
+        x = torch.randn(8, 16, 32, 32); w = torch.randn(32, 16, 3, 3)
+        y = torch.nn.functional.conv2d(x.cuda(), w.cuda(), padding=1).cpu()
+        out.append("conv " + ("ok" if torch.allclose(y, torch.nn.functional.conv2d(x, w, padding=1), atol=1e-2, rtol=1e-2) else "WRONG"))
+    except Exception as e:
+        out.append("conv FAILED")
+except ImportError:
+    out.append("no torch")
+try:
+    import jax, numpy
+    gpus = [d for d in jax.devices() if d.platform == "gpu"]
+    if gpus:
+        x = numpy.random.default_rng(1).standard_normal((4, 16, 32, 32), dtype=numpy.float32)
+        w = numpy.random.default_rng(2).standard_normal((32, 16, 3, 3), dtype=numpy.float32)
+        f = lambda a, b: jax.lax.conv_general_dilated(a, b, (1, 1), "SAME", precision=jax.lax.Precision.HIGHEST)
+        got = numpy.asarray(f(jax.device_put(x, gpus[0]), jax.device_put(w, gpus[0])))
+        ref = numpy.asarray(f(jax.device_put(x, jax.devices("cpu")[0]), jax.device_put(w, jax.devices("cpu")[0])))
+        out.append("jax " + ("ok" if numpy.allclose(got, ref, atol=1e-3, rtol=1e-3) else "WRONG"))
+    else:
+        out.append("jax no GPU")
+except ImportError:
+    pass
+except Exception as e:
+    out.append("jax FAILED")
+print("WAYS " + ", ".join(out))
+EOF
+LMOD_INIT=""
+for f in /usr/share/lmod/lmod/init/bash /opt/lmod/lmod/init/bash; do [ -f "$f" ] && LMOD_INIT=$f && break; done
+WAYS=()
+for id in $CUDNNS; do
+    spec=$TK+${id%%-*}
+    (cd "$WORK/project" && cvm use "$spec" > /dev/null 2>&1)
+    (cd "$WORK/project" && cvm script --shell bash -o "$WORK/activate.sh" > /dev/null 2>&1)
+    rm -rf "$WORK/modules" && cvm export lmod "$WORK/modules" > /dev/null 2>&1
+    py="'$PYTHON' -I -W ignore '$WORK/ways.py'"
+    for way in exec env hook shell script lmod; do
+        case $way in
+            exec) cmd="cd '$WORK/project' && '$BIN/cvm' exec -- $py" ;;
+            env) cmd="cd '$WORK/project' && eval \"\$('$BIN/cvm' env --shell bash)\" && cd / && $py" ;;
+            hook) cmd="cd '$WORK/project' && eval \"\$('$BIN/cvm' init bash)\" && $py" ;;
+            shell) cmd="cd / && eval \"\$('$BIN/cvm' init bash)\" && cvm shell '$spec' && $py" ;;
+            script) cmd="cd / && . '$WORK/activate.sh' && $py" ;;
+            lmod)
+                [ -n "$LMOD_INIT" ] || continue
+                cmd="source '$LMOD_INIT' && export MODULEPATH='$WORK/modules' && module load cuda/$TK cudnn/$id && cd / && $py" ;;
+        esac
+        got=$(env -u CVM_VERSION bash --noprofile --norc -c "$cmd" 2> "$OUT_DIR/way-$way-${id%%-*}.err" | sed -n 's/^WAYS //p' | head -n 1)
+        echo "$spec under $way: ${got:-nothing (see $OUT_DIR/way-$way-${id%%-*}.err)}"
+        WAYS+=("$spec|$way|${got:-nothing}")
+    done
+done
+
+echo
+echo "== every way"
+printf '%-22s | %-6s | %s\n' "selection" "way" "PyTorch's check, its convolution, JAX's convolution"
+for r in "${WAYS[@]}"; do IFS='|' read -r a b c <<< "$r"; printf '%-22s | %-6s | %s\n' "$a" "$b" "$c"; done
+
 echo
 echo "== table"
 printf '%-22s | %-22s | %-34s | %-40s | %-16s | %s\n' "selection" "cvm use said" "cvm doctor" "torch.backends.cudnn.version()" "conv on the GPU" "cvm probe --python"
