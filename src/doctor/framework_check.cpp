@@ -214,9 +214,47 @@ std::string name_of(const std::string& path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-bool is_cudnn_file(const std::string& path) {
+// A library whose files must come from one release (one folder): cuDNN's front library and its
+// sub-libraries, cuBLAS and cuBLASLt.
+struct LibraryFamily {
+    const char* name;   // for people
+    const char* kind;   // the warning's kind
+    const char* prefix; // of its files' names (Linux: lib...; Windows: without)
+};
+constexpr LibraryFamily kCudnn{"cuDNN", "mixed_cudnn", "cudnn"};
+constexpr LibraryFamily kCublas{"cuBLAS", "mixed_cublas", "cublas"};
+
+bool in_family(const std::string& path, const LibraryFamily& family) {
     const std::string name = name_of(path);
-    return name.rfind("libcudnn", 0) == 0 || name.rfind("cudnn", 0) == 0;
+    return name.rfind(std::string("lib") + family.prefix, 0) == 0 || name.rfind(family.prefix, 0) == 0;
+}
+
+std::vector<std::string> family_folders(const std::vector<std::string>& loaded, const LibraryFamily& family) {
+    std::vector<std::string> out;
+    for (const auto& f : loaded) {
+        if (!in_family(f, family)) continue;
+        const std::string dir = folder_of(f);
+        bool seen = false;
+        for (const auto& d : out)
+            seen = seen || d == dir;
+        if (!seen) out.push_back(dir);
+    }
+    return out;
+}
+
+// A warning where the family's files came from several folders; where the framework also refused
+// a release, the refusal is the problem and this is why.
+void warn_mixed(FrameworkJudgement& j, const std::vector<std::string>& loaded, const LibraryFamily& family,
+                const std::string& label, const std::string& fix) {
+    const auto folders = family_folders(loaded, family);
+    if (folders.size() < 2) return;
+    std::string files;
+    for (const auto& f : loaded)
+        if (in_family(f, family)) files += (files.empty() ? "" : ", ") + f;
+    j.warnings.push_back({family.kind,
+                          label + " loaded a mixed " + family.name + ", its files from " +
+                              std::to_string(folders.size()) + " folders: " + files,
+                          fix});
 }
 
 // The kind of failure its message shows, and what it means.
@@ -291,16 +329,7 @@ std::optional<FrameworkRun> parse_framework_report(std::string_view output) {
 }
 
 std::vector<std::string> cudnn_folders(const std::vector<std::string>& loaded) {
-    std::vector<std::string> out;
-    for (const auto& f : loaded) {
-        if (!is_cudnn_file(f)) continue;
-        const std::string dir = folder_of(f);
-        bool seen = false;
-        for (const auto& d : out)
-            seen = seen || d == dir;
-        if (!seen) out.push_back(dir);
-    }
-    return out;
+    return family_folders(loaded, kCudnn);
 }
 
 FrameworkJudgement judge_framework_run(const FrameworkRun& run, const std::string& label, const std::string& fix,
@@ -308,19 +337,8 @@ FrameworkJudgement judge_framework_run(const FrameworkRun& run, const std::strin
     FrameworkJudgement j;
     if (!run.error.empty()) j.problems.push_back(failure_finding(run, label, fix));
     if (run.loaded) {
-        const auto folders = cudnn_folders(*run.loaded);
-        if (folders.size() > 1) {
-            std::string files;
-            for (const auto& f : *run.loaded) {
-                if (!is_cudnn_file(f)) continue;
-                files += (files.empty() ? "" : ", ") + f;
-            }
-            // Where it also refused, the refusal is the problem and this is why.
-            j.warnings.push_back({"mixed_cudnn",
-                                  label + " loaded a mixed cuDNN, its files from " + std::to_string(folders.size()) +
-                                      " folders: " + files,
-                                  fix});
-        }
+        warn_mixed(j, *run.loaded, kCudnn, label, fix);
+        warn_mixed(j, *run.loaded, kCublas, label, "`cvm doctor` names which cuBLAS each folder holds");
     } else {
         j.not_checked.push_back("which library files " + label + " loaded (no /proc/self/maps here)");
     }

@@ -53,14 +53,15 @@ struct FrameworkRun {
 std::optional<FrameworkRun> parse_framework_report(std::string_view output);
 
 struct CheckFinding {
-    std::string kind; // cudnn_refused, foreign_symbols, library_not_found, framework_error, wrong_result, mixed_cudnn
+    std::string kind; // cudnn_refused, foreign_symbols, library_not_found, framework_error, wrong_result,
+                      // mixed_cudnn, mixed_cublas
     std::string message;
     std::string fix; // empty: none to give
 };
 
 struct FrameworkJudgement {
     std::vector<CheckFinding> problems; // it fails, or computes wrongly
-    std::vector<CheckFinding> warnings; // it loaded a mixed cuDNN (with a refusal: why)
+    std::vector<CheckFinding> warnings; // it loaded a mixed cuDNN or cuBLAS (with a refusal: why)
     std::vector<std::string> not_checked;
     std::string summary; // one line for a framework that passed
 };

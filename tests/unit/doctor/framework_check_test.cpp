@@ -114,6 +114,14 @@ TEST_CASE("framework check: what a run means", "[doctor][framework]") {
     CHECK(mixed.warnings[0].kind == "mixed_cudnn");
     CHECK(has(mixed.warnings[0].message, "from 2 folders: /v/cudnn/lib/libcudnn.so.9, /usr/lib/libcudnn_graph.so.9"));
     CHECK_FALSE(has(mixed.warnings[0].message, "libnccl"));
+    // cuBLAS and cuBLASLt of two folders: a mixed cuBLAS too, named apart from cuDNN.
+    run.loaded = std::vector<std::string>{"/v/cu13/lib/libcublas.so.13", "/usr/local/cuda/lib64/libcublasLt.so.13",
+                                          "/v/cudnn/lib/libcudnn.so.9"};
+    auto cublas = judge_framework_run(run, "PyTorch", fix, 1e-3);
+    REQUIRE(cublas.warnings.size() == 1);
+    CHECK(cublas.warnings[0].kind == "mixed_cublas");
+    CHECK(has(cublas.warnings[0].message,
+              "mixed cuBLAS, its files from 2 folders: /v/cu13/lib/libcublas.so.13, /usr/local/cuda/lib64/libcublasLt.so.13"));
     // Unknown files (Windows): said, not guessed.
     run.loaded.reset();
     CHECK(has(judge_framework_run(run, "PyTorch", fix, 1e-3).not_checked.at(0), "which library files PyTorch loaded"));
