@@ -59,17 +59,6 @@ std::string choose_python(const std::string& given) {
     return p.u8string();
 }
 
-std::string signal_name(int sig) {
-    switch (sig) {
-    case 6: return "SIGABRT";
-    case 9: return "SIGKILL";
-    case 11: return "SIGSEGV";
-    case 7: return "SIGBUS";
-    case 4: return "SIGILL";
-    default: return "signal " + std::to_string(sig);
-    }
-}
-
 // The last line of what it printed that is not the report, for a failure's message.
 std::string last_words(const std::string& out) {
     std::string last;
@@ -85,37 +74,34 @@ std::string last_words(const std::string& out) {
     return last;
 }
 
-// The framework's install as its files show it (for the way out: its own cuDNN wheel).
-const doctor::FrameworkInstall* install_of(const doctor::PythonInfo& info, const std::string& module) {
-    const std::string name = module == "torch" ? "pytorch" : module;
+// The way out where framework `name` loads another cuDNN than its own: select its own (as its
+// files show it), or nothing to say.
+std::string own_cudnn_fix(const doctor::PythonInfo& info, const std::string& name, const std::optional<Resolved>& r) {
+    if (!r) return {};
     for (const auto& f : info.frameworks)
-        if (f.name == name) return &f;
-    return nullptr;
-}
-
-std::string own_cudnn_fix(const doctor::FrameworkInstall* f, const std::optional<Resolved>& r) {
-    if (!f || !f->own_cudnn_dir || !f->own_cudnn_version || !r) return {};
-    auto own = parse_version(*f->own_cudnn_version, 1, 4);
-    if (!own) return {};
-    return doctor::select_own_cudnn_fix(*f->own_cudnn_dir, *own, r->toolkit.version.str(), f->name == "pytorch");
+        if (f.name == name) return doctor::own_cudnn_way_out(f, r->toolkit.version.str()).value_or("");
+    return {};
 }
 
 struct Outcome {
-    std::string module;
+    std::string name;   // FrameworkInstall's: pytorch, jax, tensorflow
+    std::string module; // what the script imports: torch, jax, tensorflow
     std::string label;
     std::optional<doctor::FrameworkRun> run;
     std::string ended = "exited"; // exited, crashed, timed_out, no_report
     doctor::FrameworkJudgement judged;
 };
 
-Outcome check_one(const std::string& python, const std::string& module, int timeout_s, const std::string& fix) {
+Outcome check_one(const std::string& python, const std::string& name, int timeout_s, const std::string& fix) {
     Outcome o;
-    o.module = module;
-    o.label = doctor::framework_display_name(module);
+    o.name = name;
+    o.module = doctor::framework_module(name);
+    o.label = doctor::framework_title(name);
+    const std::string& module = o.module;
     const std::string script = std::string(doctor::kUserSitePrelude) + doctor::kFrameworkCheckScript;
     auto c = platform::capture_process(fs::u8path(python), {python, "-I", "-c", script, module}, timeout_s * 1000, true);
     using End = platform::Captured::End;
-    if (c.end == End::NotStarted) throw Failure("probe --python: could not start " + python);
+    if (c.end == End::NotStarted) throw Failure("probe --python: could not start " + python + "; check that it runs: `" + python + " -I -c 'import sys'`");
     o.run = doctor::parse_framework_report(c.out);
     if (o.run && !o.run->version.empty()) o.label += " " + o.run->version;
     const std::string words = last_words(c.out);
@@ -130,7 +116,7 @@ Outcome check_one(const std::string& python, const std::string& module, int time
     } else if (c.end == End::Signaled) {
         o.ended = "crashed";
         o.judged.problems.push_back({"crashed",
-                                     python + " was killed by " + signal_name(c.code) + " while checking " + o.label +
+                                     python + " was killed by " + platform::signal_name(c.code) + " while checking " + o.label +
                                          " under this selection" + said,
                                      fix.empty() ? "`cvm doctor` names what each library loads from where" : fix});
     } else if (!o.run) {
@@ -150,7 +136,7 @@ nlohmann::json finding_json(const std::string& module, const doctor::CheckFindin
 }
 
 nlohmann::json run_json(const Outcome& o) {
-    nlohmann::json j{{"framework", o.module}, {"name", doctor::framework_display_name(o.module)}, {"ended", o.ended}};
+    nlohmann::json j{{"framework", o.module}, {"name", doctor::framework_title(o.name)}, {"ended", o.ended}};
     if (!o.run) return j;
     const auto& r = *o.run;
     auto opt = [](const std::optional<std::string>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
@@ -183,12 +169,9 @@ std::string run_text(const Outcome& o) {
     if (r.cudnn_version) t += "  cuDNN it reports: " + std::to_string(*r.cudnn_version) + "\n";
     if (r.nccl_version) t += "  NCCL it reports: " + *r.nccl_version + "\n";
     if (r.loaded)
-        for (const auto& dir : doctor::cudnn_folders(*r.loaded)) {
+        for (const auto& [dir, files] : doctor::cudnn_files(*r.loaded)) {
             std::string names;
-            for (const auto& f : *r.loaded)
-                if (f.size() > dir.size() && f.compare(0, dir.size(), dir) == 0 && f.find_first_of("/\\", dir.size() + 1) == std::string::npos &&
-                    f.find("cudnn", dir.size()) != std::string::npos)
-                    names += (names.empty() ? "" : ", ") + f.substr(dir.size() + 1);
+            for (const auto& f : files) names += (names.empty() ? "" : ", ") + f;
             t += "  cuDNN files from " + dir + ": " + names + "\n";
         }
     t += "  GPUs it sees: " + std::to_string(r.gpus) + (r.gpu_name.empty() ? "" : " (" + r.gpu_name + ")") + "\n";
@@ -212,8 +195,8 @@ int probe_python(const Store& store, const Selection& sel, const std::string& gi
         for (const auto& change : selection_changes(store, *resolved)) platform::set_env(change.name, change.value);
     }
     std::vector<Outcome> outcomes;
-    for (const auto& module : doctor::checked_frameworks()) {
-        Outcome o = check_one(python, module, timeout_s, own_cudnn_fix(install_of(*info, module), resolved));
+    for (const auto& name : doctor::checked_frameworks()) {
+        Outcome o = check_one(python, name, timeout_s, own_cudnn_fix(*info, name, resolved));
         if (o.run && !o.run->installed) continue;
         outcomes.push_back(std::move(o));
     }

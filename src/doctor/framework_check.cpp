@@ -1,7 +1,10 @@
 #include "framework_check.h"
 
+#include "file_system_view.h"
+
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace cvm::doctor {
@@ -176,15 +179,8 @@ sys.stdout.flush()
 const char* const kFrameworkReportMark = "cvm-framework-check: ";
 
 const std::vector<std::string>& checked_frameworks() {
-    static const std::vector<std::string> names{"torch", "jax", "tensorflow"};
+    static const std::vector<std::string> names{"pytorch", "jax", "tensorflow"};
     return names;
-}
-
-std::string framework_display_name(const std::string& module) {
-    if (module == "torch") return "PyTorch";
-    if (module == "jax") return "JAX";
-    if (module == "tensorflow") return "TensorFlow";
-    return module;
 }
 
 namespace {
@@ -204,16 +200,6 @@ bool contains(const std::string& text, std::string_view part) {
     return text.find(part) != std::string::npos;
 }
 
-std::string folder_of(const std::string& path) {
-    const auto slash = path.find_last_of("/\\");
-    return slash == std::string::npos ? std::string() : path.substr(0, slash);
-}
-
-std::string name_of(const std::string& path) {
-    const auto slash = path.find_last_of("/\\");
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 // A library whose files must come from one release (one folder): cuDNN's front library and its
 // sub-libraries, cuBLAS and cuBLASLt.
 struct LibraryFamily {
@@ -225,19 +211,18 @@ constexpr LibraryFamily kCudnn{"cuDNN", "mixed_cudnn", "cudnn"};
 constexpr LibraryFamily kCublas{"cuBLAS", "mixed_cublas", "cublas"};
 
 bool in_family(const std::string& path, const LibraryFamily& family) {
-    const std::string name = name_of(path);
+    const std::string name = path_basename(path);
     return name.rfind(std::string("lib") + family.prefix, 0) == 0 || name.rfind(family.prefix, 0) == 0;
 }
 
-std::vector<std::string> family_folders(const std::vector<std::string>& loaded, const LibraryFamily& family) {
-    std::vector<std::string> out;
+FolderFiles family_files(const std::vector<std::string>& loaded, const LibraryFamily& family) {
+    FolderFiles out;
     for (const auto& f : loaded) {
         if (!in_family(f, family)) continue;
-        const std::string dir = folder_of(f);
-        bool seen = false;
-        for (const auto& d : out)
-            seen = seen || d == dir;
-        if (!seen) out.push_back(dir);
+        const std::string dir = path_dirname(f);
+        auto it = std::find_if(out.begin(), out.end(), [&](const auto& entry) { return entry.first == dir; });
+        if (it == out.end()) it = out.insert(out.end(), {dir, {}});
+        it->second.push_back(path_basename(f));
     }
     return out;
 }
@@ -246,7 +231,7 @@ std::vector<std::string> family_folders(const std::vector<std::string>& loaded, 
 // a release, the refusal is the problem and this is why.
 void warn_mixed(FrameworkJudgement& j, const std::vector<std::string>& loaded, const LibraryFamily& family,
                 const std::string& label, const std::string& fix) {
-    const auto folders = family_folders(loaded, family);
+    const auto folders = family_files(loaded, family);
     if (folders.size() < 2) return;
     std::string files;
     for (const auto& f : loaded)
@@ -328,8 +313,14 @@ std::optional<FrameworkRun> parse_framework_report(std::string_view output) {
     return run;
 }
 
+FolderFiles cudnn_files(const std::vector<std::string>& loaded) {
+    return family_files(loaded, kCudnn);
+}
+
 std::vector<std::string> cudnn_folders(const std::vector<std::string>& loaded) {
-    return family_folders(loaded, kCudnn);
+    std::vector<std::string> out;
+    for (const auto& entry : cudnn_files(loaded)) out.push_back(entry.first);
+    return out;
 }
 
 FrameworkJudgement judge_framework_run(const FrameworkRun& run, const std::string& label, const std::string& fix,

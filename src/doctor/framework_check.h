@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cvm::doctor {
@@ -20,9 +21,9 @@ namespace cvm::doctor {
 extern const char* const kFrameworkCheckScript; // python; sys.argv[1]: torch, jax or tensorflow
 extern const char* const kFrameworkReportMark;   // "cvm-framework-check: "
 
-// The modules checked, in order, and their names for people.
-const std::vector<std::string>& checked_frameworks(); // torch, jax, tensorflow
-std::string framework_display_name(const std::string& module); // PyTorch, JAX, TensorFlow
+// The frameworks checked, in order, by FrameworkInstall's names (python_env.h's framework_module
+// and framework_title give the module the script imports and the name for people).
+const std::vector<std::string>& checked_frameworks(); // pytorch, jax, tensorflow
 
 struct FrameworkRun {
     std::string framework; // the module: torch, jax, tensorflow
@@ -71,7 +72,10 @@ struct FrameworkJudgement {
 FrameworkJudgement judge_framework_run(const FrameworkRun& run, const std::string& label, const std::string& fix,
                                        double tolerance);
 
-// The folders (in first-mapped order) the cuDNN files of `loaded` come from.
+// The folders (in first-mapped order) the cuDNN files of `loaded` come from, with the names of the
+// files from each.
+using FolderFiles = std::vector<std::pair<std::string, std::vector<std::string>>>;
+FolderFiles cudnn_files(const std::vector<std::string>& loaded);
 std::vector<std::string> cudnn_folders(const std::vector<std::string>& loaded);
 
 } // namespace cvm::doctor

@@ -86,9 +86,15 @@ std::optional<FrameworkCudnnVerdict> judge_own_cudnn(const FrameworkInstall& f, 
     Version built = f.cudnn ? parse_version(*f.cudnn, 1, 4).value_or(*own) : *own;
     FrameworkCudnnVerdict v = judge_framework_cudnn(label, built, *own, selected, f.own_cudnn_rpath,
                                                     f.name == "jax" ? CudnnRefuser::Xla : CudnnRefuser::PyTorch);
-    if (v.kind != FrameworkCudnnVerdict::Kind::Own)
-        v.fix = select_own_cudnn_fix(*f.own_cudnn_dir, *own, toolkit, f.name == "pytorch");
+    if (v.kind != FrameworkCudnnVerdict::Kind::Own) v.fix = *own_cudnn_way_out(f, toolkit);
     return v;
+}
+
+std::optional<std::string> own_cudnn_way_out(const FrameworkInstall& f, const std::string& toolkit) {
+    if (!f.own_cudnn_dir || !f.own_cudnn_version) return std::nullopt;
+    auto own = parse_version(*f.own_cudnn_version, 1, 4);
+    if (!own) return std::nullopt;
+    return select_own_cudnn_fix(*f.own_cudnn_dir, *own, toolkit, f.name == "pytorch");
 }
 
 std::string select_own_cudnn_fix(const std::string& own_dir, const Version& own, const std::string& toolkit,

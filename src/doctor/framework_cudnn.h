@@ -63,4 +63,8 @@ std::optional<FrameworkCudnnVerdict> judge_own_cudnn(const FrameworkInstall& f, 
 std::string select_own_cudnn_fix(const std::string& own_dir, const Version& own, const std::string& toolkit,
                                  bool use_for = false);
 
+// select_own_cudnn_fix for install `f` (its own cuDNN wheel and release; `cvm use --for .` for
+// PyTorch), or nullopt where it has no own cuDNN of a readable release.
+std::optional<std::string> own_cudnn_way_out(const FrameworkInstall& f, const std::string& toolkit);
+
 } // namespace cvm::doctor

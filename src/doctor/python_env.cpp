@@ -186,6 +186,10 @@ std::string framework_title(const std::string& name) {
     return "TensorFlow";
 }
 
+std::string framework_module(const std::string& name) {
+    return name == "pytorch" ? "torch" : name;
+}
+
 std::optional<std::string> python_string_assignment(std::string_view text, std::string_view name) {
     std::size_t pos = 0;
     while (pos < text.size()) {
@@ -249,8 +253,7 @@ std::optional<FrameworkInstall> damaged_package(const FileSystemView& fs, const 
 } // namespace
 
 std::string reinstall_fix(const FrameworkInstall& f, const std::string& python) {
-    const std::string dist = f.name == "pytorch" ? "torch" : f.name;
-    return "reinstall it: `" + python + " -m pip install --force-reinstall --no-deps " + dist +
+    return "reinstall it: `" + python + " -m pip install --force-reinstall --no-deps " + framework_module(f.name) +
            (f.version.empty() ? "" : "==" + f.version) + "` (from the index it came from)";
 }
 
@@ -402,7 +405,7 @@ std::optional<PythonInfo> inspect_python(const std::string& python, const FileSy
     if (c.end == End::TimedOut)
         return say(python + " did not say where its packages are within " + std::to_string(timeout_ms / 1000) +
                    " s and was stopped");
-    if (c.end == End::Signaled) return say(python + " was killed by signal " + std::to_string(c.code));
+    if (c.end == End::Signaled) return say(python + " was killed by " + platform::signal_name(c.code));
     auto doc = path_report(c.out);
     if (!doc)
         return say(python + " printed no search path (exit " + std::to_string(c.code) + ")" +

@@ -62,6 +62,9 @@ struct PythonInfo {
 
 // How a framework's name is written for people: "PyTorch", "TensorFlow", "JAX".
 std::string framework_title(const std::string& name);
+// The module a framework `name` ("pytorch", "jax", "tensorflow") is imported as, which is also its
+// pip distribution's name: "torch", "jax", "tensorflow".
+std::string framework_module(const std::string& name);
 
 // Readers of the single files (pure).
 std::optional<std::string> python_string_assignment(std::string_view text, std::string_view name);

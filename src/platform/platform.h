@@ -255,6 +255,8 @@ struct Captured {
 };
 Captured capture_process(const fs::path& program, const std::vector<std::string>& args, int timeout_ms,
                          bool with_stderr);
+// A signal's name for messages: "SIGSEGV", else "signal N".
+std::string signal_name(int signal);
 
 // True when the file is executable by the user (Windows: by PATHEXT suffix).
 bool is_executable(const fs::path& p);

@@ -47,6 +47,20 @@ fs::path find_program(const std::string& name, const std::string& path_list) {
     return find_in(name, path_list, true);
 }
 
+std::string signal_name(int signal) {
+    // The numbers are Linux's (x86 and ARM alike): the only system whose Captured says Signaled.
+    switch (signal) {
+    case 4: return "SIGILL";
+    case 6: return "SIGABRT";
+    case 7: return "SIGBUS";
+    case 8: return "SIGFPE";
+    case 9: return "SIGKILL";
+    case 11: return "SIGSEGV";
+    case 15: return "SIGTERM";
+    default: return "signal " + std::to_string(signal);
+    }
+}
+
 std::optional<std::string> capture_python(const std::string& python, const std::string& program,
                                           int timeout_ms) {
     if (python.empty()) return std::nullopt;

@@ -6,7 +6,7 @@
 # for one given as a file), an import by what it was imported from in words.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_install.sh"
-need_tools jq
+need_tools jq skopeo
 trap 'cleanup_test_tmp' EXIT
 export CVM_PROGRESS=plain
 unset SOURCE_DATE_EPOCH
@@ -33,6 +33,14 @@ ALICE=$(export_from alice)
 BOB=$(export_from bob)
 [[ $ALICE == sha256:* ]] || fail "no manifest digest: [$ALICE]"
 assert_eq "$BOB" "$ALICE" "the same content exported from two folders and stores"
+
+# As a registry client reads them (skopeo): one digest, and labels without either home.
+expect_rc 0 skopeo inspect "oci:$T/alice-home/image"
+alice_seen=$OUT
+expect_rc 0 skopeo inspect "oci:$T/bob-home/image"
+assert_eq "$(jq -r .Digest <<<"$OUT")" "$(jq -r .Digest <<<"$alice_seen")" "skopeo's digests of the two exports"
+assert_eq "$(jq -r .Digest <<<"$OUT")" "$ALICE" "skopeo's digest and cvm's"
+assert_not_contains "$(jq -r '.Labels | tostring' <<<"$alice_seen")" "-home" "a home folder in the labels skopeo reads"
 
 # The labels name the archive and the import without a path.
 I="$T/alice-home/image"
