@@ -161,7 +161,7 @@ void register_script_command(CLI::App& app) {
                              "); give a toolkit, e.g. cvm script 12.4");
         Resolved r = resolve_selection(store, sel);
         // A script activates the selection without `cvm use`, which says this line otherwise.
-        warn_framework_cudnn(r);
+        warn_framework_libraries(store, r);
         Layout layout;
         auto changes = selection_changes(store, r, &layout);
 

@@ -60,7 +60,7 @@ void register_shell(CLI::App& app) {
             if (!s.system) {
                 Store store = open_store();
                 // Not installed: says what to run, naming the command line as the spec's source.
-                warn_framework_cudnn(resolve_selection(store, current_selection(store, *spec)));
+                warn_framework_libraries(store, resolve_selection(store, current_selection(store, *spec)));
             }
             changes.push_back({"CVM_VERSION", s.str()});
         }

@@ -289,7 +289,7 @@ void register_use(CLI::App& app) {
             note("selected " + r.active() + " " + where);
             std::string compiler = compat::host_compiler_line(compat::refresh_host_compiler(store, r.toolkit));
             if (!compiler.empty()) note(compiler);
-            warn_framework_cudnn(r);
+            warn_framework_libraries(store, r);
             auto c = s.cudnn ? std::nullopt : installed_cudnn_for(store, r.toolkit.version);
             if (c)
                 hint("cuDNN " + c->str() + " is installed for this toolkit but not selected; to use it: " +

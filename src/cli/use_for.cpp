@@ -351,7 +351,7 @@ void use_for(const UseForRequest& r) {
         std::string line =
             compat::host_compiler_line(compat::refresh_host_compiler(store, resolved.toolkit));
         if (!line.empty()) note(line);
-        warn_framework_cudnn(resolved);
+        warn_framework_libraries(store, resolved);
     } catch (const ResolveError&) {
         note("wrote " + spec.str() + " " + where + "; it is not installed yet");
         hint("cvm use --for " + r.target + (r.global ? " --global" : "") + " --install",

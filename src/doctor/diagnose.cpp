@@ -1,4 +1,5 @@
 #include "diagnose.h"
+#include "framework_cublas.h"
 #include "framework_cudnn.h"
 
 #include "cuda_libraries.h"
@@ -778,6 +779,7 @@ private:
             }
             auto built = parse_version(*f.cuda, 1, 3);
             if (f.own_cudnn_dir) check_own_cudnn(f, label);
+            if (f.own_cublas_dir && in_.os == Os::Linux) check_own_cublas(f, label);
             if (!in_.resolved || !built) continue;
             const Entry& t = in_.resolved->toolkit;
             const std::string want = built->str() + (f.cudnn ? "+" + *f.cudnn : std::string());
@@ -841,6 +843,29 @@ private:
             break;
         case FrameworkCudnnVerdict::Kind::Refused:
             add(Severity::error, "framework-cudnn-refused", v->message, v->fix);
+            break;
+        }
+    }
+
+    // A framework with its own cuBLAS wheel: which libcublas and libcublasLt it loads under the
+    // selection's LD_LIBRARY_PATH (this shell's without one), judged from files (framework_cublas.h).
+    void check_own_cublas(const FrameworkInstall& f, const std::string& label) {
+        Env env = in_.env;
+        if (in_.resolved) apply_changes(env, in_.selected_changes, in_.os);
+        std::vector<std::string> library_path;
+        if (auto it = env.find("LD_LIBRARY_PATH"); it != env.end())
+            library_path = split_path_list(it->second, in_.os);
+        auto v = judge_own_cublas(f, label, library_path, fs_);
+        if (!v) return;
+        switch (v->kind) {
+        case FrameworkCublasVerdict::Kind::Own:
+            add(Severity::note, "framework-own-cublas", v->message);
+            break;
+        case FrameworkCublasVerdict::Kind::Mixed:
+            add(Severity::warning, "framework-cublas-mixed", v->message, v->fix);
+            break;
+        case FrameworkCublasVerdict::Kind::Other:
+            add(Severity::warning, "framework-cublas-other", v->message, v->fix);
             break;
         }
     }

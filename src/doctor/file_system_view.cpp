@@ -45,6 +45,14 @@ bool is_separator(char c) {
 }
 } // namespace
 
+std::string text_of(const FileSystemView& fs, const std::string& path) {
+    auto src = fs.open(path);
+    if (!src) return {};
+    auto bytes = src->read_up_to(0, 1 << 20);
+    if (!bytes) return {};
+    return std::string(bytes->begin(), bytes->end());
+}
+
 std::string path_join(const std::string& dir, const std::string& name) {
     if (dir.empty()) return name;
     if (is_separator(dir.back())) return dir + name;

@@ -35,6 +35,10 @@ public:
     std::unique_ptr<binary::ByteSource> open(const std::string& path) const override;
 };
 
+// The first MiB of a file as text (the small files cvm reads: version.py, METADATA, a plugin's
+// __init__.py); empty when it cannot be read.
+std::string text_of(const FileSystemView& fs, const std::string& path);
+
 // Path text helpers that work for both '/' and '\' separated paths, independent of the host.
 std::string path_join(const std::string& dir, const std::string& name);
 std::string path_dirname(const std::string& path);

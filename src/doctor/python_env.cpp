@@ -1,4 +1,5 @@
 #include "python_env.h"
+#include "framework_cublas.h"
 #include "wheel_metadata.h"
 
 #include "binary/elf_reader.h"
@@ -35,28 +36,6 @@ std::optional<std::string> quoted_at(std::string_view text, std::size_t at) {
     return std::string(text.substr(at + 1, end - at - 1));
 }
 
-std::string text_of(const FileSystemView& fs, const std::string& path) {
-    auto src = fs.open(path);
-    if (!src) return {};
-    auto bytes = src->read_up_to(0, 1 << 20);
-    if (!bytes) return {};
-    return std::string(bytes->begin(), bytes->end());
-}
-
-// "nvidia_cudnn_cu12-9.1.0.70.dist-info" gives "9.1.0.70" for prefix "nvidia_cudnn_cu".
-std::optional<std::string> dist_info_version(const FileSystemView& fs, const std::string& dir,
-                                             std::string_view prefix) {
-    std::vector<std::string> names = fs.list(dir);
-    std::sort(names.begin(), names.end());
-    for (const auto& n : names) {
-        if (!starts_with(n, prefix) || !ends_with(n, ".dist-info")) continue;
-        const auto dash = n.find('-');
-        if (dash == std::string::npos) continue;
-        return n.substr(dash + 1, n.size() - dash - 1 - std::string_view(".dist-info").size());
-    }
-    return std::nullopt;
-}
-
 // Whether cuDNN's front library in `dir` (libcudnn.so.N) has DT_RPATH with $ORIGIN and no
 // DT_RUNPATH (which would make ld.so ignore the RPATH): its dlopen of a sub-library by name then
 // looks in its own folder before LD_LIBRARY_PATH.
@@ -90,7 +69,7 @@ void wheel_cudnn(const FileSystemView& fs, const std::string& site, FrameworkIns
         const std::string dir = path_join(cudnn, sub);
         if (fs.is_directory(dir) && holds_cudnn(fs, dir)) {
             f.own_cudnn_dir = dir;
-            f.own_cudnn_version = dist_info_version(fs, site, "nvidia_cudnn_cu");
+            f.own_cudnn_version = installed_dist_version(fs, site, "nvidia_cudnn_cu");
             f.own_cudnn_rpath = front_library_rpath(fs, dir);
             return;
         }
@@ -162,7 +141,7 @@ std::optional<FrameworkInstall> find_jax(const FileSystemView& fs, const std::st
     const std::string text = text_of(fs, version_py);
     auto version = python_string_assignment(text, "_release_version");
     if (!version) version = python_string_assignment(text, "_version");
-    if (!version) version = dist_info_version(fs, site, "jax-");
+    if (!version) version = installed_dist_version(fs, site, "jax-");
     f.version = version.value_or("");
     auto plugin = find_jax_plugin(fs, search_path);
     if (!plugin) return f; // a CPU-only JAX
@@ -175,10 +154,25 @@ std::optional<FrameworkInstall> find_jax(const FileSystemView& fs, const std::st
                  : plugin->cuda_major;
     if (auto cudnn = metadata_requirement(metadata, "nvidia-cudnn-cu")) f.cudnn = specifier_floor(*cudnn);
     wheel_cudnn(fs, plugin->site, f);
+    const std::string pjrt = path_join(path_join(plugin->site, "jax_plugins"), "xla_cuda" + plugin->cuda_major);
+    find_own_cublas(fs, plugin->site, {path_join(pjrt, "__init__.py")}, f);
     return f;
 }
 
 } // namespace
+
+std::optional<std::string> installed_dist_version(const FileSystemView& fs, const std::string& site,
+                                                  std::string_view prefix) {
+    std::vector<std::string> names = fs.list(site);
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names) {
+        if (!starts_with(n, prefix) || !ends_with(n, ".dist-info")) continue;
+        const auto dash = n.find('-');
+        if (dash == std::string::npos) continue;
+        return n.substr(dash + 1, n.size() - dash - 1 - std::string_view(".dist-info").size());
+    }
+    return std::nullopt;
+}
 
 std::string framework_title(const std::string& name) {
     if (name == "pytorch") return "PyTorch";
@@ -240,7 +234,7 @@ std::optional<FrameworkInstall> damaged_package(const FileSystemView& fs, const 
     const std::string folder = path_join(site, package);
     const std::string file = path_join(folder, version_file);
     if (fs.is_file(file) || !fs.is_directory(folder)) return std::nullopt;
-    auto version = dist_info_version(fs, site, dist);
+    auto version = installed_dist_version(fs, site, dist);
     if (!version && !fs.is_file(path_join(folder, "__init__.py"))) return std::nullopt;
     FrameworkInstall f;
     f.name = name;
@@ -289,6 +283,7 @@ std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& se
                 wheel_cudnn(fs, site, f);
             }
             own_nccl(fs, site, torch, f);
+            find_own_cublas(fs, site, {path_join(torch, "__init__.py"), path_join(path_join(torch, "lib"), "libtorch_cuda.so")}, f);
             out.push_back(std::move(f));
         }
         const std::string tf = path_join(site, "tensorflow");
@@ -309,7 +304,7 @@ std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& se
             f.location = tf;
             for (const char* dist :
                  {"tensorflow-", "tensorflow_gpu-", "tensorflow_intel-", "tensorflow_cpu-"}) {
-                if (auto v = dist_info_version(fs, site, dist)) {
+                if (auto v = installed_dist_version(fs, site, dist)) {
                     f.version = *v;
                     break;
                 }
@@ -317,6 +312,7 @@ std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& se
             f.cuda = build_info_value(text, "cuda_version");
             f.cudnn = build_info_value(text, "cudnn_version");
             wheel_cudnn(fs, site, f);
+            find_own_cublas(fs, site, {}, f);
             out.push_back(std::move(f));
         }
         if (!have_jax) {

@@ -133,6 +133,8 @@ nlohmann::json report_json(const DoctorReport& r) {
             j["own_nccl_library"] = optional_json(f.own_nccl_library);
             j["own_nccl_version"] = optional_json(f.own_nccl_version);
             j["own_nccl_cuda"] = optional_json(f.own_nccl_cuda);
+            j["own_cublas_dir"] = optional_json(f.own_cublas_dir);
+            j["own_cublas_version"] = optional_json(f.own_cublas_version);
             fws.push_back(j);
         }
         py["frameworks"] = fws;
@@ -235,6 +237,8 @@ std::string report_text(const DoctorReport& r, bool colour, const TextLayout& la
             if (f.own_nccl_library)
                 py +=
                     ", own NCCL" + (f.own_nccl_version ? " " + *f.own_nccl_version : std::string());
+            if (f.own_cublas_dir)
+                py += ", own cuBLAS" + (f.own_cublas_version ? " " + *f.own_cublas_version : std::string());
             py += ")";
         }
         line(st.bold(pad("Python", 10)) + py);
