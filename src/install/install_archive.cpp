@@ -39,6 +39,31 @@ InstallResult StoreInstaller::install_file(const fs::path& archive, const std::s
     return install_archive(archive, origin, nullptr);
 }
 
+namespace {
+
+// The installed entry an archive file made, known without extracting it: an entry that recorded
+// an archive of this file name whose SHA-256 is this file's. The file is hashed only where some
+// entry recorded its name; `digest` then keeps the sum for the install that follows.
+std::optional<Entry> installed_from(const Store& store, const fs::path& archive, const std::string& display,
+                                    std::string& digest) {
+    std::vector<Entry> named;
+    for (Kind kind : {Kind::Cudnn, Kind::Nccl, Kind::Cuda})
+        for (auto& e : store.list(kind))
+            for (const auto& a : e.archives)
+                if (a.name == display && !a.sha256.empty()) {
+                    named.push_back(e);
+                    break;
+                }
+    if (named.empty()) return std::nullopt;
+    digest = sha256_file(archive);
+    for (auto& e : named)
+        for (const auto& a : e.archives)
+            if (a.name == display && a.sha256 == digest) return std::move(e);
+    return std::nullopt;
+}
+
+} // namespace
+
 InstallResult StoreInstaller::install_archive(const fs::path& archive, const std::string& origin,
                                               const StreamJob* download) {
     std::error_code ec;
@@ -47,6 +72,16 @@ InstallResult StoreInstaller::install_archive(const fs::path& archive, const std
                    " is not a file; give an archive (.tar.xz, .tgz, .zip, .whl) or a URL");
     if (!download && detect_installer(archive)) return install_installer(archive, {}, origin);
     const std::string display = archive.filename().u8string();
+    // An archive installed before is said at once, from its name and digest: an 800 MB cuDNN is
+    // not extracted again to find that out.
+    std::string digest;
+    if (!download && !options_.reinstall)
+        if (auto e = installed_from(store_, archive, display, digest)) {
+            if (options_.progress)
+                options_.progress->message(kind_word(e->kind) + " " + e->id + " is already installed (" + display +
+                                           ", the archive it was installed from)");
+            return {e->kind, e->id, e->path, true, e->components};
+        }
     auto name = parse_archive_name(display);
     const std::string& host = options_.host_platform;
     if (name && !name->platform.empty() && !host.empty() && !same_machine(name->platform, host))
@@ -62,9 +97,9 @@ InstallResult StoreInstaller::install_archive(const fs::path& archive, const std
 
     // The archive's checksum is recorded in the entry; compute it beside the extraction (a
     // download computes it as the bytes arrive).
-    std::string digest, digest_error;
+    std::string digest_error;
     std::thread hasher;
-    if (!download)
+    if (!download && digest.empty())
         hasher = std::thread([&] {
             try {
                 digest = sha256_file(archive);

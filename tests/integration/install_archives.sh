@@ -17,9 +17,23 @@ assert_eq "$(readlink "$root/lib64/libcudnn.so.8")" "libcudnn.so.8.1.0" "symlink
 grep -qx "lib=lib64" "$CVM_ROOT/cudnn/8.1.0.77-cuda11.2/entry" || fail "entry lib folder"
 grep -q "^archive=[0-9a-f]\{64\} cudnn-11.2-linux-x64-v8.1.0.77.tgz" "$CVM_ROOT/cudnn/8.1.0.77-cuda11.2/entry" || fail "archive checksum not recorded"
 
-# The same again: one copy, exit 0.
+# The same again: one copy, exit 0, known from its name and digest before anything is extracted
+# (a file where the store stages its work would stop any extraction).
+mv "$CVM_ROOT/.staging" "$TEST_TMP/staging.away" 2> /dev/null || true
+touch "$CVM_ROOT/.staging"
 expect_rc 0 "$CVM" install "$A/cudnn-11.2-linux-x64-v8.1.0.77.tgz"
-assert_contains "$ERR" "already installed"
+assert_contains "$ERR" "cuDNN 8.1.0.77-cuda11.2 is already installed (cudnn-11.2-linux-x64-v8.1.0.77.tgz, the archive it was installed from)"
+assert_not_contains "$ERR" "extracting"
+# A copy in another folder is the same archive; the same name with other content is not: it is
+# extracted (which the file in the staging place stops).
+mkdir -p "$A/copy"
+cp "$A/cudnn-11.2-linux-x64-v8.1.0.77.tgz" "$A/copy/"
+expect_rc 0 "$CVM" install "$A/copy/cudnn-11.2-linux-x64-v8.1.0.77.tgz"
+assert_contains "$ERR" "is already installed (cudnn-11.2-linux-x64-v8.1.0.77.tgz, the archive it was installed from)"
+$MK cudnn-legacy "$A/copy/cudnn-11.2-linux-x64-v8.1.0.77.tgz" --version 8.1.1
+expect_rc 1 "$CVM" install "$A/copy/cudnn-11.2-linux-x64-v8.1.0.77.tgz"
+assert_not_contains "$ERR" "already installed"
+rm -rf "$CVM_ROOT/.staging" "$A/copy"
 
 # cuDNN 9 redist tar.xz, and a wheel.
 $MK cudnn-redist "$A/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz" --version 9.1.0
