@@ -10,6 +10,7 @@
 #include "cli/use_hint.h"
 #include "core/shims.h"
 #include "install/error.h"
+#include "install/offline_fix.h"
 #include "install/installer_package.h"
 #include "install/progress.h"
 #include "install/sha256.h"
@@ -153,6 +154,10 @@ std::vector<install::InstallResult> with_installer(bool allow_http, const Body& 
             if (fs::exists(shim, ec)) rehash(store, shim);
         }
         return results;
+    } catch (const install::UnreachableError& e) {
+        // The one file that was asked for: download it elsewhere (the toolkit's manifest install
+        // says more itself, and throws a plain InstallError).
+        throw Failure(e.what() + install::offline_fix(e.url()), e.code());
     } catch (const install::InstallError& e) {
         if (e.exit_code() == 2) throw UsageError(e.what(), e.code());
         throw Failure(e.what(), e.code());

@@ -665,18 +665,18 @@ private:
             return;
         }
         t.finished = true;
-        std::string hint =
-            code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE
-                ? "; the server's certificate was not accepted"
-            : status == 404 ? "; check the version, or CVM_MIRROR"
-            : unreachable(code)
-                ? "; no network? Set CVM_MIRROR to a mirror you can reach, or download the file "
-                  "elsewhere and run `cvm install FILE`"
-                : "";
-        fail(t,
-             "download of " + t.url + " failed: " + detail +
-                 (t.attempt > 0 ? " (after " + std::to_string(t.attempt + 1) + " attempts)" : "") +
-                 hint);
+        const std::string failed =
+            "download of " + t.url + " failed: " + detail +
+            (t.attempt > 0 ? " (after " + std::to_string(t.attempt + 1) + " attempts)" : "");
+        if (unreachable(code)) { // the installer adds what to fetch by other means (offline_fix)
+            stop_all(t);
+            throw UnreachableError(failed + "; no network? Set CVM_MIRROR to a mirror you can reach", t.url);
+        }
+        std::string hint = code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE
+                               ? "; the server's certificate was not accepted"
+                           : status == 404 ? "; check the version, or CVM_MIRROR"
+                                           : "";
+        fail(t, failed + hint);
     }
 
     // Stops (for a retry) a transfer slower than min_rate over the last rate window, and gives

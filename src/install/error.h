@@ -23,6 +23,19 @@ private:
     std::string code_;
 };
 
+// A download that reached no server (no network, no route to it, no such host), code "network".
+// `url` is what it asked for; the installer that knows the whole fetch says what to get by other
+// means (offline_fix), once.
+class UnreachableError : public InstallError {
+public:
+    UnreachableError(const std::string& message, std::string url)
+        : InstallError(Kind::Operation, message, "network"), url_(std::move(url)) {}
+    const std::string& url() const { return url_; }
+
+private:
+    std::string url_;
+};
+
 // Bad input: a malformed manifest, an unknown component, a refused archive (exit code 2).
 [[noreturn]] inline void fail_input(const std::string& message, std::string code = {}) {
     throw InstallError(InstallError::Kind::Input, message, std::move(code));

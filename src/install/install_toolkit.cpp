@@ -1,5 +1,6 @@
 // StoreInstaller::install_toolkit and install_cudnn: toolkits and cuDNN builds from NVIDIA's
 // manifests, their archives fetched (archive_jobs: checked against pinned sums first) and staged.
+#include "install/offline_fix.h"
 #include "install/install_staging.h"
 #include "install/store_install.h"
 
@@ -165,7 +166,13 @@ InstallResult StoreInstaller::install_toolkit(const std::string& version_text,
     }
     if (!choice.installer.empty()) return install_toolkit_installer(choice, components);
     std::string url = manifest_url("cuda", manifest);
-    Manifest m = parse_manifest(fetch_text(url, options_.download), manifest);
+    std::string text;
+    try {
+        text = fetch_text(url, options_.download);
+    } catch (const UnreachableError& e) {
+        fail_operation(e.what() + offline_fix_toolkit(options_.mirror, url, {}, id, host), "network");
+    }
+    Manifest m = parse_manifest(text, manifest);
     std::vector<std::string> keys = resolve_components(m, host, components);
     if (keys.empty()) fail_input("manifest " + manifest + " has no components for " + host);
     std::vector<const Artifact*> artifacts;
@@ -208,6 +215,12 @@ InstallResult StoreInstaller::install_toolkit(const std::string& version_text,
             extracted.push_back(std::move(result.extracted));
             files.push_back(std::move(result.archive));
         }
+    } catch (const UnreachableError& e) {
+        if (bar >= 0) options_.progress->finish(bar, false);
+        std::vector<std::string> urls;
+        for (const auto* a : artifacts)
+            urls.push_back(archive_url("cuda", a->relative_path));
+        fail_operation(e.what() + offline_fix_toolkit(options_.mirror, url, urls, id, host), "network");
     } catch (...) {
         if (bar >= 0) options_.progress->finish(bar, false);
         throw;

@@ -167,4 +167,15 @@ CVM_MIRROR=http://127.0.0.1:9 CVM_RETRY_DELAY_MS=1 expect_rc 1 "$CVM" install cu
 assert_contains "$ERR" "cannot connect to 127.0.0.1:9 (connection refused, or no route to it) (after 2 attempts)"
 assert_not_contains "$ERR" "Couldn't"
 assert_contains "$OUT" '"code": "network"'
+# What to fetch by other means, named once: a toolkit's manifest (and its archives) laid out as the
+# server, one cuDNN archive and the command that installs it; `cvm update` installs nothing.
+CVM_MIRROR=http://127.0.0.1:9 CVM_RETRY_DELAY_MS=1 expect_rc 1 "$CVM" install cuda 12.4.1
+assert_contains "$ERR" "; or download http://127.0.0.1:9/cuda/redist/redistrib_12.4.1.json and the archives it lists for linux-x86_64 elsewhere into a folder DIR, each where it lies under http://127.0.0.1:9, and run \`CVM_MIRROR=file://DIR cvm install cuda 12.4.1\`"
+[[ $(grep -v retrying <<< "$ERR" | grep -o 'redistrib_12.4.1.json' | wc -l) == 2 ]] || fail "the manifest is named more than in the line and its fix: $ERR"
+CVM_MIRROR=http://127.0.0.1:9 CVM_RETRY_DELAY_MS=1 expect_rc 1 "$CVM" install cudnn 8.1.0 --cuda 11.2
+assert_contains "$ERR" "; or download http://127.0.0.1:9/redist/cudnn/v8.1.0/cudnn-11.2-linux-x64-v8.1.0.77.tgz elsewhere and run \`cvm install ./cudnn-11.2-linux-x64-v8.1.0.77.tgz\`"
+assert_not_contains "$ERR" "cvm install FILE"
+CVM_MIRROR=http://127.0.0.1:9 CVM_RETRY_DELAY_MS=1 expect_rc 1 "$CVM" update
+assert_contains "$ERR" "no network? Set CVM_MIRROR to a mirror you can reach; nothing was changed"
+assert_not_contains "$ERR" "cvm install"
 echo "cli_voice: ok"
