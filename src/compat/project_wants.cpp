@@ -108,7 +108,8 @@ WantChoices choices_of(const registry::Registry& reg, const std::string& fw,
     const ProjectPin* cuda_pin = nullptr;
     for (const ProjectPin* p : pins) {
         if (!exact && p->exact()) exact = p;
-        if (!cuda_pin && pin_cuda(*p)) cuda_pin = p;
+        // A local label that is no CUDA tag (+cpu) goes to parse_framework_want, which refuses it.
+        if (!cuda_pin && (pin_cuda(*p) || !p->cuda_tag.empty())) cuda_pin = p;
     }
     // The candidate of one release: parse_framework_want's, with the pins' CUDA build.
     auto want_of = [&](const Version& version, bool required) -> std::optional<FrameworkWant> {
@@ -120,7 +121,7 @@ WantChoices choices_of(const registry::Registry& reg, const std::string& fw,
         } catch (const FrameworkInputError& e) {
             throw FrameworkInputError((cuda_pin ? words(*cuda_pin) : out.asked) + ": " + e.what());
         }
-        if (cuda_pin && fw == "pytorch") {
+        if (cuda_pin && fw == "pytorch" && pin_cuda(*cuda_pin)) {
             const Version cuda = *pin_cuda(*cuda_pin);
             const auto* rel = registry::find_framework(reg, fw, w.version);
             const auto* b = rel ? registry::find_framework_build(*rel, cuda) : nullptr;
