@@ -333,6 +333,7 @@ void use_for(const UseForRequest& r) {
             wants = std::move(look.found->wants);
             wheels = std::move(look.found->wheels);
         } else {
+            if (look.failure) note("note: " + look.why + "; the project's files are read instead");
             compat::ProjectWants found = project_wants(reg, project, look, r.target);
             choices = std::move(found.choices);
             pin_notes = std::move(found.notes);

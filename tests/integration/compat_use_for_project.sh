@@ -37,6 +37,7 @@ EOF
 expect_rc 0 "$CVM" use --for .
 assert_eq "$(selected)" "12.4.1" "$ERR"
 assert_contains "$ERR" "torch==2.4.1 from requirements.txt:3 ships builds for CUDA 11.8, 12.1, 12.4"
+assert_contains "$ERR" "note: $T/no-python could not be started; the project's files are read instead"
 # torch's +cu121 says the CUDA itself.
 sed -i 's/torch==2.4.1 /torch==2.4.1+cu121 /' requirements.txt
 expect_rc 0 "$CVM" use --for .
