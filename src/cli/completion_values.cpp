@@ -176,7 +176,7 @@ void add_cuda_versions(Completion& out, const std::string& prefix) {
 }
 
 void add_frameworks(Completion& out, const std::string& prefix) {
-    add_candidate(out, ".", "the frameworks of the active Python", prefix);
+    add_candidate(out, ".", "the frameworks of the active Python, else the project's pins", prefix);
     auto reg = registry_for_completion();
     if (!reg) return;
     for (auto it = reg->frameworks.rbegin(); it != reg->frameworks.rend(); ++it) {

@@ -206,8 +206,10 @@ void register_use(CLI::App& app) {
     auto for_what = std::make_shared<std::string>();
     cmd->add_option("spec", *spec, "e.g. 11.2, 12.4.1+9, 11.2+8.1.0.77, system");
     cmd->add_option("--for", *for_what,
-                    "pick CUDA[+CUDNN] for a framework: tensorflow==2.10, torch==2.5, or . (those of the active "
-                    "Python), and say why")
+                    "pick CUDA[+CUDNN] for a framework: tensorflow==2.10, torch==2.5, torch>=2.4,<2.6 or torch "
+                    "(the newest this machine runs), or . or DIR (the active Python's frameworks, else the pins "
+                    "of the folder's requirements*.txt, pyproject.toml, environment.yml, pixi.toml, Pipfile), "
+                    "and say why")
         ->type_name("FRAMEWORK");
     cmd->add_flag("--global,-g", *global, "the global default ($CVM_ROOT/version) instead of ./.cudaversion");
     cmd->add_flag("--force", *force, "write SPEC even when no known release satisfies it");

@@ -6,8 +6,10 @@
 #include "cli/import.h"
 #include "cli/install_backend.h"
 #include "compat/auto_host_compiler.h"
+#include "compat/project_wants.h"
 #include "compat/solver.h"
 #include "core/projects.h"
+#include "core/terminal_text.h"
 #include "doctor/driver.h"
 #include "doctor/python_env.h"
 #include "platform/platform.h"
@@ -83,28 +85,44 @@ void add_own_wheels(PythonWants& out, const doctor::FrameworkInstall& f, compat:
     }
 }
 
+// What the active Python says: its frameworks, or why it has none to give (no Python, one that
+// does not run, one without torch or tensorflow), as the line's two halves: what, and what to do.
+struct PythonLook {
+    std::optional<PythonWants> found;
+    std::string why, fix;
+    bool failure = false; // a Python that does not run: exit 1 where nothing else is found
+};
+
 // The frameworks installed in the active Python, as the solver takes them.
-PythonWants python_wants() {
+PythonLook python_wants() {
+    PythonLook look;
     const std::string python = doctor::default_python();
-    if (python.empty())
-        throw UsageError(
-            "use --for .: no Python found; activate a virtual environment, put python3 on PATH or "
-            "set CVM_PYTHON, or name the framework: --for torch==2.5");
+    if (python.empty()) {
+        look.why = "no Python found";
+        look.fix = "activate a virtual environment, put python3 on PATH or set CVM_PYTHON, or name "
+                   "the framework: --for torch==2.5";
+        return look;
+    }
     doctor::RealFileSystem fs;
     std::string why;
     auto info = doctor::inspect_python(python, fs, &why);
-    if (!info)
-        throw Failure("use --for .: " + why + "; check that it runs (" + python +
-                      " -I -c 'import sys'), or name the framework: --for torch==2.5");
+    if (!info) {
+        look.why = why;
+        look.fix = "check that it runs (" + python +
+                   " -I -c 'import sys'), or name the framework: --for torch==2.5";
+        look.failure = true;
+        return look;
+    }
     // The solver knows the releases of torch and tensorflow (the registry); JAX is left to doctor.
     info->frameworks.erase(
         std::remove_if(info->frameworks.begin(), info->frameworks.end(),
                        [](const doctor::FrameworkInstall& f) { return f.name == "jax"; }),
         info->frameworks.end());
-    if (info->frameworks.empty())
-        throw UsageError("use --for .: the Python " + python +
-                         " has neither torch nor tensorflow installed; install "
-                         "one, or name it: --for torch==2.5");
+    if (info->frameworks.empty()) {
+        look.why = "the Python " + python + " has neither torch nor tensorflow installed";
+        look.fix = "install one, or name it: --for torch==2.5";
+        return look;
+    }
     PythonWants out;
     for (const auto& f : info->frameworks) {
         if (!f.damaged.empty())
@@ -125,7 +143,8 @@ PythonWants python_wants() {
         add_own_wheels(out, f, w);
         out.wants.push_back(std::move(w));
     }
-    return out;
+    look.found = std::move(out);
+    return look;
 }
 
 // Whether `e` is the build the pick selects.
@@ -225,6 +244,7 @@ nlohmann::json framework_wants_json(const std::vector<compat::FrameworkWant>& wa
                                                      : nlohmann::json(w.version.str())},
                        {"label", w.label},
                        {"installed", w.installed},
+                       {"from", w.source.empty() ? nlohmann::json(nullptr) : nlohmann::json(w.source)},
                        {"cuda", w.built_cuda ? nlohmann::json(w.built_cuda->str())
                                              : nlohmann::json(nullptr)}});
     return out;
@@ -242,6 +262,47 @@ nlohmann::json install_pick(const UseForRequest& r, const Spec& spec) {
     forward_to_install_program(args);
 }
 
+// `--for .`, `--for ../proj`, `--for /srv/proj`: a folder, where a framework's name is not.
+bool is_folder_target(const std::string& t) {
+    if (t == "." || t == ".." || t.rfind("~", 0) == 0) return true;
+    if (t.find('/') != std::string::npos) return true;
+    return platform::host_os() == platform::Os::Windows && t.find('\\') != std::string::npos;
+}
+
+// The project's pins where the active Python has no framework; none either: the Python's reason,
+// with the files read.
+compat::ProjectWants project_wants(const registry::Registry& reg, const fs::path& dir,
+                                   const PythonLook& look, const std::string& target) {
+    const std::string head = "use --for " + printable(target) + ": ";
+    std::vector<compat::ProjectPin> pins;
+    std::vector<std::string> read;
+    try {
+        pins = compat::read_project_pins(dir, &read);
+    } catch (const compat::ProjectFileError& e) {
+        throw UsageError(head + escape_controls(e.what()) + " (in " + dir.u8string() + ")");
+    }
+    if (pins.empty()) {
+        const std::string files =
+            read.empty() ? "there is no " + std::string(compat::kProjectFileNames) + " in " +
+                               dir.u8string()
+                         : "no torch, tensorflow or jax is pinned in " + dir.u8string() + "'s " +
+                               [&] {
+                                   std::string out;
+                                   for (const auto& n : read)
+                                       out += (out.empty() ? "" : ", ") + n;
+                                   return out;
+                               }();
+        const std::string line = head + look.why + ", and " + files + "; " + look.fix;
+        if (look.failure) throw Failure(line);
+        throw UsageError(line);
+    }
+    try {
+        return compat::project_wants(reg, pins);
+    } catch (const compat::FrameworkInputError& e) {
+        throw UsageError(head + escape_controls(e.what()));
+    }
+}
+
 } // namespace
 
 void use_for(const UseForRequest& r) {
@@ -252,15 +313,38 @@ void use_for(const UseForRequest& r) {
         throw Failure(std::string("use --for: cvm's release registry cannot be read (") + e.what() +
                       "); reinstall cvm or set CVM_REGISTRY_DIR");
     }
+    // What to suit: the active Python's frameworks, else the project's pins (`.`, a folder); a
+    // range or a bare name (candidates, newest first); or NAME==VERSION.
     std::vector<compat::FrameworkWant> wants;
     std::vector<OwnWheel> wheels;
-    if (r.target == ".") {
-        PythonWants found = python_wants();
-        wants = std::move(found.wants);
-        wheels = std::move(found.wheels);
+    std::vector<compat::WantChoices> choices;
+    std::vector<std::string> pin_notes;
+    const bool folder = is_folder_target(r.target);
+    fs::path project = fs::current_path();
+    if (folder) {
+        std::error_code ec;
+        if (r.target != ".") project = fs::absolute(fs::u8path(r.target), ec);
+        if (!fs::is_directory(project, ec))
+            throw UsageError("use --for " + printable(r.target) +
+                             ": no such folder; name a project folder, . for this one, or a "
+                             "framework: --for torch==2.5");
+        PythonLook look = python_wants();
+        if (look.found) {
+            wants = std::move(look.found->wants);
+            wheels = std::move(look.found->wheels);
+        } else {
+            if (look.failure) note("note: " + look.why + "; the project's files are read instead");
+            compat::ProjectWants found = project_wants(reg, project, look, r.target);
+            choices = std::move(found.choices);
+            pin_notes = std::move(found.notes);
+        }
     } else {
         try {
-            wants.push_back(compat::parse_framework_want(reg, r.target));
+            compat::WantChoices range;
+            if (compat::range_choices(reg, r.target, range))
+                choices.push_back(std::move(range));
+            else
+                wants.push_back(compat::parse_framework_want(reg, r.target));
         } catch (const compat::FrameworkInputError& e) {
             throw UsageError(std::string("use --for: ") + e.what());
         }
@@ -282,6 +366,19 @@ void use_for(const UseForRequest& r) {
         archs = compat::load_gpu_arch_table();
         know.archs = &archs;
     } catch (const std::exception&) {
+    }
+    for (const auto& n : pin_notes)
+        note("note: " + n);
+    nlohmann::json passed_over = nlohmann::json::array();
+    if (!choices.empty()) {
+        std::vector<compat::ChoiceLine> lines;
+        wants = compat::choose_newest(choices, machine, know, lines);
+        for (size_t i = 0; i < lines.size(); ++i) {
+            if (!lines[i].text.empty()) note(lines[i].text);
+            for (const auto& [version, why] : lines[i].passed)
+                passed_over.push_back(
+                    {{"framework", choices[i].framework}, {"version", version}, {"why", why}});
+        }
     }
     compat::SolveResult res = compat::solve(wants, machine, know);
     if (res.pick) refuse_registered_elsewhere(store, wheels, *res.pick);
@@ -305,8 +402,7 @@ void use_for(const UseForRequest& r) {
     const Spec spec = pick.spec();
     nlohmann::json doc;
     ImportRun run;
-    const fs::path file =
-        r.global ? store.global_version_file() : fs::current_path() / ".cudaversion";
+    const fs::path file = r.global ? store.global_version_file() : project / ".cudaversion";
     const bool needs_install =
         r.install && (!pick.toolkit_installed || (pick.cudnn && !pick.cudnn_installed));
     // Without downloads in this program, cvm-install runs the whole command, its imports included.
@@ -322,6 +418,7 @@ void use_for(const UseForRequest& r) {
     }
     if (!r.global) remember_project(store, file);
     doc["for"] = framework_wants_json(wants);
+    doc["passed_over"] = passed_over;
     doc["spec"] = spec.str();
     doc["file"] = file.u8string();
     doc["global"] = r.global;

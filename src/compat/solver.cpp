@@ -99,7 +99,8 @@ std::variant<std::vector<Allowed>, Failed> allowed_by(const FrameworkWant& w,
         }
         out.push_back(a);
         std::string from = w.installed ? (torch ? " (torch.version.cuda)" : " (its build_info.py)")
-                                       : " (its +cu tag)";
+                           : w.cuda_source.empty() ? " (its +cu tag)"
+                                                   : " (" + w.cuda_source + ")";
         if (torch)
             lines.push_back(
                 {Constraint::Framework, w.label + " was built with CUDA " + a.minor.str() + from +

@@ -38,6 +38,11 @@ struct FrameworkWant {
                                         // "+cu124" in the version asked for; installed and
                                         // nullopt: a CPU build
     std::optional<Version> built_cudnn; // build_info's cudnn_version (TensorFlow)
+    // Where a built_cuda that is asked for comes from, where not a +cu tag on the command line:
+    // "pytorch-cuda=12.1 from environment.yml:8"
+    std::string cuda_source;
+    std::string source; // the project file's line that pins it ("requirements.txt:3"); empty
+                        // for the command line and the active Python
     std::string own_cudnn; // PyTorch: its own cuDNN ("torch/lib", "nvidia-cudnn-cu12 9.1.0.70")
     // PyTorch on Linux: its own cuDNN and NCCL wheels, as `cvm import` reads their folders
     // (nvidia/cudnn, nvidia/nccl). A pick selects them, so that what cvm puts first on the
