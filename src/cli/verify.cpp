@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "core/terminal_text.h"
+#include "install/progress.h"
 #include "install/verify.h"
 #include "platform/platform.h"
 
@@ -151,8 +152,17 @@ void register_verify(CLI::App& app) {
         fs::path dpkg = fs::u8path(platform::get_env("CVM_DPKG_INFO").value_or("/var/lib/dpkg/info"));
         bool damaged = false;
         nlohmann::json entries_json = nlohmann::json::array();
+        // Hashing gigabytes takes seconds: a bar per entry on a terminal, a line before and after
+        // it otherwise (on stderr), as installs show theirs.
+        auto progress = quiet_flag() ? std::make_unique<install::Progress>(false, true) : install::Progress::for_stderr();
         for (const auto& e : entries) {
-            EntryCheck c = install::verify_entry(e, dpkg);
+            int bar = -1;
+            const std::string label = std::string(kind_dir(e.kind)) + " " + e.id;
+            EntryCheck c = install::verify_entry(e, dpkg, [&](std::uint64_t done, std::uint64_t total) {
+                if (bar < 0) bar = progress->start("verifying", label, total);
+                progress->update(bar, done, total);
+            });
+            if (bar >= 0) progress->finish(bar, true);
             damaged |= c.state == EntryCheck::State::Damaged ||
                         c.state == EntryCheck::State::Untrusted;
             if (*json) {

@@ -82,7 +82,7 @@ void check_record_files(const Entry& e, std::vector<VerifyProblem>& problems) {
     }
 }
 
-EntryCheck verify_installed(const Entry& e) {
+EntryCheck verify_installed(const Entry& e, const VerifyProgress& progress) {
     EntryCheck c;
     fs::path record = e.entry_dir / installed_files_name();
     c.record = record.u8string();
@@ -161,11 +161,21 @@ EntryCheck verify_installed(const Entry& e) {
         if (std::string why = item_doubt(d); !why.empty()) c.problems.push_back({path, why});
     }
     std::mutex mutex;
+    std::uint64_t total = 0;
+    for (const auto* f : to_hash)
+        total += f->size;
+    std::atomic<std::uint64_t> hashed{0};
+    if (progress) progress(0, total);
     for_each_index(to_hash.size(), [&](std::size_t i) {
         const InstalledFile& f = *to_hash[i];
         bool ok = false;
         std::string got =
             digest_or_error(e.path / fs::u8path(f.path), Sha256::Algorithm::Sha256, &ok);
+        if (progress) {
+            const std::uint64_t done = hashed.fetch_add(f.size) + f.size;
+            std::lock_guard<std::mutex> lock(mutex);
+            progress(done, total);
+        }
         if (ok && got == f.sha256) return;
         std::lock_guard<std::mutex> lock(mutex);
         c.problems.push_back(
@@ -409,8 +419,8 @@ const char* state_name(EntryCheck::State s) {
     return "unknown";
 }
 
-EntryCheck verify_entry(const Entry& e, const fs::path& dpkg_info) {
-    EntryCheck c = e.imported ? verify_imported(e, dpkg_info) : verify_installed(e);
+EntryCheck verify_entry(const Entry& e, const fs::path& dpkg_info, const VerifyProgress& progress) {
+    EntryCheck c = e.imported ? verify_imported(e, dpkg_info) : verify_installed(e, progress);
     c.kind = e.kind;
     c.id = e.id;
     c.imported = e.imported;

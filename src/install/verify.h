@@ -9,6 +9,8 @@
 #include "core/store.h"
 #include "install/verify_problem.h"
 
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -43,8 +45,13 @@ struct ViewCheck {
     std::vector<VerifyProblem> problems; // broken links
 };
 
-// Checks one entry. `dpkg_info` is dpkg's database folder (/var/lib/dpkg/info).
-EntryCheck verify_entry(const Entry& e, const std::filesystem::path& dpkg_info);
+// The bytes of an installed entry's files hashed so far, of `total` (called with 0 first, then as
+// files finish, from one thread at a time).
+using VerifyProgress = std::function<void(std::uint64_t done, std::uint64_t total)>;
+
+// Checks one entry. `dpkg_info` is dpkg's database folder (/var/lib/dpkg/info); `progress`, when
+// given, follows the hashing of an installed entry's files.
+EntryCheck verify_entry(const Entry& e, const std::filesystem::path& dpkg_info, const VerifyProgress& progress = {});
 
 // Checks the merged views (only those that use `id`, when not empty).
 std::vector<ViewCheck> verify_views(const Store& store, const std::string& id);

@@ -18,6 +18,16 @@ fresh() {
     expect_rc 0 "$CVM" verify "$ID"
     assert_contains "$OUT" "intact"
 }
+# Progress while the files are hashed, on stderr, as installs show theirs (lines when stderr is
+# not a terminal, none with CVM_PROGRESS=none); --json's stdout stays one document.
+fresh
+assert_contains "$ERR" "cvm: verifying cudnn $ID ("
+assert_contains "$ERR" "cvm: verifying cudnn $ID done ("
+expect_rc 0 "$CVM" verify "$ID" --json
+jq -e '.intact' <<< "$OUT" > /dev/null || fail "verify --json is not one document: $OUT"
+assert_contains "$ERR" "verifying cudnn $ID done"
+expect_rc 0 env CVM_PROGRESS=none "$CVM" verify "$ID"
+assert_not_contains "$ERR" "verifying"
 damaged() { # WHAT TEXT...: verify fails, naming each TEXT
     local what=$1; shift
     local rc=0
