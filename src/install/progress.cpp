@@ -71,18 +71,21 @@ std::string Progress::format_duration(double seconds) {
 
 std::string Progress::bar_line(const std::string& label, std::uint64_t done, std::uint64_t total,
                                double rate, std::size_t width) {
+    // The right part keeps one width whether or not the speed is known yet, so the bar does not
+    // jump when it appears: "100% 861.0 MB/861.0 MB  12.3 MB/s ETA 1m02s", blanks until then.
+    const auto pad = [](std::string t, std::size_t n) { return t.size() < n ? std::string(n - t.size(), ' ') + t : t; };
     std::string right;
+    const std::string speed = rate > 0 ? format_bytes(static_cast<std::uint64_t>(rate)) + "/s" : "";
     if (total > 0) {
         double frac = std::min(1.0, static_cast<double>(done) / static_cast<double>(total));
         char pct[8];
         std::snprintf(pct, sizeof pct, "%3d%%", static_cast<int>(frac * 100));
-        right = std::string(pct) + " " + format_bytes(done) + "/" + format_bytes(total);
-        if (rate > 0)
-            right += " " + format_bytes(static_cast<std::uint64_t>(rate)) + "/s ETA " +
-                     format_duration(static_cast<double>(total - std::min(done, total)) / rate);
+        const std::string eta =
+            rate > 0 ? "ETA " + format_duration(static_cast<double>(total - std::min(done, total)) / rate) : "";
+        right = std::string(pct) + " " + pad(format_bytes(done) + "/" + format_bytes(total), 19) + " " +
+                pad(speed, 11) + " " + pad(eta, 10);
     } else {
-        right = format_bytes(done);
-        if (rate > 0) right += " " + format_bytes(static_cast<std::uint64_t>(rate)) + "/s";
+        right = pad(format_bytes(done), 9) + " " + pad(speed, 11);
     }
     std::size_t label_width = std::min<std::size_t>(40, width / 3);
     std::size_t bar_width =
@@ -176,22 +179,34 @@ void Progress::draw_locked(bool force) {
     last_draw_ = now;
     clear_locked();
     std::size_t width = terminal_width() - 1;
-    std::uint64_t done = 0, total = 0;
-    double rate = 0;
-    std::size_t active = 0;
-    for (const auto& item : items_) {
-        done += item.done;
-        total += item.total;
-        if (!item.active) continue;
-        rate += item.rate;
-        ++active;
-        std::fprintf(
-            out_, "%s\n",
-            bar_line(item.action + " " + item.label, item.done, item.total, item.rate, width)
-                .c_str());
+    // One line per archive: its download while that runs, then its extraction (a streamed install
+    // extracts an archive as it arrives: both items carry its name). Downloads first.
+    const auto downloading = [](const Item& i) { return i.action == "downloading"; };
+    std::vector<const Item*> lines;
+    for (const bool first : {true, false})
+        for (const auto& item : items_) {
+            if (!item.active || downloading(item) != first) continue;
+            const bool shown = std::any_of(lines.begin(), lines.end(),
+                                           [&](const Item* l) { return l->label == item.label; });
+            if (!shown) lines.push_back(&item);
+        }
+    for (const Item* item : lines) {
+        std::fprintf(out_, "%s\n",
+                     bar_line(item->action + " " + item->label, item->done, item->total, item->rate, width).c_str());
         ++drawn_lines_;
     }
-    if (active > 1) {
+    if (lines.size() > 1) {
+        // The bytes fetched: the downloads where there are any (an archive's extraction counts
+        // the same bytes again), else what is being read.
+        const bool any_download = std::any_of(items_.begin(), items_.end(), downloading);
+        std::uint64_t done = 0, total = 0;
+        double rate = 0;
+        for (const auto& item : items_) {
+            if (any_download && !downloading(item)) continue;
+            done += item.done;
+            total += item.total;
+            if (item.active) rate += item.rate;
+        }
         std::fprintf(out_, "%s\n", bar_line("total", done, total, rate, width).c_str());
         ++drawn_lines_;
     }
