@@ -138,7 +138,7 @@ void register_script_command(CLI::App& app) {
     auto* cmd = app.add_subcommand(
         "script",
         "Write a standalone activation script into this folder (activate_cuda112.sh, .fish, .ps1, "
-        "or .bat for cmd, for CUDA 11.2)");
+        "or, from cvm on Windows, .bat for cmd, for CUDA 11.2)");
     auto shell = std::make_shared<std::string>();
     auto spec = std::make_shared<std::string>();
     auto output = std::make_shared<std::string>();
@@ -149,10 +149,14 @@ void register_script_command(CLI::App& app) {
                     ".fish, .ps1 or .bat in this folder)");
     cmd->callback([shell, spec, output] {
         Shell sh = shell_of(*shell, "script");
-        if (sh == Shell::Cmd && platform::host_os() != platform::Os::Windows)
-            throw UsageError(
-                "script: cmd scripts need a Windows store, and this one holds Linux toolkits; run "
-                "`cvm script --shell cmd` with cvm on Windows, or `cvm script --shell bash` here");
+        if (sh == Shell::Cmd && platform::host_os() != platform::Os::Windows) {
+            // The same command, to type on Windows, where the store holds Windows toolkits.
+            std::string words = (spec->empty() ? std::string() : " " + printable(*spec)) +
+                                (output->empty() ? std::string() : " -o " + printable(*output));
+            throw UsageError("script: .bat scripts come from cvm on Windows (this store holds Linux toolkits): run `cvm "
+                             "script" + words + " --shell cmd` there, in cmd or PowerShell; here, `cvm script" + words +
+                             " --shell bash`");
+        }
         Store store = open_store();
         Selection sel = current_selection(store, spec->empty() ? std::nullopt
                                                                : std::optional<std::string>(*spec));

@@ -113,8 +113,11 @@ assert_contains "$OUT" "# cvm activation script for CUDA 11.2.2"
 expect_rc 0 "$CVM" script 11.2 --shell fish -o "$T/s/my act.fish"
 [[ -f "$T/s/my act.fish" ]] || fail "-o FILE was not honoured"
 # cmd for a Linux store: one line, nothing written.
+# The refusal gives the same command, to run on Windows.
 expect_rc 2 "$CVM" script 11.2 --shell cmd
-assert_eq "$ERR" "cvm script: cmd scripts need a Windows store, and this one holds Linux toolkits; run \`cvm script --shell cmd\` with cvm on Windows, or \`cvm script --shell bash\` here"
+assert_eq "$ERR" "cvm script: .bat scripts come from cvm on Windows (this store holds Linux toolkits): run \`cvm script 11.2 --shell cmd\` there, in cmd or PowerShell; here, \`cvm script 11.2 --shell bash\`"
+expect_rc 2 "$CVM" script 11.2+8.1 --shell cmd -o act.bat
+assert_contains "$ERR" "run \`cvm script 11.2+8.1 -o act.bat --shell cmd\` there"
 expect_rc 2 "$CVM" script 11.2 --shell cmd -o -
 assert_eq "$OUT" ""
 [[ ! -e activate_cuda112.bat ]] || fail "a .bat was written for a Linux store"

@@ -26,7 +26,7 @@ assert_contains "$ERR" "PATH"
 # cmd scripts need a Windows store (their text is tested in tests/unit/core/shell_test.cpp and
 # under Wine by windows_cmd.sh): refused here, nothing written.
 expect_rc 2 "$CVM" script 11.2 --shell cmd
-assert_contains "$ERR" "Windows store"
+assert_contains "$ERR" "come from cvm on Windows"
 [[ ! -e "$work/activate_cuda112.bat" ]] || fail "cvm script --shell cmd wrote a .bat for a Linux store"
 # cvm env too: one line, exit 2, no code.
 expect_rc 2 "$CVM" env 11.2 --shell cmd
