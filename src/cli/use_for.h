@@ -10,6 +10,7 @@ struct UseForRequest {
     std::string target; // "tensorflow==2.10", "torch==2.5", "."
     bool global = false;
     bool install = false;
+    bool force = false; // write the choice even when it is not installed
     bool json = false;
 };
 
