@@ -118,6 +118,10 @@ void hint(const std::string& message) {
     if (!quiet_flag()) note(message);
 }
 
+void report(const std::string& message) {
+    if (!quiet_flag()) note(message);
+}
+
 void hint(const std::string& command, const std::string& why) {
     hint("next: " + command + (why.empty() ? std::string() : " (" + why + ")"));
 }

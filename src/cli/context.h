@@ -87,6 +87,10 @@ void note(const std::string& message);
 bool& quiet_flag();
 // A note that only helps (what to run next): left out with --quiet.
 void hint(const std::string& message);
+// A note that says the command did what it was asked and nothing more (`cvm use`'s "selected
+// ..." and host-compiler lines): left out with --quiet, where the exit code says it, as
+// `pyenv local` prints nothing.
+void report(const std::string& message);
 // The one command a user most likely runs next, after a command that changed something:
 // "cvm: next: COMMAND (why)" on stderr, so stdout stays clean for scripts; also left out with
 // --quiet.

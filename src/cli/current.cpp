@@ -4,7 +4,9 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "compat/auto_host_compiler.h"
+#include "core/shims.h"
 #include "core/terminal_text.h"
+#include "platform/platform.h"
 
 namespace cvm::cli {
 
@@ -39,12 +41,23 @@ void register_current(CLI::App& app) {
             doc["file"] = sel.file.u8string();
             doc["line"] = sel.line;
         }
+        // Nothing selected: the shims run the system's programs (shims/shim.cpp), so the answer
+        // is "system", as `pyenv version` says, with where nvcc comes from then; exit 0.
+        if (sel.origin == Selection::Origin::None) {
+            std::string nvcc = platform::host_os() == platform::Os::Windows ? "nvcc.exe" : "nvcc";
+            fs::path found = find_system_tool(nvcc, platform::get_env("PATH").value_or(""),
+                                              store.shims_dir(), shim_binary());
+            doc["spec"] = nullptr;
+            doc["active"] = "system";
+            doc["nvcc"] = found.empty() ? nlohmann::json(nullptr) : nlohmann::json(found.u8string());
+            if (*json) return print_json(doc);
+            std::printf("system (nothing is selected; the shims run the programs on PATH outside cvm: %s)\n",
+                        found.empty() ? "no nvcc there"
+                                      : escape_controls("nvcc is " + found.u8string()).c_str());
+            return;
+        }
         // Failures end as every command's do (errors.h): one line, and with --json the
         // {"error": {"code", "message"}} document.
-        if (sel.origin == Selection::Origin::None)
-            throw Failure("no CUDA version is selected; run `cvm use SPEC` or `cvm use --global "
-                          "SPEC` (see `cvm list`)",
-                          "not_selected");
         doc["spec"] = sel.spec.str();
         if (sel.spec.system) {
             doc["active"] = "system";

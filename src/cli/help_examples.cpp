@@ -29,6 +29,7 @@ const std::map<std::string, std::vector<HelpItem>>& command_examples() {
           {"cvm import --detect", "register everything the machine has"}}},
         {"uninstall",
          {{"cvm uninstall 12.4", "remove the installed 12.4.x"},
+          {"cvm uninstall cudnn 9.2", "remove the installed cuDNN 9.2.x"},
           {"cvm rm 9.1 11.8.0 --yes", "remove two, without asking"}}},
         {"list",
          {{"cvm list", "what is installed"},

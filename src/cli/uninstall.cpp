@@ -1,4 +1,4 @@
-// `cvm uninstall ID|PREFIX... [-y]` (`cvm rm`): removes toolkits and cuDNN builds, asking first
+// `cvm uninstall [KIND] ID|PREFIX... [-y]` (`cvm rm`): removes toolkits and cuDNN builds, asking first
 // when a project (a .cudaversion that `cvm use` wrote) or the global default selects one.
 #include <algorithm>
 #include <cstdio>
@@ -35,14 +35,17 @@ bool plausible(const std::string& word) {
 
 // What `word` names: the entry of that id, else every entry whose id starts with it at a
 // boundary ("12.4" matches 12.4.1, not 12.40.0; "8.1" matches 8.1.0.77-cuda11.2).
-std::vector<Target> matches(const Store& store, std::string word) {
+// `only`: the kind a KIND word before the ids named (`cvm uninstall cudnn 9.2`).
+std::vector<Target> matches(const Store& store, std::string word, std::optional<Kind> only) {
     std::vector<Target> out;
     // "nccl2.21" names NCCL only, as the spec writes it.
-    const bool nccl_only = word.rfind("nccl", 0) == 0;
-    if (nccl_only) word.erase(0, 4);
+    if (word.rfind("nccl", 0) == 0 && (!only || *only == Kind::Nccl)) {
+        word.erase(0, 4);
+        only = Kind::Nccl;
+    }
     for (Kind kind : all_kinds())
         for (const auto& [id, layer] : store.ids(kind)) {
-            if (nccl_only && kind != Kind::Nccl) continue;
+            if (only && kind != *only) continue;
             (void)layer;
             if (id == word) return {{kind, id}};
             if (id.size() > word.size() && id.compare(0, word.size(), word) == 0 &&
@@ -52,7 +55,28 @@ std::vector<Target> matches(const Store& store, std::string word) {
     return out;
 }
 
-std::vector<Target> targets_of(const Store& store, const std::vector<std::string>& words) {
+// The KIND word that may come first, as `cvm list cudnn` and `cvm install cudnn` take it.
+std::optional<Kind> kind_word(const std::string& word) {
+    for (Kind kind : all_kinds())
+        if (word == kind_dir(kind)) return kind;
+    return std::nullopt;
+}
+
+std::vector<Target> targets_of(const Store& store, std::vector<std::string> words) {
+    std::optional<Kind> only = words.empty() ? std::nullopt : kind_word(words.front());
+    if (only) {
+        words.erase(words.begin());
+        if (words.empty())
+            throw UsageError(std::string("uninstall: ") + kind_dir(*only) + " needs an id or a prefix of one; e.g. " +
+                                 "cvm uninstall " + kind_dir(*only) + " " +
+                                 (*only == Kind::Cuda ? "12.4" : *only == Kind::Cudnn ? "9.2" : "2.21") +
+                                 " (see `cvm list " + kind_dir(*only) + "`)",
+                             "usage");
+    }
+    const std::string kind_name = !only ? std::string()
+                                  : *only == Kind::Cuda ? "toolkit"
+                                  : *only == Kind::Cudnn ? "cuDNN"
+                                                         : "NCCL";
     std::vector<Target> out;
     for (const auto& word : words) {
         if (!plausible(word))
@@ -60,7 +84,11 @@ std::vector<Target> targets_of(const Store& store, const std::vector<std::string
                 "uninstall: '" + printable(word) +
                 "' is not a toolkit id (11.2.2), a cuDNN id (8.1.0.77-cuda11.2), an NCCL id "
                 "(2.21.5-cuda12.4) or a prefix of one (11.2); see `cvm list`");
-        auto found = matches(store, word);
+        auto found = matches(store, word, only);
+        if (found.empty() && only)
+            throw Failure("uninstall: " + kind_name + " " + word + " is not installed (no " + kind_name +
+                              " id is or starts with it); see `cvm list " + kind_dir(*only) + "`",
+                          "not_installed");
         if (found.empty())
             throw Failure("uninstall: " + word +
                               " is not installed (no toolkit, cuDNN or NCCL id is or starts "
@@ -144,7 +172,7 @@ void register_uninstall(CLI::App& app) {
     auto json = std::make_shared<bool>(false);
     cmd->add_option("id", *ids,
                     "ids or unique prefixes, e.g. 11.2.2, 12.4, 8.1.0.77-cuda11.2, 2.21.5-cuda12.4 "
-                    "(see `cvm list`)")
+                    "(see `cvm list`); a first word cuda, cudnn or nccl keeps to that kind (cudnn 9.2)")
         ->required();
     cmd->add_flag("-y,--yes", *yes, "remove without asking, even what a project selects");
     cmd->add_flag("--json", *json, "print one JSON document");

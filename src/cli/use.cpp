@@ -156,7 +156,7 @@ void unset_selection(const Store& store, bool global, bool json) {
         throw Failure(file.u8string() + " is not a regular file (a link or a folder), so cvm did not write " +
                       "it and leaves it alone; remove it yourself if you mean to");
     fs::remove(file);
-    note("removed " + file.u8string());
+    report("removed " + file.u8string());
     if (json) print_json({{"file", file.u8string()}, {"removed", true}});
     try {
         Selection sel = current_selection(store, std::nullopt);
@@ -212,16 +212,17 @@ void register_use(CLI::App& app) {
                     "and say why")
         ->type_name("FRAMEWORK");
     cmd->add_flag("--global,-g", *global, "the global default ($CVM_ROOT/version) instead of ./.cudaversion");
-    cmd->add_flag("--force", *force, "write SPEC even when no known release satisfies it");
+    cmd->add_flag("--force", *force,
+                  "write SPEC (or the choice of --for) even when it is not installed or no known release satisfies it");
     cmd->add_flag("--unset", *unset, "remove ./.cudaversion (with --global, the global default)");
     cmd->add_flag("--install", *install, "install what SPEC (or the choice of --for) names that is missing, then select it");
     cmd->add_flag("--json", *json, "print one JSON document");
     cmd->callback([spec, global, force, unset, install, json, for_what] {
         if (!for_what->empty()) {
-            if (!spec->empty() || *unset || *force)
+            if (!spec->empty() || *unset)
                 throw UsageError("use: --for picks the SPEC itself; run `cvm use --for " + printable(*for_what) +
-                                 "` without a SPEC, --unset or --force");
-            return use_for({*for_what, *global, *install, *json});
+                                 "` without a SPEC or --unset");
+            return use_for({*for_what, *global, *install, *force, *json});
         }
         if (*unset && !spec->empty())
             throw UsageError("use: --unset takes no SPEC (got " + printable(*spec) + "); run `cvm use --unset`");
@@ -261,6 +262,19 @@ void register_use(CLI::App& app) {
                                  s.str() + "` writes it anyway");
             }
         }
+        // As `pyenv local` and `pyenv global`: a selection nothing installed satisfies is not
+        // written (a shim would only fail on it); --install installs it first, --force writes it.
+        if (!s.system && unknown.empty() && !*force && !*install) {
+            try {
+                resolve(store, s);
+            } catch (const ResolveError& e) {
+                const std::string g = *global ? "--global " : "";
+                throw Failure("use: nothing written: " + std::string(e.what()) + "; `cvm use " + g + "--install " +
+                                  s.str() + "` installs and selects it, `cvm use " + g + "--force " + s.str() +
+                                  "` writes it anyway",
+                              "not_installed");
+            }
+        }
         nlohmann::json doc;
         if (*install && !s.system) doc["installed"] = install_first(s, *spec, *global, *force, *json);
         if (*global) fs::create_directories(store.root());
@@ -277,7 +291,7 @@ void register_use(CLI::App& app) {
             note("CVM_VERSION=" + *session + " (a session override, `cvm shell`) still wins in this shell; " +
                  "`cvm shell --unset` drops it");
         if (s.system) {
-            note("selected the system toolkit " + where);
+            report("selected the system toolkit " + where);
             doc["active"] = "system";
             return done();
         }
@@ -288,9 +302,11 @@ void register_use(CLI::App& app) {
         try {
             Resolved r = resolve(store, s);
             doc["active"] = r.active();
-            note("selected " + r.active() + " " + where);
+            report("selected " + r.active() + " " + where);
             std::string compiler = compat::host_compiler_line(compat::refresh_host_compiler(store, r.toolkit));
-            if (!compiler.empty()) note(compiler);
+            // Only a warning of it stays with --quiet; "host compiler: gcc-13 is handed to nvcc" is a report.
+            if (compiler.rfind("warning: ", 0) == 0) note(compiler);
+            else if (!compiler.empty()) report(compiler);
             warn_framework_libraries(store, r);
             auto c = s.cudnn ? std::nullopt : installed_cudnn_for(store, r.toolkit.version);
             if (c)

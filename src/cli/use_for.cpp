@@ -400,6 +400,19 @@ void use_for(const UseForRequest& r) {
     for (const auto& reason : pick.reasons)
         note(reason.text);
     const Spec spec = pick.spec();
+    // As `cvm use SPEC`: a choice that is not installed is not written unless asked to be.
+    const bool missing = !pick.toolkit_installed || (pick.cudnn && !pick.cudnn_installed);
+    if (missing && !r.install && !r.force) {
+        std::string what = pick.toolkit_installed ? std::string() : "CUDA " + pick.toolkit.str();
+        if (pick.cudnn && !pick.cudnn_installed)
+            what += (what.empty() ? "cuDNN " : " and cuDNN ") + pick.cudnn->str();
+        const std::string g = r.global ? " --global" : "";
+        throw Failure("use --for " + r.target + ": nothing written: " + spec.str() + " is the choice, and " + what +
+                          (what.find(" and ") == std::string::npos ? " is" : " are") + " not installed; `cvm use --for " +
+                          r.target + g + " --install` installs and selects it, `cvm use --for " + r.target + g +
+                          " --force` writes it anyway",
+                      "not_installed");
+    }
     nlohmann::json doc;
     ImportRun run;
     const fs::path file = r.global ? store.global_version_file() : project / ".cudaversion";
@@ -444,10 +457,11 @@ void use_for(const UseForRequest& r) {
              "`cvm shell --unset` drops it");
     try {
         Resolved resolved = resolve(store, spec);
-        note("selected " + resolved.active() + " " + where);
+        report("selected " + resolved.active() + " " + where);
         std::string line =
             compat::host_compiler_line(compat::refresh_host_compiler(store, resolved.toolkit));
-        if (!line.empty()) note(line);
+        if (line.rfind("warning: ", 0) == 0) note(line);
+        else if (!line.empty()) report(line);
         warn_framework_libraries(store, resolved);
     } catch (const ResolveError&) {
         note("wrote " + spec.str() + " " + where + "; it is not installed yet");

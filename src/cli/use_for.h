@@ -12,6 +12,7 @@ struct UseForRequest {
     std::string target; // "tensorflow==2.10", "torch==2.5", "torch>=2.4", "torch", ".", "DIR"
     bool global = false;
     bool install = false;
+    bool force = false; // write the choice even when it is not installed
     bool json = false;
 };
 

@@ -40,7 +40,7 @@ error_rows=(
     "1${S}not_found${S}no CUDA release that cvm can install starts with 99${S}latest${S}99${S}--json"
     "1${S}not_installed${S}no installed CUDA toolkit starts with 12${S}latest${S}12${S}--installed${S}--json"
     "1${S}not_found${S}is not on PATH${S}which${S}no-such-tool-here${S}--json"
-    "1${S}not_selected${S}no CUDA version is selected${S}current${S}--json"
+    "1${S}not_installed${S}nothing written: CUDA 12 is not installed${S}use${S}12${S}--json"
     "1${S}network${S}nothing was changed${S}update${S}--json"
 )
 mkdir -p "$TEST_TMP/answers"
@@ -89,7 +89,7 @@ expect_rc 0 "$CVM" use --json
 assert_eq "$(json_get '(d["spec"], d["file"], d["line"])')" "('11.2+8.1', '$proj/.cudaversion', 1)"
 expect_rc 0 "$CVM" use -g 12.4 --json
 assert_eq "$(json_get '(d["spec"], d["active"], d["global"])')" "('12.4', '12.4.1', True)"
-expect_rc 0 "$CVM" use 11.8 --json # known, not installed: written, nothing active
+expect_rc 0 "$CVM" use 11.8 --json --force # known, not installed: written with --force, nothing active
 assert_eq "$(json_get '(d["spec"], d["active"])')" "('11.8', None)"
 expect_rc 0 "$CVM" use --unset --json
 assert_eq "$(json_get '(d["file"], d["removed"])')" "('$proj/.cudaversion', True)"

@@ -84,7 +84,11 @@ mkdir -p "$T/p" && cd "$T/p"
 
 # --- TensorFlow 2.10 in the venv: CUDA 11.2 and cuDNN 8.1, driver and GPU checks skipped.
 tensorflow_210
-expect_rc 0 "$CVM" use --for .
+# Not installed: explained, then refused, nothing written (as `cvm use SPEC`); --force writes it.
+expect_rc 1 "$CVM" use --for .
+[[ ! -e .cudaversion ]] || fail "use --for . wrote a choice that is not installed"
+assert_contains "$ERR" "nothing written: 11.2.2+8.1.1.33 is the choice, and CUDA 11.2.2 and cuDNN 8.1.1.33-cuda11.2 are not installed"
+expect_rc 0 "$CVM" use --for . --force
 assert_eq "$(cat .cudaversion)" "11.2.2+8.1.1.33"
 assert_contains "$ERR" "tensorflow 2.10.0 in $site/tensorflow was built with CUDA 11.2 and cuDNN 8.1 (its build_info.py)"
 assert_contains "$ERR" "no NVIDIA driver found: the driver check is skipped"
@@ -94,7 +98,7 @@ assert_contains "$ERR" "cuDNN 8.1.1.33-cuda11.2, not installed yet"
 assert_contains "$ERR" "cvm use --for . --install"
 # The same as the argument, with --json for tools.
 rm .cudaversion
-expect_rc 0 "$CVM" use --for tensorflow==2.10 --json
+expect_rc 0 "$CVM" use --for tensorflow==2.10 --json --force
 assert_eq "$(cat .cudaversion)" "11.2.2+8.1.1.33"
 py_json() { "$PY" -c "import json,sys; d=json.loads(sys.argv[1]); print($1)" "$OUT"; }
 assert_eq "$(py_json 'd["spec"], d["toolkit"]["version"], d["toolkit"]["installed"], d["cudnn"]["id"], d["cudnn"]["installed"], d["global"]')" \
@@ -118,17 +122,17 @@ done
 EOS
 chmod +x "$T/apt-cache"
 rm -f .cudaversion
-expect_rc 0 env CVM_APT_CACHE="$T/apt-cache" "$CVM" use --for .
+expect_rc 0 env CVM_APT_CACHE="$T/apt-cache" "$CVM" use --for . --force
 assert_eq "$(cat .cudaversion)" "11.2.2+8.1.1.33"
 assert_contains "$ERR" "no installed host compiler is one CUDA 11.2.2 accepts"
 assert_contains "$ERR" "the framework's wheels need none"
 assert_contains "$ERR" "this machine's distribution packages none of them"
 assert_not_contains "$ERR" "apt install g++-10"
 printf '#!/bin/sh\nprintf "g++-10:\\n  Candidate: 10.2.1-6\\n"\n' > "$T/apt-cache"
-expect_rc 0 env CVM_APT_CACHE="$T/apt-cache" "$CVM" use --for . --json
+expect_rc 0 env CVM_APT_CACHE="$T/apt-cache" "$CVM" use --for . --json --force
 assert_eq "$(py_json 'd["spec"]')" "11.2.2+8.1.1.33"
 assert_contains "$(py_json '[r["text"] for r in d["reasons"] if r["constraint"] == "host_compiler"][0]')" "e.g. g++-10 (apt install g++-10)"
-expect_rc 0 env CVM_APT_CACHE=/nowhere "$CVM" use --for .
+expect_rc 0 env CVM_APT_CACHE=/nowhere "$CVM" use --for . --force
 assert_contains "$ERR" "install a compiler CUDA 11.2"
 assert_not_contains "$ERR" "apt install"
 fake_cc g++-10 "g++-10 (Debian 10.2.1-6) 10.2.1 20210110" "Copyright (C) 2020 Free Software Foundation, Inc."
@@ -136,7 +140,7 @@ fake_cc g++-10 "g++-10 (Debian 10.2.1-6) 10.2.1 20210110" "Copyright (C) 2020 Fr
 # --- TensorFlow 2.3 (build_info.py before 2.4): CUDA 10.1 and cuDNN 7.6.
 tensorflow_23
 fake_cc g++-8 "g++-8 (Debian 8.3.0-6) 8.3.0" "Copyright (C) 2018 Free Software Foundation, Inc."
-expect_rc 0 "$CVM" use --for .
+expect_rc 0 "$CVM" use --for . --force
 assert_eq "$(cat .cudaversion)" "10.1.243+7.6.5.32"
 assert_contains "$ERR" "tensorflow 2.3.1 in $site/tensorflow was built with CUDA 10.1 and cuDNN 7.6 (its build_info.py)"
 
@@ -148,7 +152,7 @@ fake_driver 580.95.05 "Tesla V100-SXM2-16GB" 7.0
 fake_cc g++-13 "g++-13 (Debian 13.3.0-1) 13.3.0" "Copyright (C) 2023 Free Software Foundation, Inc."
 expect_rc 1 "$CVM" use --for torch==2.11
 assert_contains "$ERR" "the GPU rules out every choice: CUDA 13.0 cannot build for sm_70 (Tesla V100-SXM2-16GB, compute capability 7.0)"
-expect_rc 0 "$CVM" use --for torch==2.5
+expect_rc 0 "$CVM" use --for torch==2.5 --force
 assert_eq "$(cat .cudaversion)" "12.4.1"
 assert_contains "$ERR" "driver 580.95.05 runs CUDA 12.4.1"
 assert_contains "$ERR" "GPU: CUDA 12.4.1 builds for sm_70 (Tesla V100-SXM2-16GB)"
@@ -163,7 +167,7 @@ expect_rc 2 "$CVM" use --for torch==2.50
 assert_contains "$ERR" "did you mean torch==2.5?"
 expect_rc 2 "$CVM" use --for torch==2.5 12.4
 assert_contains "$ERR" "--for picks the SPEC itself"
-expect_rc 2 "$CVM" use --for tensorflow==2.10 --json --force
+expect_rc 2 "$CVM" use --for tensorflow==2.10 --json --unset
 assert_eq "$(py_json 'd["error"]["code"]')" "invalid_input"
 assert_eq "$(cat .cudaversion)" "$before" "bad input changed .cudaversion"
 
@@ -183,7 +187,7 @@ expect_rc 2 "$CVM" use --for .
 assert_contains "$ERR" "has neither torch nor tensorflow installed"
 # --global writes the global default.
 torch_wheel 2.5.1+cu124 "'12.4'"
-expect_rc 0 "$CVM" use --for . --global
+expect_rc 0 "$CVM" use --for . --global --force
 assert_eq "$(cat "$CVM_ROOT/version")" "12.4.1"
 assert_contains "$ERR" "torch 2.5.1+cu124 in $site/torch was built with CUDA 12.4 (torch.version.cuda)"
 assert_contains "$ERR" "PyTorch brings its own ($site/nvidia/cudnn/lib, cuDNN 9.1.0.70)"

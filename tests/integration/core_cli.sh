@@ -59,16 +59,17 @@ assert_eq "$(list_ids)" "12.10.0 12.4.1 11.2.2 9.1.0.70-cuda12 8.1.0.77-cuda11.2
 expect_rc 0 "$CVM" uninstall 12.10.0
 assert_eq "$(list_ids)" "12.4.1 11.2.2 9.1.0.70-cuda12 8.1.0.77-cuda11.2 " "list after an uninstall"
 
-# Nothing selected yet: current says so, a shim exits 127 with what to run.
-expect_rc 1 "$CVM" current
-assert_contains "$ERR" "cvm use"
+# Nothing selected yet: current says "system" (what the shims run then), a shim with no nvcc on
+# PATH beside it exits 127 with what to run.
+mkdir -p "$TEST_TMP/nonvcc"
+expect_rc 0 env PATH="$CVM_ROOT/shims:$TEST_TMP/nonvcc" "$CVM" current
+assert_eq "$OUT" "system (nothing is selected; the shims run the programs on PATH outside cvm: no nvcc there)"
 [[ -L "$CVM_ROOT/shims/nvcc" && -L "$CVM_ROOT/shims/ptxas" ]] || fail "import did not make shims"
 proj="$TEST_TMP/proj"
 deep="$proj/a/b/c/d/e/f"
 mkdir -p "$deep"
 cd "$deep"
 # (PATH without the machine's own nvcc, which the shim would fall through to.)
-mkdir -p "$TEST_TMP/nonvcc"
 expect_rc 127 env PATH="$CVM_ROOT/shims:$TEST_TMP/nonvcc" "$CVM_ROOT/shims/nvcc" --version
 assert_contains "$ERR" "cvm use"
 

@@ -137,8 +137,12 @@ expect_rc 0 "$CVM" latest cuda 13
 assert_contains "$OUT" "13.4.1"
 assert_contains "$("$CVM" __complete install cuda 13. | cut -f1)" "13.4.1"
 cd "$TEST_TMP"
-expect_rc 0 "$CVM" use 13.4.1+9.30
-assert_contains "$(cat .cudaversion)" "13.4.1+9.30"
+# Known through the overlay: refused as not installed (exit 1, the install named), not as
+# unknown (exit 2); --force writes it with no "no known release" comment.
+expect_rc 1 "$CVM" use 13.4.1+9.30
+assert_contains "$ERR" "run \`cvm install 13.4.1+9.30\`"
+expect_rc 0 "$CVM" use --force 13.4.1+9.30
+assert_eq "$(cat .cudaversion)" "13.4.1+9.30"
 expect_rc 0 "$CVM" install 13.4
 assert_store cuda "13.4.1"
 [[ -x $CVM_ROOT/cuda/13.4.1/root/bin/nvcc ]] || fail "13.4.1 has no nvcc"

@@ -60,7 +60,7 @@ CVM_ROOT=$A "$CVM" install cuda 12.4.1 --components cuda_nvcc,cuda_cudart 2>/dev
 CVM_ROOT=$A "$CVM" install cudnn 9.1.0 --cuda 12 2>/dev/null || fail "install cudnn from the mirror"
 mkdir -p "$T/team"
 cd "$T/team"
-"$CVM" use "12.4+9.1" 2>/dev/null
+CVM_ROOT=$A "$CVM" use "12.4+9.1" 2>/dev/null || fail "use 12.4+9.1 in store A"
 CVM_ROOT=$A "$CVM" lock 2>/dev/null || fail "lock in store A"
 L=$T/team/cvm.lock
 nvcc_sha=$(sha256sum "$T/mirror/cuda/redist/cuda_nvcc/linux-x86_64/cuda_nvcc-linux-x86_64-12.4.131-archive.tar.xz" | cut -d' ' -f1)

@@ -31,7 +31,7 @@ CVM_ROOT=$A "$CVM" install cuda 12.4.1 --components cuda_nvcc,cuda_cudart 2>/dev
 CVM_ROOT=$A "$CVM" install "$OTHER_URL/files/$DNN_NAME" --sha256 "$DNN_SHA" 2>/dev/null || fail "install cudnn by URL"
 mkdir -p "$T/team"
 cd "$T/team"
-"$CVM" use "12.4+9.1" 2>/dev/null
+CVM_ROOT=$A "$CVM" use "12.4+9.1" 2>/dev/null || fail "use 12.4+9.1 in store A"
 CVM_ROOT=$A "$CVM" lock 2>/dev/null || fail "lock"
 L=$T/team/cvm.lock
 grep -q "$OTHER_URL/files/$DNN_NAME" "$L" || fail "the lock does not name the other URL: $(cat "$L")"
