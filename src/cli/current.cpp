@@ -28,7 +28,8 @@ static const char* origin_kind(Selection::Origin o) {
 
 void register_current(CLI::App& app) {
     auto* cmd = app.add_subcommand(
-        "current", "Show the selected toolkit, cuDNN and NCCL, and where the choice came from");
+        "current", "Show the selected toolkit, cuDNN and NCCL, and where the choice came from. "
+                   "The selection order: CVM_VERSION (cvm shell), then the nearest .cudaversion from this folder upward, then the global default (cvm use -g); a SPEC given to a command comes first.");
     auto json = std::make_shared<bool>(false);
     cmd->add_flag("--json", *json, "print one JSON document");
     cmd->callback([json] {

@@ -78,7 +78,7 @@ void warn_changeable_libraries(const Layout& layout) {
 
 void register_exec(CLI::App& app) {
     auto* cmd = app.add_subcommand(
-        "exec", "Run CMD in the selected environment; its exit code is cvm's. Forms: "
+        "exec", "Run CMD in the selected environment; cvm exits with CMD's exit code. Forms: "
                 "cvm exec [SPEC] -- CMD [ARGS...], cvm exec [--spec SPEC] CMD [ARGS...]");
     auto spec = std::make_shared<std::string>();
     auto version = std::make_shared<std::string>();

@@ -126,12 +126,12 @@ void register_export(CLI::App& app) {
     auto* cmd = app.add_subcommand(
         "export",
         "Write environment modules (Lmod Lua or Tcl) for every toolkit and cuDNN build, or a "
-        "selection as an OCI image (--oci)");
+        "selection as an OCI image (--oci). Forms: cvm export FORMAT DIR, cvm export --oci DIR [SPEC]");
     auto a = std::make_shared<ExportArgs>();
     cmd->add_option(
         "format", a->format,
-        "lmod (Lua modulefiles) or tcl (Tcl modulefiles); with --oci, the SPEC to export (default: "
-        "the selection here)");
+        "lmod (Lua modulefiles) or tcl (Tcl modulefiles); with --oci, this place holds the SPEC to "
+        "export (default: the selection here)");
     cmd->add_option("dir", a->dir,
                     "the folder to write cuda/, cudnn/ and nccl/ into (for `module use DIR`)");
     auto* oci =

@@ -28,6 +28,14 @@ std::size_t hanging_indent(const std::string& line) {
 
 std::string wrap_line(const std::string& line, std::size_t width) {
     if (line.size() <= width) return line;
+    // A table's row (an example: "  cvm export --oci DIR ...  what it does") whose first column
+    // leaves too little room beside it: the command on a line of its own, whole (never broken in
+    // the middle, so it can be copied), what it does below it, indented.
+    const std::size_t text = line.find_first_not_of(' ');
+    const std::size_t gap = text == std::string::npos ? text : line.find("  ", text);
+    const std::size_t next = gap == std::string::npos ? gap : line.find_first_not_of(' ', gap);
+    if (next != std::string::npos && next + 20 > width)
+        return line.substr(0, gap) + "\n" + wrap_line(std::string(text + 4, ' ') + line.substr(next), width);
     std::size_t indent = hanging_indent(line);
     if (indent + 20 > width) indent = 0;
     std::string out;

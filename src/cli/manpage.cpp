@@ -95,6 +95,40 @@ void commands_section(std::string& out, const std::string& parent, const Command
     }
 }
 
+// Variables the man page names beyond the help's few (docs/cli-contract.md has them all).
+const std::vector<HelpItem>& man_variables() {
+    static const std::vector<HelpItem> items{
+        {"CVM_STORE_PATH", "read-only stores searched after CVM_ROOT, a list as PATH is (also config.toml's store_path)"},
+        {"CVM_CONFIG", "the user's config.toml (default $XDG_CONFIG_HOME/cvm/config.toml); empty: none"},
+        {"CVM_SYSTEM_CONFIG", "the machine's config.toml (default /etc/cvm/config.toml); empty: none"},
+        {"CVM_PYTHON", "the Python whose frameworks doctor, use --for and probe --python look at (else the active "
+                       "virtual environment's, else python3 on PATH)"},
+        {"CVM_HOST_COMPILER", "auto or off: whether cvm hands a supported host compiler to nvcc"},
+        {"CVM_PROGRESS", "plain: progress as lines even on a terminal; none: no progress"},
+        {"CVM_CONNECT_TIMEOUT, CVM_STALL_TIMEOUT, CVM_RETRIES, CVM_RETRY_DELAY_MS",
+         "how downloads wait, give up and retry"},
+        {"CVM_ALLOW_HTTP", "1: allow plain http:// to hosts other than this machine"},
+        {"CVM_PROBE_PYTHON_TIMEOUT", "seconds cvm probe --python gives each framework's check (default 300)"},
+        {"CVM_ACTIVE, CUDA_PATH, CUDA_HOME, PATH, LD_LIBRARY_PATH",
+         "set by cvm for the programs it starts: the combination, its toolkit and its libraries"},
+    };
+    return items;
+}
+
+const std::vector<HelpItem>& man_files() {
+    static const std::vector<HelpItem> items{
+        {".cudaversion", "a project's selection, read from the current folder upward (cvm use writes it)"},
+        {"$CVM_ROOT/version", "the global default (cvm use -g writes it)"},
+        {"$CVM_ROOT/cuda, cudnn, nccl", "the installed and imported toolkits, cuDNN and NCCL builds"},
+        {"$CVM_ROOT/views", "merged views of a toolkit with its cuDNN and NCCL"},
+        {"$CVM_ROOT/shims", "the shims that run the selected toolkit's programs (put it first on PATH)"},
+        {"$CVM_ROOT/cache", "downloaded archives and the registry overlay (cvm cache clean empties it)"},
+        {"$XDG_CONFIG_HOME/cvm/config.toml, /etc/cvm/config.toml", "the user's and the machine's settings"},
+        {"cvm.lock", "a project's exact toolchains and archive checksums (cvm lock, cvm install --locked)"},
+    };
+    return items;
+}
+
 } // namespace
 
 std::string render_man(const CommandModel& root) {
@@ -115,6 +149,9 @@ std::string render_man(const CommandModel& root) {
     commands_section(out, "cvm", root);
     out += ".SH ENVIRONMENT\n";
     for (const auto& v : help_variables()) out += ".TP\n" + bold(v.text) + "\n" + roff(v.meaning) + "\n";
+    for (const auto& v : man_variables()) out += ".TP\n" + bold(v.text) + "\n" + roff(v.meaning) + "\n";
+    out += ".SH FILES\n";
+    for (const auto& f : man_files()) out += ".TP\n" + bold(f.text) + "\n" + roff(f.meaning) + "\n";
     out += ".SH EXIT STATUS\n.TP\n0\nsuccess\n.TP\n1\nthe operation failed, or doctor and probe found a problem\n"
            ".TP\n2\nbad usage or bad input\n";
     out += ".SH EXAMPLES\n";

@@ -196,7 +196,8 @@ Spec with_cudnn(Spec s, const Version& cudnn) {
 
 void register_use(CLI::App& app) {
     auto* cmd = app.add_subcommand(
-        "use", "Select CUDA[+CUDNN] for this folder (.cudaversion) or globally; without SPEC, show the selection");
+        "use", "Select CUDA[+CUDNN] for this folder (.cudaversion) or globally; without SPEC, show the selection. "
+               "The selection order: CVM_VERSION (cvm shell), then the nearest .cudaversion from this folder upward, then the global default (cvm use -g); a SPEC given to a command comes first.");
     auto spec = std::make_shared<std::string>();
     auto global = std::make_shared<bool>(false);
     auto force = std::make_shared<bool>(false);

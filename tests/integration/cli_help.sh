@@ -98,4 +98,26 @@ if "$CVM" help env >/dev/null 2>&1; then
     expect_line 2 "cvm env: --shell needs a value; see cvm help env" "$CVM" env --shell
     expect_line 2 "cvm script: --output needs a value; see cvm help script" "$CVM" script -o
 fi
+# The man page names its files and the variables cvm reads (issue 35, item 17).
+man=$("$CVM" __man)
+assert_contains "$man" ".SH FILES"
+for word in cudaversion CVM_ROOT/version CVM_STORE_PATH CVM_CONFIG CVM_SYSTEM_CONFIG CVM_PYTHON CVM_PROGRESS CVM_ALLOW_HTTP; do
+    assert_contains "$man" "$word" "the man page"
+done
+# A help's example whose command leaves too little room beside it keeps the command whole on its
+# own line, what it does below it.
+expect_rc 0 env COLUMNS=50 "$CVM" help export
+assert_contains "$OUT$ERR" "  cvm export --oci ./images 12.4+9 --base ./debian:12 --runtime"$'\n'"      its libraries on a distribution image"
+expect_rc 0 env COLUMNS=50 "$CVM" help export
+assert_contains "$OUT$ERR" "  cvm export lmod ~/modulefiles"$'\n'"      Lmod modules for every installed build"
+# The help of use and current gives the selection order; export names its two forms; exec says
+# whose exit code cvm gives.
+for c in use current; do
+    expect_rc 0 env COLUMNS=1000 "$CVM" help $c
+    assert_contains "$OUT$ERR" "The selection order: CVM_VERSION (cvm shell), then the nearest .cudaversion from this folder upward, then the global default (cvm use -g)" "help $c"
+done
+expect_rc 0 env COLUMNS=1000 "$CVM" help export
+assert_contains "$OUT$ERR" "Forms: cvm export FORMAT DIR, cvm export --oci DIR [SPEC]"
+expect_rc 0 env COLUMNS=1000 "$CVM" help exec
+assert_contains "$OUT$ERR" "cvm exits with CMD's exit code"
 echo "cli_help: ok"
