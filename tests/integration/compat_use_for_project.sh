@@ -5,6 +5,8 @@
 # runs, naming the newer ones passed over; bad files, unknown releases and conflicting pins are
 # one line with file:line, exit 2, nothing written. The machine: a fake nvidia-smi and
 # /proc/driver/nvidia/version text, no host compiler.
+# Nothing is installed: each choice is written with --force (without it, `cvm use` refuses what is
+# not installed, exit 1, as tests/integration/cli_use_truth.sh checks).
 source "$(dirname "$0")/lib.sh"
 T=$TEST_TMP
 
@@ -34,13 +36,13 @@ numpy>=1.26  # arrays
 torch==2.4.1 ; sys_platform == "linux"
 torchvision==0.19.1
 EOF
-expect_rc 0 "$CVM" use --for .
+expect_rc 0 "$CVM" use --for . --force
 assert_eq "$(selected)" "12.4.1" "$ERR"
 assert_contains "$ERR" "torch==2.4.1 from requirements.txt:3 ships builds for CUDA 11.8, 12.1, 12.4"
 assert_contains "$ERR" "note: $T/no-python could not be started; the project's files are read instead"
 # torch's +cu121 says the CUDA itself.
 sed -i 's/torch==2.4.1 /torch==2.4.1+cu121 /' requirements.txt
-expect_rc 0 "$CVM" use --for .
+expect_rc 0 "$CVM" use --for . --force
 assert_eq "$(selected)" "12.1.1"
 assert_contains "$ERR" "torch==2.4.1+cu121 from requirements.txt:3 was built with CUDA 12.1 (its +cu121)"
 
@@ -50,21 +52,21 @@ fake_driver 535.104.05 "NVIDIA A100-SXM4-80GB" 8.0
 project range
 printf -- '-r requirements/base.txt\npytest\n' > requirements-dev.txt
 mkdir requirements && printf 'torch>=2.4\n' > requirements/base.txt
-expect_rc 0 "$CVM" use --for .
+expect_rc 0 "$CVM" use --for . --force
 assert_eq "$(selected)" "12.8.1"
 assert_contains "$ERR" "torch>=2.4 from requirements/base.txt:1: took torch 2.10, the newest release it admits that this machine can run; passed over 2.11 (the driver rules it out: driver 535.104.05 is too old for CUDA 13.0"
-expect_rc 0 "$CVM" use --for . --json
+expect_rc 0 "$CVM" use --for . --json --force
 py_json() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($1)" "$OUT"; }
 if command -v python3 >/dev/null; then
     assert_eq "$(py_json 'd["for"][0]["version"], d["for"][0]["from"], d["passed_over"][0]["version"]')" \
         "2.10 requirements/base.txt:1 2.11"
 fi
 # The bare name on the command line: the newest release this driver runs, the same line.
-expect_rc 0 "$CVM" use --for torch
+expect_rc 0 "$CVM" use --for torch --force
 assert_eq "$(selected)" "12.8.1"
 assert_contains "$ERR" "--for torch: took torch 2.10, the newest release cvm knows that this machine can run; passed over 2.11 (the driver rules it out"
 # A range on the command line.
-expect_rc 0 "$CVM" use --for 'torch>=2.4,<2.6'
+expect_rc 0 "$CVM" use --for 'torch>=2.4,<2.6' --force
 # (12.1 of its 11.8, 12.1 and 12.4: the newest this driver runs without minor-version compatibility)
 assert_eq "$(selected)" "12.1.1"
 assert_contains "$ERR" "torch>=2.4,<2.6: took torch 2.5, the newest release it admits that this machine can run"
@@ -80,7 +82,7 @@ dependencies = [
     "tensorflow[and-cuda]==2.15.1",
 ]
 EOF
-expect_rc 0 "$CVM" use --for .
+expect_rc 0 "$CVM" use --for . --force
 assert_eq "$(selected)" "12.2.2+8.9.7.29"
 assert_contains "$ERR" "tensorflow[and-cuda]==2.15.1 from pyproject.toml:5 was tested with CUDA 12.2"
 project poetry
@@ -92,7 +94,7 @@ name = "model"
 python = "^3.10"
 torch = { version = "~2.3.1", source = "pytorch" }
 EOF
-expect_rc 0 "$CVM" use --for .
+expect_rc 0 "$CVM" use --for . --force
 assert_eq "$(selected)" "12.1.1"
 assert_contains "$ERR" "torch 2.3 (torch = \"~2.3.1\" from pyproject.toml:6) ships builds for CUDA 11.8, 12.1"
 
@@ -111,30 +113,30 @@ dependencies:
   - pip:
       - einops
 EOF
-expect_rc 0 "$CVM" use --for .
+expect_rc 0 "$CVM" use --for . --force
 assert_eq "$(selected)" "11.8.0"
 assert_contains "$ERR" "torch 2.4 (pytorch=2.4.1 from environment.yml:7) was built with CUDA 11.8 (pytorch-cuda=11.8 from environment.yml:8)"
 project conda-pip
 printf 'dependencies:\n- python\n- pip:\n  - "torch==2.2.2"\n' > environment.yml
-expect_rc 0 "$CVM" use --for .
+expect_rc 0 "$CVM" use --for . --force
 assert_eq "$(selected)" "12.1.1"
 assert_contains "$ERR" "torch==2.2.2 from environment.yml:4 ships builds"
 
 # --- pixi.toml and Pipfile.
 project pixi
 printf '[project]\nname = "m"\nchannels = ["pytorch"]\nplatforms = ["linux-64"]\n\n[dependencies]\npytorch = "2.5.*"\n' > pixi.toml
-expect_rc 0 "$CVM" use --for .
+expect_rc 0 "$CVM" use --for . --force
 assert_eq "$(selected)" "12.4.1"
 assert_contains "$ERR" "pytorch = \"2.5.*\" from pixi.toml:7"
 project pipenv
 printf '[[source]]\nurl = "https://pypi.org/simple"\nname = "pypi"\n\n[packages]\ntorch = "==2.3.1"\n' > Pipfile
-expect_rc 0 "$CVM" use --for .
+expect_rc 0 "$CVM" use --for . --force
 assert_eq "$(selected)" "12.1.1"
 assert_contains "$ERR" "torch = \"==2.3.1\" from Pipfile:6 ships builds for CUDA 11.8, 12.1"
 
 # --- --for DIR from elsewhere: DIR's pins, DIR/.cudaversion.
 cd "$T"
-expect_rc 0 "$CVM" use --for pipenv/
+expect_rc 0 "$CVM" use --for pipenv/ --force
 assert_eq "$(cat "$T/pipenv/.cudaversion")" "12.1.1"
 assert_contains "$ERR" "in $T/pipenv/.cudaversion"
 [[ ! -e $T/.cudaversion ]] || fail "--for DIR wrote .cudaversion outside DIR"
@@ -194,11 +196,11 @@ export VIRTUAL_ENV=$T/venv
 project both
 printf 'torch==2.4.1+cu121\n' > requirements.txt
 # A venv without torch or tensorflow: the project's pin.
-expect_rc 0 "$CVM" use --for .
+expect_rc 0 "$CVM" use --for . --force
 assert_eq "$(selected)" "12.1.1"
 mkdir -p "$VENV_SITE/torch" "$VENV_SITE/torch-2.5.1+cu124.dist-info"
 printf "__version__ = '2.5.1+cu124'\ncuda = '12.4'\n" > "$VENV_SITE/torch/version.py"
-expect_rc 0 "$CVM" use --for .
+expect_rc 0 "$CVM" use --for . --force
 assert_eq "$(selected)" "12.4.1"
 assert_contains "$ERR" "torch 2.5.1+cu124 in $VENV_SITE/torch was built with CUDA 12.4 (torch.version.cuda)"
 assert_not_contains "$ERR" "requirements.txt"
