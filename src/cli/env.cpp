@@ -118,8 +118,14 @@ void register_deactivate_command(CLI::App& app) {
     auto* cmd = app.add_subcommand(
         "deactivate", "Print code that restores what `cvm env` or an activation script changed");
     auto shell = std::make_shared<std::string>();
+    auto hook = std::make_shared<std::string>();
     cmd->add_option("--shell", *shell, "bash, zsh, fish, pwsh or cmd (default: the current shell)");
-    cmd->callback([shell] {
+    add_prompt_hook_option(*cmd, *hook);
+    cmd->footer("With the cvm function of `cvm init`, `cvm deactivate` also undoes what the prompt hook "
+                "applied and turns the hook off in this shell (it says so): the environment no longer "
+                "follows `cd` until `cvm shell --unset` (or `cvm shell SPEC`) turns it on again.\n"
+                "Without the function: eval \"$(cvm deactivate)\" (the hook is not touched).");
+    cmd->callback([shell, hook] {
         Shell sh = shell_of(*shell, "deactivate");
         // Typed at a prompt without the cvm function of `cvm init`: the code would only be printed.
         if (shell->empty() && platform::is_terminal(1))
@@ -131,6 +137,7 @@ void register_deactivate_command(CLI::App& app) {
             text += rendered("deactivate", [&] { return render_assignments(sh, undo); });
         }
         print_text(text);
+        if (auto line = prompt_hook_line("deactivate", *hook); !line.empty()) note(line);
     });
 }
 

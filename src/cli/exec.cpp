@@ -74,6 +74,18 @@ void warn_changeable_libraries(const Layout& layout) {
                         : ""));
 }
 
+// Whether the program `args[0]` is a spec (12, 11.8, 12.4+9, system) that names no program on
+// PATH: the SPEC of `cvm exec SPEC -- CMD` typed without `--`.
+bool spec_without_dashes(const std::vector<std::string>& args) {
+    try {
+        (void)parse_spec(args[0]);
+    } catch (const SpecError&) {
+        return false;
+    }
+    auto path = platform::get_env("PATH");
+    return platform::find_executable(args[0], path ? *path : std::string()).empty();
+}
+
 } // namespace
 
 void register_exec(CLI::App& app) {
@@ -120,6 +132,15 @@ void register_exec(CLI::App& app) {
         if (args.empty())
             throw UsageError("exec: nothing to run; usage: cvm exec [SPEC] -- CMD [ARGS...] or "
                              "cvm exec [--spec SPEC] CMD [ARGS...]");
+        // `cvm exec 11.8 nvcc --version`: a SPEC without the `--` that makes it one, rather than a
+        // program of that name (none on PATH) and a "command not found" with the whole PATH.
+        if (!chosen && spec_without_dashes(args)) {
+            std::string rest;
+            for (std::size_t i = 1; i < args.size(); ++i) rest += " " + printable(args[i]);
+            throw UsageError("exec: '" + printable(args[0]) + "' is a spec, not a program: put `--` after it, " +
+                             (args.size() > 1 ? "`cvm exec " + printable(args[0]) + " --" + rest + "`"
+                                              : "e.g. `cvm exec " + printable(args[0]) + " -- nvcc --version`"));
+        }
         Store store = open_store();
         Selection sel = current_selection(store, chosen);
         auto env = platform::environment();

@@ -199,6 +199,26 @@ std::string integration_missing(const std::string& command, Shell shell) {
            how + " and open a new shell";
 }
 
+void add_prompt_hook_option(CLI::App& cmd, std::string& state) {
+    cmd.add_option("--prompt-hook", state, "on or off: the prompt hook's state (set by the cvm function of cvm init)")
+        ->check(CLI::IsMember({"on", "off"}))
+        ->group(""); // hidden: only the function passes it
+}
+
+std::string prompt_hook_line(const std::string& command, const std::string& state) {
+    if (command == "deactivate") {
+        if (state == "on")
+            return "the prompt hook is now off in this shell: the environment no longer follows `cd` or "
+                   ".cudaversion; `cvm shell --unset` turns it on again";
+        if (state == "off") return "the prompt hook stays off in this shell; `cvm shell --unset` turns it on again";
+        return {};
+    }
+    if (state == "off")
+        return "the prompt hook is on again in this shell: the environment follows `cd` and .cudaversion "
+               "(`cvm deactivate` turns it off)";
+    return {};
+}
+
 void register_hook_env(CLI::App& app) {
     auto* cmd = app.add_subcommand("hook-env", "The prompt hook's step (cvm init)");
     cmd->group(""); // hidden: only the hook runs it

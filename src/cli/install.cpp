@@ -43,6 +43,16 @@ bool looks_like_archive_name(const std::string& s) {
     return s.find('/') != std::string::npos || s.find('\\') != std::string::npos;
 }
 
+// Whether `s` is a spec or an id `cvm install` takes (12.4, 12.4+9, 8.1.0.77-cuda11.2, nccl2.21.5-cuda12.4).
+bool names_a_release(const std::string& s) {
+    try {
+        (void)parse_spec(s);
+        return true;
+    } catch (const SpecError&) {
+    }
+    return parse_cudnn_id(s) || (s.rfind("nccl", 0) == 0 && parse_nccl_id(s.substr(4)));
+}
+
 // After an install: the command that selects what was installed.
 void install_hint(const Store& store, const std::vector<install::InstallResult>& results, bool locked) {
     if (results.empty()) return;
@@ -92,7 +102,9 @@ install::InstallResult reinstall(install::StoreInstaller& installer, const Store
             throw Failure("install --reinstall: " + from.url + " is no longer the archive " + id +
                           " was installed from (sha256 differs); give the right one with `cvm install FILE` "
                           "after `cvm uninstall " + id + "`");
-        return installer.install_file(archive, from.url);
+        // A renamed cuDNN or NCCL archive said its CUDA through --cuda: the same again.
+        const bool cuda_given = e->note.find("from --cuda") != std::string::npos;
+        return installer.install_file(archive, from.url, cuda_given ? e->cuda.str() : std::string());
     }
     if (kind == Kind::Cuda) return installer.install_toolkit(id, e->components);
     if (kind == Kind::Nccl) {
@@ -176,8 +188,8 @@ run_install(const InstallArgs& a, install::StoreInstaller& installer, const Stor
             throw UsageError("install: --components only applies to `cvm install cuda VERSION` and to "
                              "NVIDIA's installers (cuda_*_linux.run, cuda_*_win10.exe)");
         if (!cuda_ok && !a.cuda.empty())
-            throw UsageError("install: --cuda only applies to `cvm install cudnn VERSION` and `cvm "
-                             "install nccl VERSION`");
+            throw UsageError("install: --cuda only applies to `cvm install cudnn VERSION`, `cvm "
+                             "install nccl VERSION` and `cvm install FILE` of a cuDNN or NCCL archive");
     };
     if (a.reinstall) {
         if (a.locked || w.size() != 1)
@@ -228,17 +240,23 @@ run_install(const InstallArgs& a, install::StoreInstaller& installer, const Stor
                              std::to_string(w.size()) + ")");
         const std::string& x = w[0];
         std::error_code ec;
-        // An NVIDIA installer takes --components as `cuda VERSION` does.
-        bool installer_file =
-            fs::is_regular_file(fs::u8path(x), ec) && install::detect_installer(fs::u8path(x));
-        only(installer_file, false);
+        // A folder (an extracted archive, a toolkit's folder) is imported, not installed; a folder
+        // that happens to be named like a spec here (`12.4`) does not hide the spec.
+        if (fs::is_directory(fs::u8path(x), ec) && (looks_like_archive_name(x) || !names_a_release(x)))
+            throw UsageError("install: " + printable(x) + " is a folder, not an archive: to add what it holds, "
+                             "run `cvm import " + printable(x) + "`");
+        // An NVIDIA installer takes --components as `cuda VERSION` does; an archive --cuda, for a
+        // cuDNN or NCCL whose name no longer says its CUDA (as `cvm import --cuda` does).
+        const bool regular = x.find("://") == std::string::npos && fs::is_regular_file(fs::u8path(x), ec);
+        bool installer_file = regular && install::detect_installer(fs::u8path(x));
+        only(installer_file, regular && !installer_file);
         if (installer_file) {
             results.push_back(
                 installer.install_installer(fs::u8path(x), split_component_list(a.components)));
         } else if (x.find("://") != std::string::npos) {
             results.push_back(installer.install_url(x, a.sha256));
-        } else if (fs::is_regular_file(fs::u8path(x), ec)) {
-            results.push_back(installer.install_file(fs::u8path(x)));
+        } else if (regular) {
+            results.push_back(installer.install_file(fs::u8path(x), "", a.cuda));
         } else if (auto type = fs::status(fs::u8path(x), ec).type();
                    type == fs::file_type::fifo || type == fs::file_type::character ||
                    type == fs::file_type::block || type == fs::file_type::socket) {
@@ -281,7 +299,9 @@ void register_install(CLI::App& app) {
     cmd->add_option("--components", a->components,
                     "toolkit components, comma-separated (default: compiler, runtime, headers, "
                     "math libraries)");
-    cmd->add_option("--cuda", a->cuda, "the CUDA a cuDNN or NCCL build is for (12, 11.8, 12.4)");
+    cmd->add_option("--cuda", a->cuda,
+                    "the CUDA a cuDNN or NCCL build is for (12, 11.8, 12.4); with FILE, for an archive "
+                    "whose name no longer says it (a renamed legacy cuDNN)");
     cmd->add_option("--sha256", a->sha256, "expected checksum of an archive given by URL");
     cmd->add_flag("--allow-http", a->allow_http,
                   "allow plain http:// downloads from other machines");

@@ -21,13 +21,19 @@ void register_shell(CLI::App& app) {
     auto unset = std::make_shared<bool>(false);
     cmd->add_option("spec", *spec, "e.g. 11.2, 12.4+9, system");
     cmd->add_flag("--unset", *unset,
-                  "drop the session override: the folder's selection applies again");
+                  "drop the session override: the folder's selection applies again (and the "
+                  "prompt hook is on again after `cvm deactivate`)");
     cmd->add_option("--shell", *shell,
                     "bash, zsh, fish or pwsh (set by the cvm function of cvm init)");
+    auto hook = std::make_shared<std::string>();
+    add_prompt_hook_option(*cmd, *hook);
     cmd->footer("Needs the cvm function that `cvm init` defines; without it:\n"
                 "  bash/zsh: eval \"$(cvm shell SPEC --shell bash)\"    fish: cvm shell SPEC "
-                "--shell fish | source");
-    cmd->callback([spec, shell, unset] {
+                "--shell fish | source\n"
+                "After `cvm deactivate` (which turns the prompt hook off in this shell), `cvm shell "
+                "SPEC` and `cvm shell --unset` turn the hook on again, and say so.");
+    cmd->callback([spec, shell, unset, hook] {
+        const std::string hook_line = prompt_hook_line("shell", *hook);
         if (*unset && !spec->empty())
             throw UsageError("shell: --unset takes no SPEC (got " + printable(*spec) +
                              "); run `cvm shell --unset`");
@@ -37,6 +43,7 @@ void register_shell(CLI::App& app) {
                 note("CVM_VERSION=" + *v + " selects in this shell; `cvm shell --unset` drops it");
             else
                 note("no session override (CVM_VERSION is not set); `cvm shell SPEC` sets one");
+            if (!hook_line.empty()) note(hook_line);
             return;
         }
         Shell sh = Shell::Bash;
@@ -67,6 +74,7 @@ void register_shell(CLI::App& app) {
         std::string text = render_assignments(sh, changes);
         std::fwrite(text.data(), 1, text.size(), stdout);
         std::fflush(stdout);
+        if (!hook_line.empty()) note(hook_line);
     });
 }
 

@@ -34,9 +34,28 @@ CLI::App* find_command(CLI::App& app, const std::string& name) {
     return found.empty() ? nullptr : found.front();
 }
 
+// Commands of pyenv, mise, nvm and asdf that cvm has under another name: what to run instead.
+const std::map<std::string, std::string>& other_tools_commands() {
+    static const std::map<std::string, std::string> table{
+        {"versions", "to list what is installed, run `cvm list` (see cvm help list)"},
+        {"version", "to show the selection here, run `cvm current`; cvm's own version: `cvm --version`"},
+        {"local", "to select a version for this folder, run `cvm use SPEC` (writes .cudaversion; see cvm help use)"},
+        {"global", "to select the default version, run `cvm use --global SPEC` (see cvm help use)"},
+        {"ls-remote", "to list what cvm can install, run `cvm list --available` (see cvm help list)"},
+        {"activate", "to activate the selection in this shell, run `eval \"$(cvm env)\"` or `cvm shell SPEC`; "
+                     "for every new shell, put `cvm init SHELL` in its rc file (see cvm help init)"},
+    };
+    return table;
+}
+
 // `word` names no command of `app` (cvm itself, or a command with commands: `cvm cache clen`).
 std::string unknown_command(CLI::App& app, const std::string& word, const std::string& who = "cvm",
                             const std::string& see = "cvm help") {
+    if (app.get_parent() == nullptr) {
+        auto habit = other_tools_commands().find(word);
+        if (habit != other_tools_commands().end())
+            return who + ": unknown command '" + word + "'; " + habit->second;
+    }
     std::vector<std::string> names;
     for (CLI::App* sub : app.get_subcommands([](CLI::App* s) { return !s->get_name().empty(); })) {
         names.push_back(sub->get_name());
@@ -122,6 +141,9 @@ std::string help_footer() {
 std::string unknown_option_line(CLI::App& cmd, const std::string& typed, const std::string& who,
                                 const std::string& see, const std::string& note) {
     const std::string word = printable(typed.substr(0, typed.find('=')));
+    // `pyenv install --list` / `-l`, `mise install --list`... in cvm's words.
+    if (cmd.get_name() == "install" && (word == "--list" || word == "-l"))
+        return who + ": unknown option '" + word + "'; to list what cvm can install, run `cvm list --available` (see cvm help list)";
     auto guess = closest_match(word, visible_option_names(cmd));
     if (guess) return who + ": unknown option '" + word + "'; did you mean '" + *guess + "'?" + (note.empty() ? "" : " (" + note + ")");
     return who + ": unknown option '" + word + "'; " + (note.empty() ? "" : note + "; ") + "see " + see;

@@ -254,6 +254,14 @@ void register_use(CLI::App& app) {
                 reg_error = e.what();
             }
             unknown = unknown_reason(store, reg, s);
+            // nvcc's build number, copied from `nvcc --version` (11.8.89): the release to write.
+            if (!unknown.empty() && !*force)
+                if (auto nvcc = registry::nvcc_build_number(reg ? &*reg : nullptr, s.cuda)) {
+                    const std::string whole = s.str(), cuda = s.cuda.str();
+                    throw UsageError("use: " + registry::nvcc_build_line(s.cuda, *nvcc, *global ? "cvm use --global" : "cvm use",
+                                                                         whole.substr(cuda.size()), "nothing written"),
+                                     "invalid_input");
+                }
             if (!unknown.empty() && !*force) {
                 if (!reg)
                     throw UsageError("use: " + s.str() + ": " + unknown + ", and the release registry cannot be " +

@@ -10,6 +10,13 @@
 
 namespace cvm {
 
+bool built_per_major(const Version& cudnn) { return cudnn.major() > 8 || (cudnn.major() == 8 && cudnn.minor() >= 3); }
+
+Version cudnn_variant_for(const Version& cudnn, const Version& cuda) {
+    if (built_per_major(cudnn) || cuda.parts.size() < 2) return Version{{cuda.major()}};
+    return Version{{cuda.major(), cuda.minor()}};
+}
+
 namespace {
 
 // What every imported cuDNN entry holds; the caller adds its folders (and origin, stamp).
@@ -33,12 +40,7 @@ Version first3(const Version& v) {
     return out;
 }
 
-// Builds since 8.3 are made per CUDA major, older ones per minor.
-bool built_per_major(const Version& cudnn) { return cudnn.major() > 8 || (cudnn.major() == 8 && cudnn.minor() >= 3); }
-Version variant_for(const Version& cudnn, const Version& cuda) {
-    if (built_per_major(cudnn) || cuda.parts.size() < 2) return Version{{cuda.major()}};
-    return Version{{cuda.major(), cuda.minor()}};
-}
+Version variant_for(const Version& cudnn, const Version& cuda) { return cudnn_variant_for(cudnn, cuda); }
 
 // "libcudnn_ops.so.9.14.0" -> ("libcudnn_ops", 9.14.0). Only names with 3 numbers say a release.
 struct LibName {

@@ -43,6 +43,12 @@ struct CudnnImport {
     std::string warning;        // e.g. sub-libraries of another release; also in entry.note
 };
 
+// Builds since cuDNN 8.3 are made per CUDA major, older ones per CUDA minor.
+bool built_per_major(const Version& cudnn);
+// The variant (the CUDA in its id) of a build of `cudnn` for `cuda`: 12 for 9.1.0 and CUDA 12.4,
+// 11.2 for 8.1.0.77 and CUDA 11.2.
+Version cudnn_variant_for(const Version& cudnn, const Version& cuda);
+
 // What the registry knows of a cuDNN release (the core cannot read the registry itself).
 struct KnownCudnnRelease {
     Version version;                  // 4 numbers

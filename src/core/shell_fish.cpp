@@ -193,7 +193,11 @@ std::string fish_init(const InitOptions& o) {
                 command cvm $argv
                 return
             end
-            set -l _cvm_code (command cvm $argv --shell fish); or return
+            set -l _cvm_code (command cvm $argv --shell fish)FISH";
+    // With the hook, cvm is told whether it is on, to say what the function then does to it.
+    if (o.hook)
+        functions += R"FISH( --prompt-hook (set -q _cvm_off; and echo off; or echo on))FISH";
+    functions += R"FISH(); or return
             string join \n -- $_cvm_code | source)FISH";
     if (o.hook)
         functions += R"FISH(

@@ -244,16 +244,22 @@ std::string posix_hook_functions(const InitOptions& o, const char* shell) {
 }
 
 // `cvm shell` and `cvm deactivate` print code for the shell to run; the function runs it.
+// With the hook, the function tells cvm whether the hook is on (--prompt-hook), so that cvm can
+// say what the function then does to it.
 std::string posix_cvm_function(const char* shell, bool hook) {
     std::string out = R"SH(cvm() {
     case ${1-} in
     shell|deactivate)
-        local _cvm_a _cvm_code
+        local _cvm_a _cvm_code)SH";
+    if (hook) out += R"SH( _cvm_h=on
+        [ -z "${_cvm_off-}" ] || _cvm_h=off)SH";
+    out += R"SH(
         for _cvm_a in "$@"; do
             case ${_cvm_a} in -h|--help|--help-all) command cvm "$@"; return ;; esac
         done
         _cvm_code=$(command cvm "$@" --shell )SH";
     out += shell;
+    if (hook) out += R"SH( --prompt-hook "${_cvm_h}")SH";
     out += R"SH() || return
         eval "${_cvm_code}")SH";
     if (hook)

@@ -210,7 +210,10 @@ std::string pwsh_init(const InitOptions& o) {
     # `cvm shell` and `cvm deactivate` print code for this shell; the function runs it.
     $help = ($args -contains '-h') -or ($args -contains '--help') -or ($args -contains '--help-all')
     if ($args.Count -gt 0 -and @('shell', 'deactivate') -contains $args[0] -and -not $help) {
-        $code = & $global:_cvm_exe @args --shell pwsh
+        $code = & $global:_cvm_exe @args --shell pwsh)PS";
+    // With the hook, cvm is told whether it is on, to say what the function then does to it.
+    if (o.hook) out += R"PS( --prompt-hook $(if ($global:_cvm_off) { 'off' } else { 'on' }))PS";
+    out += R"PS(
         if ($LASTEXITCODE -ne 0) { return }
         ($code | Out-String) | Invoke-Expression
 )PS";

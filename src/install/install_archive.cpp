@@ -3,6 +3,7 @@
 #include "install/install_staging.h"
 #include "install/store_install.h"
 
+#include "core/cudnn_layouts.h"
 #include "core/installed_files.h"
 #include "core/redist_platform.h"
 #include "install/archive_name.h"
@@ -35,8 +36,9 @@ namespace cvm::install {
 
 namespace fs = std::filesystem;
 
-InstallResult StoreInstaller::install_file(const fs::path& archive, const std::string& origin) {
-    return install_archive(archive, origin, nullptr);
+InstallResult StoreInstaller::install_file(const fs::path& archive, const std::string& origin,
+                                           const std::string& cuda) {
+    return install_archive(archive, origin, nullptr, cuda);
 }
 
 namespace {
@@ -62,11 +64,43 @@ std::optional<Entry> installed_from(const Store& store, const fs::path& archive,
     return std::nullopt;
 }
 
+// A cuDNN recognised from its contents alone (a renamed legacy archive) with the CUDA that --cuda
+// gave, as `cvm import --cuda` takes it: the build number from the registry when it knows one
+// release of those three numbers, and of that release the build for that CUDA (11 names its only
+// build of CUDA 11); one it has no build for is refused, naming those it has.
+void complete_cudnn_from_registry(const registry::Registry* reg, const std::string& display, Version& version,
+                                  Version& cuda, bool legacy) {
+    if (!reg) return;
+    Version three = version;
+    if (three.parts.size() > 3) three.parts.resize(3);
+    auto known = registry::find_cudnn_releases(*reg, three);
+    if (known.size() != 1 || (version.parts.size() == 4 && known.front()->version != version)) return;
+    const registry::CudnnRelease& rel = *known.front();
+    if (version.parts.size() == 3 && legacy) version = rel.version;
+    if (rel.builds.empty()) return;
+    std::vector<Version> fitting;
+    std::string variants;
+    for (const auto& b : rel.builds) {
+        variants += (variants.empty() ? "" : " and ") + b.cuda.str();
+        if (b.cuda == cuda) return;
+        if (b.cuda.has_prefix(cuda) || cuda.has_prefix(b.cuda)) fitting.push_back(b.cuda);
+    }
+    if (fitting.size() == 1) {
+        cuda = fitting.front();
+        return;
+    }
+    fail_input(display + ": cuDNN " + rel.version.str() + " was built for CUDA " + variants + ", not " +
+               cuda.str() + "; rerun with --cuda " + rel.builds.back().cuda.str() +
+               (rel.builds.size() > 1 ? " (or another of those)" : ""));
+}
+
 } // namespace
 
 InstallResult StoreInstaller::install_archive(const fs::path& archive, const std::string& origin,
-                                              const StreamJob* download) {
+                                              const StreamJob* download, const std::string& cuda) {
     std::error_code ec;
+    if (!cuda.empty() && !parse_version(cuda, 1, 2))
+        fail_input("--cuda " + printable(cuda) + " is not a CUDA version like 12 or 11.2");
     if (!download && !fs::is_regular_file(archive, ec))
         fail_input(archive.u8string() +
                    " is not a file; give an archive (.tar.xz, .tgz, .zip, .whl) or a URL");
@@ -143,7 +177,11 @@ InstallResult StoreInstaller::install_archive(const fs::path& archive, const std
     RecognizeOptions ro;
     ro.host_platform = host;
     ro.archive_display = display;
+    ro.cuda = cuda;
     Recognized r = recognize_extracted(x, name, ro);
+    if (!cuda.empty() && r.kind == ProductKind::Cuda)
+        fail_input(display + " is a CUDA toolkit" + (r.component.empty() ? "" : " component") +
+                   ", not a cuDNN or NCCL build: --cuda does not apply; rerun without it");
 
     Entry e;
     e.platform = r.platform.empty() ? host : r.platform;
@@ -160,6 +198,7 @@ InstallResult StoreInstaller::install_archive(const fs::path& archive, const std
         auto c = parse_version(r.cuda_variant, 1, 2);
         if (!v || !c)
             fail_input(display + ": cannot use NCCL " + r.version + " for CUDA " + r.cuda_variant);
+        if (r.cuda_from_option) e.note += ", CUDA " + c->str() + " from --cuda";
         e.version = *v;
         e.cuda = *c;
         e.id = NcclId{*v, *c}.str();
@@ -170,6 +209,13 @@ InstallResult StoreInstaller::install_archive(const fs::path& archive, const std
         if (!v || !c)
             fail_input(display + ": cannot use version " + r.version + " for CUDA " +
                        r.cuda_variant);
+        // The CUDA came from --cuda alone: its variant for this release, as an import makes it.
+        if (r.cuda_from_option) {
+            *c = cudnn_variant_for(*v, *c);
+            complete_cudnn_from_registry(options_.registry, display, *v, *c,
+                                         r.family == ArchiveFamily::LegacyCudnn && !name);
+            e.note += ", CUDA " + c->str() + " from --cuda";
+        }
         e.version = *v;
         e.cuda = *c;
         e.id = CudnnId{*v, *c}.str();

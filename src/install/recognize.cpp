@@ -1,6 +1,7 @@
 #include "install/recognize.h"
 
 #include "binary/nccl_version.h"
+#include "core/cudnn_cuda_major.h"
 #include "core/cudnn_libraries.h"
 #include "core/nccl_layouts.h"
 #include "core/redist_platform.h"
@@ -385,6 +386,7 @@ Recognized recognize_extracted(const fs::path& extracted, const std::optional<Ar
             }
         }
         r.cuda_variant = banner->cuda_text();
+        if (!options.cuda.empty()) variant_claims.push_back({options.cuda, "--cuda"});
         for (const auto& c : variant_claims) {
             if (r.cuda_variant.empty()) {
                 r.cuda_variant = c.value;
@@ -396,10 +398,12 @@ Recognized recognize_extracted(const fs::path& extracted, const std::optional<Ar
                 refuse(c.source + " says CUDA " + c.value + " but " + r.evidence +
                        " was built for CUDA " + r.cuda_variant);
         }
+        r.cuda_from_option = banner->cuda_text().empty() && variant_claims.size() == 1 && !options.cuda.empty();
         if (r.cuda_variant.empty())
             refuse(
                 "cannot tell which CUDA this NCCL " + r.version +
-                " was built for; keep NVIDIA's file name (e.g. nccl_2.21.5-1+cuda12.4_x86_64.txz)");
+                " was built for; keep NVIDIA's file name (e.g. nccl_2.21.5-1+cuda12.4_x86_64.txz), "
+                "or say it with --cuda (e.g. --cuda 12.4)");
         if (!r.family) r.family = ArchiveFamily::NcclArchive;
         return r;
     }
@@ -434,10 +438,33 @@ Recognized recognize_extracted(const fs::path& extracted, const std::optional<Ar
                 r.version = c.value;
         for (const auto& c : variant_claims)
             if (c.value.size() > r.cuda_variant.size()) r.cuda_variant = c.value;
+        if (!options.cuda.empty()) {
+            // --cuda, as `cvm import --cuda` takes it: what the name says wins where both say it,
+            // so they must agree; the libraries' CUDA major must be its major.
+            if (!variant_claims.empty() && !versions_agree(options.cuda, r.cuda_variant))
+                refuse("--cuda " + options.cuda + " contradicts " + variant_claims[0].source + ", which says CUDA " +
+                       r.cuda_variant + "; rerun with --cuda " + r.cuda_variant + " or without --cuda");
+            std::vector<fs::path> libs;
+            for (const std::string& d : {r.lib_dir, r.bin_dir})
+                if (!d.empty()) {
+                    auto found = cudnn_library_files(root / d);
+                    libs.insert(libs.end(), found.begin(), found.end());
+                }
+            LibrariesCudaMajor read = cuda_major_of_libraries(libs);
+            auto given = version_numbers(options.cuda);
+            if (read.major && !given.empty() && static_cast<int>(*read.major) != given.front())
+                refuse("--cuda " + options.cuda + " contradicts its libraries: " + read.because() + " (CUDA " +
+                       std::to_string(*read.major) + "); rerun with --cuda " + std::to_string(*read.major));
+            if (r.cuda_variant.empty()) {
+                r.cuda_variant = options.cuda;
+                r.cuda_from_option = true;
+            }
+        }
         if (r.cuda_variant.empty())
             refuse("cannot tell which CUDA this cuDNN " + r.version +
                    " was built for; keep NVIDIA's file name (e.g. "
-                   "cudnn-linux-x86_64-8.9.7.29_cuda12-archive.tar.xz)");
+                   "cudnn-linux-x86_64-8.9.7.29_cuda12-archive.tar.xz), or say it with --cuda "
+                   "(e.g. --cuda 11.2 for a legacy cudnn-11.2-... archive)");
         if (layout_family == ArchiveFamily::LegacyCudnn && !name)
             r.family = ArchiveFamily::LegacyCudnn;
         // Completeness: every sub-library of this major version.

@@ -22,6 +22,7 @@ struct Recognized {
     std::string header_version; // cuDNN: MAJOR.MINOR.PATCHLEVEL from the header
     std::string
         cuda_variant; // cuDNN, NCCL: the CUDA it was built for ("11.2", "12", NCCL's "12.4")
+    bool cuda_from_option = false; // cuda_variant is RecognizeOptions::cuda: nothing else said it
     std::string cuda_release;   // CUDA: MAJOR.MINOR of the toolkit ("11.8")
     std::string component;      // CUDA component key ("cuda_nvcc"), empty for a whole toolkit
     std::string platform;       // "linux-x86_64", ...
@@ -47,6 +48,10 @@ std::vector<std::string> cudnn_required_libraries(int major, bool windows);
 struct RecognizeOptions {
     std::string host_platform;   // refuse builds for another machine; empty: no check
     std::string archive_display; // the archive's file name, for messages
+    // `cvm install FILE --cuda 11.2`: the CUDA a cuDNN or NCCL build is for, where nothing of the
+    // archive says it (a renamed legacy cuDNN); refused when the name, a library or the layout
+    // says another. Empty: not given.
+    std::string cuda;
 };
 
 // Inspects `extracted` (the folder an archive was extracted into) and the archive's name.

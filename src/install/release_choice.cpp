@@ -32,6 +32,9 @@ ToolkitChoice choose_toolkit(const registry::Registry* reg, const Version& reque
         fail_input("CUDA " + requested.str() +
                        " is not in cvm's release list; give the full version (e.g. 12.4.1)",
                    "not_found");
+    // nvcc's build number (`nvcc --version`: "release 11.8, V11.8.89") is no toolkit release.
+    if (auto nvcc = registry::nvcc_build_number(reg, requested))
+        fail_input(registry::nvcc_build_line(requested, *nvcc, "cvm install"), "invalid_input");
     // Unknown to the registry: try NVIDIA's manifest anyway.
     return {requested, "redistrib_" + requested.str() + ".json"};
 }

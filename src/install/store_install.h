@@ -80,9 +80,11 @@ public:
     // The release data it was given (nullptr when none was loaded).
     const registry::Registry* release_registry() const { return options_.registry; }
 
-    // A local archive of any family. `origin` is recorded in the entry (URL or path).
+    // A local archive of any family. `origin` is recorded in the entry (URL or path). `cuda`
+    // (`cvm install FILE --cuda 11.2`): the CUDA a cuDNN or NCCL build is for, where its name no
+    // longer says it (a renamed legacy cuDNN); checked against the name and the libraries.
     InstallResult install_file(const std::filesystem::path& archive,
-                               const std::string& origin = "");
+                               const std::string& origin = "", const std::string& cuda = "");
     // A toolkit from an NVIDIA installer already downloaded: the Linux runfile or the Windows
     // local installer (installer_package.h); `components` as for install_toolkit. install_file
     // comes here for installers.
@@ -124,7 +126,7 @@ private:
                                         const std::vector<const Artifact*>& items);
     // install_file, with the archive downloading while it is extracted when `download` is given.
     InstallResult install_archive(const std::filesystem::path& archive, const std::string& origin,
-                                  const StreamJob* download);
+                                  const StreamJob* download, const std::string& cuda = "");
 
     Store store_;
     StoreInstallerOptions options_;

@@ -72,6 +72,38 @@ std::vector<const CudaRelease*> find_cuda_by_components(const Registry& reg,
     return out;
 }
 
+std::optional<NvccBuildNumber> nvcc_build_number(const Registry* reg, const Version& v) {
+    if (v.parts.size() != 3) return std::nullopt;
+    const Version minor{{v.major(), v.minor()}};
+    NvccBuildNumber out;
+    if (reg) {
+        if (!find_cuda_releases(*reg, v).empty()) return std::nullopt;
+        auto owners = find_cuda_by_components(*reg, std::nullopt, v);
+        if (!owners.empty()) {
+            // The minor alone when its newest release is the one (`cvm install 11.8`), else in full.
+            const CudaRelease* newest = find_cuda_release(*reg, minor);
+            out.release = newest && newest->nvcc && *newest->nvcc == v ? minor.str() : owners.back()->version.str();
+            out.known = true;
+            return out;
+        }
+    }
+    if (v.major() < 11 || v.parts[2] < kSmallestNvccBuild) return std::nullopt;
+    out.release = minor.str();
+    out.minor_known = reg && find_cuda_release(*reg, minor);
+    if (!reg) out.minor_known = true; // nothing to update: say what to run
+    return out;
+}
+
+std::string nvcc_build_line(const Version& v, const NvccBuildNumber& b, const std::string& command,
+                            const std::string& rest, const std::string& outcome) {
+    const std::string run = "`" + command + " " + b.release + rest + "`";
+    const std::string done = outcome.empty() ? "" : "; " + outcome;
+    if (b.known) return v.str() + " is nvcc's build number of CUDA " + b.release + done + "; run " + run;
+    return v.str() + " looks like nvcc's build number of CUDA " + b.release + " (toolkit releases are numbered " +
+           b.release + ".0, " + b.release + ".1, ...)" + done + "; run " +
+           (b.minor_known ? run : "`cvm update` (cvm knows no CUDA " + b.release + " yet), then " + run);
+}
+
 std::optional<DriverRequirement> minimum_driver(const Registry& reg, const Version& cuda,
                                                 Platform platform, DriverRule rule) {
     if (cuda.empty()) return std::nullopt;

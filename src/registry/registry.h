@@ -177,6 +177,28 @@ std::vector<const CudaRelease*> find_cuda_by_components(const Registry& reg,
                                                         const std::optional<Version>& cudart,
                                                         const std::optional<Version>& nvcc);
 
+// nvcc's build number where a toolkit release belongs: `nvcc --version` prints "release 11.8,
+// V11.8.89", and 11.8.89 is the nvcc of the release 11.8.0. From 11.0 on NVIDIA numbers a
+// toolkit MAJOR.MINOR.UPDATE with small updates (0 to 4 so far: 11.4.4), while nvcc's builds are
+// numbered 20 and up (12.6.20 is the smallest this registry records); before 11.0 the toolkit
+// took its nvcc's number (10.2.89 is a release).
+inline constexpr unsigned kSmallestNvccBuild = 10; // an update number from here on is nvcc's build
+struct NvccBuildNumber {
+    std::string release;      // what to give instead: "11.8" (`cvm install 11.8` takes that release) or "12.4.0"
+    bool known = false;       // the registry names the release that ships it; else the numbering says so
+    bool minor_known = false; // (not known) the registry has a release of that minor
+};
+// When `v` (three numbers) is no release (of `reg`, when given) but nvcc's build number: the
+// registry's release whose nvcc it is (the newest, where several updates ship one nvcc), else
+// (11.0 and later) an update number of kSmallestNvccBuild or more. nullopt for what is, or may
+// be, a release.
+std::optional<NvccBuildNumber> nvcc_build_number(const Registry* reg, const Version& v);
+// The line saying so, with what to run: "11.8.89 is nvcc's build number of CUDA 11.8; run
+// `cvm install 11.8`" (`command` "cvm install", `rest` what follows the CUDA in a spec: "+9";
+// `outcome`, when given, before what to run: "nothing written").
+std::string nvcc_build_line(const Version& v, const NvccBuildNumber& b, const std::string& command,
+                            const std::string& rest = "", const std::string& outcome = "");
+
 enum class DriverRule {
     Toolkit,     // what the release itself asks for (Table 3 of the release notes)
     MinorCompat, // the floor for the whole major through minor-version compatibility

@@ -46,7 +46,9 @@ exec_rows=(
     "127${S}${S}nosuchcmd: command not found in the selected environment (PATH=${S}nosuchcmd${S}-h"
     "127${S}${S}nosuchcmd: command not found in the selected environment${S}--${S}nosuchcmd"
     "127${S}${S}nosuchcmd: command not found${S}11.2${S}--${S}nosuchcmd"
-    "127${S}${S}12: command not found${S}12${S}nvcc"
+    "2${S}${S}cvm exec: '12' is a spec, not a program: put \`--\` after it, \`cvm exec 12 -- nvcc\`${S}12${S}nvcc"
+    "2${S}${S}cvm exec: '11.2' is a spec, not a program: put \`--\` after it, \`cvm exec 11.2 -- nvcc --version\`${S}11.2${S}nvcc${S}--version"
+    "2${S}${S}cvm exec: '12.4+9' is a spec, not a program: put \`--\` after it, e.g. \`cvm exec 12.4+9 -- nvcc --version\`${S}12.4+9"
     "126${S}${S}is not an executable file${S}./noexec"
     "2${S}${S}nothing to run${S}"
     "2${S}${S}nothing to run${S}--"
@@ -67,6 +69,16 @@ for row in "${exec_rows[@]}"; do
     esac
     [[ -z $want_err ]] || assert_contains "$ERR" "$want_err" "cvm exec ${args[*]}"
 done
+# A spec without `--` is one line, not a "command not found" with PATH, selection or none (issue 35).
+(cd "$TEST_TMP" && expect_rc 2 "$CVM" exec 11.8 nvcc --version &&
+    assert_eq "$ERR" "cvm exec: '11.8' is a spec, not a program: put \`--\` after it, \`cvm exec 11.8 -- nvcc --version\`" &&
+    assert_not_contains "$ERR" "PATH=")
+# A program of that name on PATH is still run.
+mkdir -p "$TEST_TMP/specbin"
+printf '#!/bin/sh\necho ran 11.8\n' > "$TEST_TMP/specbin/11.8"
+chmod +x "$TEST_TMP/specbin/11.8"
+PATH="$TEST_TMP/specbin:$PATH" expect_rc 0 "$CVM" exec 11.8 x
+assert_eq "$OUT" "ran 11.8"
 # The program's exit code, whatever it is; a missing program's message is one line.
 FAKE_NVCC_EXIT=42 expect_rc 42 "$CVM" exec nvcc
 expect_rc 127 "$CVM" exec nosuchcmd

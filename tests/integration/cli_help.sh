@@ -84,6 +84,25 @@ expect_line 2 "cvm: unknown option '--verison'; did you mean '--version'?" "$CVM
 expect_line 2 "cvm: unknown option '-v'; did you mean '-V'?" "$CVM" -v
 expect_line 2 "cvm: unknown option '-x'; see cvm help" "$CVM" -x
 
+# The commands of pyenv, mise and nvm that cvm has under another name: cvm's command, not a guess
+# (`activate` is no typo of `deactivate`; issue 35).
+expect_line 2 "cvm: unknown command 'versions'; to list what is installed, run \`cvm list\` (see cvm help list)" "$CVM" versions
+expect_line 2 "cvm: unknown command 'version'; to show the selection here, run \`cvm current\`; cvm's own version: \`cvm --version\`" "$CVM" version
+expect_line 2 "cvm: unknown command 'local'; to select a version for this folder, run \`cvm use SPEC\` (writes .cudaversion; see cvm help use)" "$CVM" local 12.4
+expect_line 2 "cvm: unknown command 'global'; to select the default version, run \`cvm use --global SPEC\` (see cvm help use)" "$CVM" global 12.4
+expect_line 2 "cvm: unknown command 'ls-remote'; to list what cvm can install, run \`cvm list --available\` (see cvm help list)" "$CVM" ls-remote
+expect_line 2 "cvm: unknown command 'activate'; to activate the selection in this shell, run \`eval \"\$(cvm env)\"\` or \`cvm shell SPEC\`; for every new shell, put \`cvm init SHELL\` in its rc file (see cvm help init)" "$CVM" activate
+expect_line 2 "cvm: unknown command 'versions'; to list what is installed, run \`cvm list\` (see cvm help list)" "$CVM" help versions
+for o in --list -l; do
+    expect_line 2 "cvm install: unknown option '$o'; to list what cvm can install, run \`cvm list --available\` (see cvm help list)" "$CVM" install $o
+done
+# ... and each command named there is one.
+for c in list current use init env shell; do expect_rc 0 "$CVM" help $c; done
+expect_rc 0 "$CVM" help list
+assert_contains "$OUT" "--available"
+expect_rc 0 "$CVM" help use
+assert_contains "$OUT" "--global"
+
 # Other parse errors: one line naming the command, the value and what to run.
 # (Bare `cvm use` is no error: it prints the selection; cli_exec_use.sh covers it.)
 expect_line 2 "cvm which: missing TOOL; e.g. cvm which nvcc" "$CVM" which

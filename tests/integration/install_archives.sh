@@ -73,4 +73,53 @@ assert_contains "$ERR" "not an archive"
 expect_rc 2 "$CVM" install "$A/missing.tgz"
 
 assert_store cudnn "8.1.0.77-cuda11.2 9.1.0.70-cuda11 9.1.0.70-cuda12"
+
+# A folder is imported, not installed: one line naming `cvm import` (issue 35), whether the path
+# has a separator or is a folder here (an extracted archive's); a spec stays a spec.
+mkdir -p "$A/extracted" "$A/cudnn-linux-x86_64-9.1.0.70_cuda12-archive" "$A/99"
+expect_rc 2 "$CVM" install "$A/extracted"
+assert_eq "$ERR" "cvm install: $A/extracted is a folder, not an archive: to add what it holds, run \`cvm import $A/extracted\`"
+(cd "$A" && expect_rc 2 "$CVM" install cudnn-linux-x86_64-9.1.0.70_cuda12-archive &&
+    assert_eq "$ERR" "cvm install: cudnn-linux-x86_64-9.1.0.70_cuda12-archive is a folder, not an archive: to add what it holds, run \`cvm import cudnn-linux-x86_64-9.1.0.70_cuda12-archive\`" &&
+    expect_rc 2 "$CVM" install 99 && assert_contains "$ERR" "CUDA 99 is not in cvm's release list")
+expect_rc 2 "$CVM" install --json "$A/extracted/"
+assert_contains "$OUT" '"code": "invalid_input"'
+
+# A renamed legacy cuDNN archive: its name no longer says the CUDA it was built for. --cuda says
+# it, as `cvm import --cuda` does for the extracted folder: the same id, the build number from the
+# registry (issue 35).
+export CVM_ROOT="$TEST_TMP/renamed"
+cp "$A/cudnn-11.2-linux-x64-v8.1.0.77.tgz" "$A/cudnn.tgz"
+expect_rc 2 "$CVM" install "$A/cudnn.tgz"
+assert_contains "$ERR" "cannot tell which CUDA this cuDNN 8.1.0 was built for"
+assert_contains "$ERR" "--cuda"
+# 8.1.0.77 was built for CUDA 10.2 and 11.2: another is refused, naming them; nothing installed.
+expect_rc 2 "$CVM" install "$A/cudnn.tgz" --cuda 12
+assert_contains "$ERR" "cuDNN 8.1.0.77 was built for CUDA 10.2 and 11.2, not 12"
+expect_rc 2 "$CVM" install "$A/cudnn.tgz" --cuda 11.x
+assert_contains "$ERR" "--cuda 11.x is not a CUDA version"
+assert_store cudnn ""
+expect_rc 0 "$CVM" install "$A/cudnn.tgz" --cuda 11.2
+assert_contains "$ERR" "installed cuDNN 8.1.0.77-cuda11.2"
+grep -q "^archive=[0-9a-f]\{64\} cudnn.tgz" "$CVM_ROOT/cudnn/8.1.0.77-cuda11.2/entry" || fail "renamed archive not recorded"
+# Reinstalled from it, with the CUDA it was given.
+expect_rc 0 "$CVM" install --reinstall 8.1.0.77-cuda11.2
+assert_store cudnn "8.1.0.77-cuda11.2"
+expect_rc 0 "$CVM" uninstall 8.1.0.77-cuda11.2
+# A major names the release's only build of it.
+expect_rc 0 "$CVM" install "$A/cudnn.tgz" --cuda 11
+assert_store cudnn "8.1.0.77-cuda11.2"
+# The import of the same files, extracted, gives the same id.
+mkdir -p "$TEST_TMP/unnamed"
+tar -xzf "$A/cudnn.tgz" -C "$TEST_TMP/unnamed"
+CVM_ROOT="$TEST_TMP/renamed-import" expect_rc 0 "$CVM" import --cuda 11.2 "$TEST_TMP/unnamed"
+assert_contains "$ERR" "imported cudnn 8.1.0.77-cuda11.2"
+# --cuda that contradicts the name is refused; one that agrees is taken.
+expect_rc 2 "$CVM" install "$A/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz" --cuda 11
+assert_contains "$ERR" "--cuda 11 contradicts the file name, which says CUDA 12"
+expect_rc 0 "$CVM" install "$A/cudnn-linux-x86_64-9.1.0.70_cuda12-archive.tar.xz" --cuda 12
+assert_store cudnn "8.1.0.77-cuda11.2 9.1.0.70-cuda12"
+# Not for a toolkit's installer, nor a URL.
+expect_rc 2 "$CVM" install "https://example.invalid/cudnn.tgz" --cuda 11.2
+assert_contains "$ERR" "--cuda only applies to"
 echo PASS

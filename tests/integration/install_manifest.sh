@@ -91,6 +91,38 @@ expect_rc 1 "$CVM" install cuda 12.9.9
 assert_contains "$ERR" "404"
 assert_contains "$ERR" "redistrib_12.9.9.json"
 
+# nvcc's build number (`nvcc --version`: "release 11.8, V11.8.89") is no toolkit release: one line
+# naming the release, exit 2, and no manifest is asked for (issue 35). A small update number cvm
+# does not know (12.9.9 above) is still tried: it may be a release.
+: > "$HTTP_LOG"
+expect_rc 2 "$CVM" install 11.8.89
+assert_eq "$ERR" "cvm: 11.8.89 is nvcc's build number of CUDA 11.8; run \`cvm install 11.8\`"
+expect_rc 2 "$CVM" install cuda 11.8.89
+assert_eq "$ERR" "cvm: 11.8.89 is nvcc's build number of CUDA 11.8; run \`cvm install 11.8\`"
+expect_rc 2 "$CVM" install 12.4.131+9.1
+assert_eq "$ERR" "cvm: 12.4.131 is nvcc's build number of CUDA 12.4; run \`cvm install 12.4\`"
+# The nvcc of an update that is not the newest of its minor: that update, in full.
+expect_rc 2 "$CVM" install 12.4.99
+assert_eq "$ERR" "cvm: 12.4.99 is nvcc's build number of CUDA 12.4.0; run \`cvm install 12.4.0\`"
+# A build number of a minor the registry does not know: by NVIDIA's numbering.
+expect_rc 2 "$CVM" install --json 13.7.40
+assert_contains "$OUT" '"code": "invalid_input"'
+assert_contains "$ERR" "13.7.40 looks like nvcc's build number of CUDA 13.7"
+assert_contains "$ERR" "\`cvm update\` (cvm knows no CUDA 13.7 yet), then \`cvm install 13.7\`"
+# From .cudaversion (a bare `cvm install`) too; `cvm use` names the spec to write instead.
+mkdir -p "$TEST_TMP/nvccproj"
+printf '11.8.89\n' > "$TEST_TMP/nvccproj/.cudaversion"
+(cd "$TEST_TMP/nvccproj" && expect_rc 2 "$CVM" install && assert_contains "$ERR" "11.8.89 is nvcc's build number of CUDA 11.8" &&
+    expect_rc 2 "$CVM" use 11.8.89+9.1 &&
+    assert_eq "$ERR" "cvm use: 11.8.89 is nvcc's build number of CUDA 11.8; nothing written; run \`cvm use 11.8+9.1\`" &&
+    assert_eq "$(cat .cudaversion)" "11.8.89")
+assert_store cuda "12.4.1"
+assert_eq "$(grep -c redistrib_ "$HTTP_LOG")" 0 "manifests asked for an nvcc build number: $(cat "$HTTP_LOG")"
+# Before 11.0 a toolkit took nvcc's number: 10.2.89 is a release, its installer looked for.
+expect_rc 1 "$CVM" install 10.2.89
+assert_contains "$ERR" "NVIDIA's checksums of CUDA 10.2.89"
+assert_not_contains "$ERR" "nvcc's build number"
+
 # A stalled server: the stall timeout ends it (the stall outlasts the server, which exits after
 # 300 s: only the stall timeout says "stalled").
 stop_server

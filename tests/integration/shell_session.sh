@@ -83,6 +83,37 @@ for hook in --no-hook ""; do
         assert_eq "$out" $'active=11.2.2\nversion=11.2' "cvm init bash at a prompt in a project"
     fi
 done
+# `cvm deactivate` turns the prompt hook off in this shell, `cvm shell` on again: each says so on
+# stderr, stdout stays code for the shell (issue 35). Without the hook (--no-hook), nothing is said.
+off='cvm: the prompt hook is now off in this shell: the environment no longer follows `cd` or .cudaversion; `cvm shell --unset` turns it on again'
+still='cvm: the prompt hook stays off in this shell; `cvm shell --unset` turns it on again'
+on='cvm: the prompt hook is on again in this shell: the environment follows `cd` and .cudaversion (`cvm deactivate` turns it off)'
+steps='cvm deactivate; echo "off=${CVM_ACTIVE-none}"; cvm deactivate; cvm shell --unset; echo "on=${CVM_ACTIVE-none}"; cvm shell --unset; cvm deactivate; cvm shell 11.2; cvm shell --unset'
+want="$off"$'\noff=none\n'"$still"$'\n'"$on"$'\non=11.2.2\n'"$off"$'\n'"$on"
+out=$(cd "$TEST_TMP/proj" && bash --norc --noprofile -c 'eval "$("$1" init bash)"; eval "${PROMPT_COMMAND-}"; '"$steps" _ "$CVM" 2>&1)
+assert_eq "$out" "$want" "what cvm deactivate and cvm shell say of the hook in bash"
+out=$(cd "$TEST_TMP/proj" && zsh -f -c 'eval "$("$1" init zsh)"; _cvm_hook; '"$steps" _ "$CVM" 2>&1)
+assert_eq "$out" "$want" "what cvm deactivate and cvm shell say of the hook in zsh"
+fsteps='cvm deactivate; echo "off=$CVM_ACTIVE"; cvm deactivate; cvm shell --unset; echo "on=$CVM_ACTIVE"; cvm shell --unset; cvm deactivate; cvm shell 11.2; cvm shell --unset'
+out=$(cd "$TEST_TMP/proj" && fish --no-config -c "$CVM init fish | source; $fsteps" 2>&1)
+assert_eq "$out" "${want/off=none/off=}" "what cvm deactivate and cvm shell say of the hook in fish"
+out=$(cd "$TEST_TMP/proj" && bash --norc --noprofile -c 'eval "$("$1" init bash --no-hook)"; cvm deactivate; cvm shell --unset; echo done' _ "$CVM" 2>&1)
+assert_eq "$out" "done" "cvm deactivate and cvm shell without the hook"
+# The code itself: only the assignments on stdout, the line on stderr.
+expect_rc 0 "$CVM" shell --unset --shell bash --prompt-hook off
+assert_eq "$OUT" "unset CVM_VERSION"
+assert_eq "$ERR" "$on"
+expect_rc 0 "$CVM" deactivate --shell bash --prompt-hook on
+assert_eq "$ERR" "$off"
+assert_contains "$OUT" "cvm_deactivate"
+expect_rc 2 "$CVM" deactivate --shell bash --prompt-hook maybe
+# And the help says it (read with its lines joined: it is wrapped to the terminal).
+expect_rc 0 "$CVM" help deactivate
+assert_contains "$(tr -s '\n ' '  ' <<<"$OUT")" "turns the hook off in this shell (it says so): the environment no longer follows \`cd\` until \`cvm shell --unset\`"
+expect_rc 0 "$CVM" help shell
+assert_contains "$(tr -s '\n ' '  ' <<<"$OUT")" "\`cvm shell SPEC\` and \`cvm shell --unset\` turn the hook on again, and say so"
+assert_not_contains "$OUT" "--prompt-hook"
+
 # The hook step itself is quiet where nothing is selected, applies what is, and refuses cmd.
 mkdir -p "$TEST_TMP/none"
 (cd "$TEST_TMP/none" && expect_rc 0 "$CVM" hook-env --shell bash && assert_eq "$OUT" "")

@@ -538,6 +538,11 @@ TEST_CASE("init installs the prompt hook and the cvm function unless told not to
     CHECK(zsh.find("add-zsh-hook precmd _cvm_hook") != std::string::npos);
     auto fish = render_init(Shell::Fish, o);
     CHECK(fish.find("function _cvm_hook --on-variable PWD --on-event fish_prompt") != std::string::npos);
+    // The function tells cvm whether the hook is on (`cvm deactivate` turns it off, `cvm shell` on).
+    CHECK(bash.find("--shell bash --prompt-hook \"${_cvm_h}\")") != std::string::npos);
+    CHECK(zsh.find("--shell zsh --prompt-hook \"${_cvm_h}\")") != std::string::npos);
+    CHECK(fish.find("--shell fish --prompt-hook (set -q _cvm_off; and echo off; or echo on)); or return") !=
+          std::string::npos);
     CHECK(fish.find("command '/opt/it\\'s/cvm' hook-env --shell fish --pid $fish_pid | source") !=
           std::string::npos);
 
@@ -561,6 +566,9 @@ TEST_CASE("init installs the prompt hook and the cvm function unless told not to
     // `cvm deactivate` turns the hook off, `cvm shell` on again.
     CHECK(pwsh.find("if ($global:_cvm_off) { return }") != std::string::npos);
     CHECK(pwsh.find("$global:_cvm_off = $null; $global:_cvm_key = $null; _cvm_hook") != std::string::npos);
+    // ... and cvm is told the hook's state, to say what the function does to it.
+    CHECK(pwsh.find("@args --shell pwsh --prompt-hook $(if ($global:_cvm_off) { 'off' } else { 'on' })") !=
+          std::string::npos);
     // Braces and parentheses pair up (a cheap check that the text parses as blocks).
     long braces = 0, parens = 0;
     for (char c : pwsh) {
@@ -577,6 +585,7 @@ TEST_CASE("init installs the prompt hook and the cvm function unless told not to
         INFO(shell_name(sh));
         CHECK(text.find("_cvm_hook") == std::string::npos);
         CHECK(text.find("hook-env") == std::string::npos);
+        CHECK(text.find("--prompt-hook") == std::string::npos);
         CHECK(text.find("cvm") != std::string::npos);
     }
 }

@@ -229,6 +229,52 @@ TEST_CASE("minimum drivers", "[registry]") {
     }
 }
 
+TEST_CASE("nvcc's build number is told from a release", "[registry]") {
+    const Registry& reg = real();
+    // `nvcc --version`: "release 11.8, V11.8.89"; 11.8.0 is the only 11.8.
+    auto b = nvcc_build_number(&reg, v("11.8.89"));
+    REQUIRE(b);
+    CHECK(b->known);
+    CHECK(b->release == "11.8");
+    CHECK(nvcc_build_line(v("11.8.89"), *b, "cvm install") ==
+          "11.8.89 is nvcc's build number of CUDA 11.8; run `cvm install 11.8`");
+    // The newest 12.4 (12.4.1) ships 12.4.131; 12.4.99 is 12.4.0's, named in full.
+    CHECK(nvcc_build_number(&reg, v("12.4.131"))->release == "12.4");
+    CHECK(nvcc_build_number(&reg, v("12.4.99"))->release == "12.4.0");
+    // One nvcc in two updates (13.0.1, 13.0.2), and the newest 13.0 (13.0.3) records none: the newest of the two.
+    CHECK(nvcc_build_number(&reg, v("13.0.88"))->release == "13.0.2");
+    // Releases are no builds, whatever their numbers: 10.2.89 (before 11.0 the toolkit had nvcc's number), 12.4.1.
+    for (const char* release : {"10.2.89", "10.0.130", "11.4.4", "12.4.1", "13.2.2"})
+        CHECK_FALSE(nvcc_build_number(&reg, v(release)));
+    // Unknown numbers: small updates may be releases; 10 and up are nvcc's (from 11.0 on).
+    CHECK_FALSE(nvcc_build_number(&reg, v("12.9.9")));
+    CHECK_FALSE(nvcc_build_number(&reg, v("10.3.50")));
+    CHECK_FALSE(nvcc_build_number(&reg, v("12.4")));
+    auto unknown = nvcc_build_number(&reg, v("13.7.40"));
+    REQUIRE(unknown);
+    CHECK_FALSE(unknown->known);
+    CHECK_FALSE(unknown->minor_known);
+    CHECK(nvcc_build_line(v("13.7.40"), *unknown, "cvm use", "+9", "nothing written") ==
+          "13.7.40 looks like nvcc's build number of CUDA 13.7 (toolkit releases are numbered 13.7.0, 13.7.1, ...); "
+          "nothing written; run `cvm update` (cvm knows no CUDA 13.7 yet), then `cvm use 13.7+9`");
+    CHECK(nvcc_build_number(&reg, v("12.4.50"))->minor_known);
+    // Without a registry, the numbering alone.
+    CHECK(nvcc_build_number(nullptr, v("11.8.89"))->release == "11.8");
+    CHECK_FALSE(nvcc_build_number(nullptr, v("11.8.0")));
+    CHECK_FALSE(nvcc_build_number(nullptr, v("10.2.89")));
+    // Every release the registry records an nvcc for: its nvcc is told as a build, its version is not.
+    for (const auto& r : reg.cuda) {
+        INFO(r.version.str());
+        CHECK_FALSE(nvcc_build_number(&reg, r.version));
+        if (r.nvcc && *r.nvcc != r.version) CHECK(nvcc_build_number(&reg, *r.nvcc));
+        // The numbering rule agrees with the registry from 11.0 on: updates small, builds large.
+        if (r.version.major() >= 11) {
+            CHECK(r.version.parts[2] < kSmallestNvccBuild);
+            if (r.nvcc) CHECK(r.nvcc->parts[2] >= kSmallestNvccBuild);
+        }
+    }
+}
+
 TEST_CASE("a toolkit assembled from wheels is given its release", "[registry]") {
     const Registry& reg = real();
     // /usr/local/cuda-13.0 here: nvidia_cuda_runtime-13.0.96, nvidia_cuda_nvcc-13.0.88.
