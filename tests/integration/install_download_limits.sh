@@ -91,7 +91,7 @@ export CVM_MIRROR="http://127.0.0.1:$closed"
 expect_rc 1 "$CVM" install cuda 12.4.1
 assert_contains "$ERR" "127.0.0.1:$closed"
 assert_contains "$ERR" "CVM_MIRROR"
-assert_contains "$ERR" "cvm install FILE"
+assert_contains "$ERR" "\`CVM_MIRROR=file://DIR cvm install cuda 12.4.1\`"
 assert_contains "$ERR" "after 2 attempts"
 assert_eq "$(grep -c retrying <<<"$ERR")" 1 "retries of a refused connection"
 no_part "a refused connection"
