@@ -45,7 +45,7 @@ void warn_framework_libraries(const Store& store, const Resolved& r) {
                 note(std::string(v->kind == doctor::FrameworkCudnnVerdict::Kind::Refused ? "error ahead: " : "warning: ") +
                      v->message + "; " + v->fix);
         }
-        if (!f.own_cublas_dir) continue;
+        if (!f.own_cublas) continue;
         if (!library_path) library_path = selected_library_path(store, r);
         auto v = doctor::judge_own_cublas(f, label, *library_path, files);
         if (v && v->kind != doctor::FrameworkCublasVerdict::Kind::Own) note("warning: " + v->message + "; " + v->fix);

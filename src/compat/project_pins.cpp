@@ -6,6 +6,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "core/ascii.h"
 #include "core/toml_input.h"
 
 namespace cvm::compat {
@@ -18,20 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 using Op = VersionClause::Op;
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-        s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-        s.remove_suffix(1);
-    return s;
-}
-
-std::string ascii_lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
 
 bool has_start(std::string_view s, std::string_view p) {
     return s.substr(0, p.size()) == p;
@@ -72,7 +59,7 @@ struct LooseVersion {
 
 std::optional<LooseVersion> loose_version(std::string_view s) {
     LooseVersion out;
-    s = trim(s);
+    s = ascii_trim(s);
     if (!s.empty() && (s.front() == 'v' || s.front() == 'V')) s.remove_prefix(1);
     if (s.size() >= 2 && s.substr(s.size() - 2) == ".*") {
         out.wildcard = true;
@@ -120,7 +107,7 @@ std::string_view leading_op(std::string_view s) {
 // it), `single_eq` what conda's "=" means. false when it cannot be read.
 bool add_clause(std::string_view text, std::vector<VersionClause>& out, std::string* tag,
                 std::string_view bare) {
-    text = trim(text);
+    text = ascii_trim(text);
     std::string_view op = leading_op(text);
     if (op.empty()) {
         if (bare.empty()) return false;
@@ -164,7 +151,7 @@ bool add_clause(std::string_view text, std::vector<VersionClause>& out, std::str
 std::optional<std::vector<VersionClause>> pep440_clauses(std::string_view spec, std::string* tag,
                                                          std::string_view bare = {}) {
     std::vector<VersionClause> out;
-    spec = trim(spec);
+    spec = ascii_trim(spec);
     if (spec.empty() || spec == "*") return out;
     while (true) {
         size_t comma = spec.find(',');
@@ -234,25 +221,25 @@ struct Requirement {
 };
 
 bool pep508(std::string_view s, Requirement& out) {
-    s = trim(s);
-    if (auto semi = s.find(';'); semi != std::string_view::npos) s = trim(s.substr(0, semi));
+    s = ascii_trim(s);
+    if (auto semi = s.find(';'); semi != std::string_view::npos) s = ascii_trim(s.substr(0, semi));
     size_t i = 0;
     if (s.empty() || !std::isalnum(static_cast<unsigned char>(s[0]))) return false;
     while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '.' ||
                             s[i] == '_' || s[i] == '-'))
         ++i;
     out.name = std::string(s.substr(0, i));
-    std::string_view rest = trim(s.substr(i));
+    std::string_view rest = ascii_trim(s.substr(i));
     if (!rest.empty() && rest.front() == '[') {
         auto close = rest.find(']');
         if (close == std::string_view::npos) return false;
-        rest = trim(rest.substr(close + 1));
+        rest = ascii_trim(rest.substr(close + 1));
     }
     if (!rest.empty() && rest.front() == '@') {
         out.url = true;
-        rest = trim(rest.substr(1));
+        rest = ascii_trim(rest.substr(1));
     } else if (rest.size() >= 2 && rest.front() == '(' && rest.back() == ')') {
-        rest = trim(rest.substr(1, rest.size() - 2));
+        rest = ascii_trim(rest.substr(1, rest.size() - 2));
     }
     out.spec = std::string(rest);
     return true;
@@ -274,7 +261,7 @@ ProjectPin make_pin(std::string fw, std::string_view text, const std::string& fi
                     unsigned line) {
     ProjectPin pin;
     pin.framework = std::move(fw);
-    pin.text = std::string(trim(text));
+    pin.text = std::string(ascii_trim(text));
     pin.file = file;
     pin.line = line;
     return pin;
@@ -289,7 +276,7 @@ std::optional<ProjectPin> requirement_pin(std::string_view text, const std::stri
     if (fw.empty()) return std::nullopt;
     ProjectPin pin = make_pin(fw, text, file, line);
     if (auto semi = pin.text.find(';'); semi != std::string::npos)
-        pin.text = std::string(trim(std::string_view(pin.text).substr(0, semi)));
+        pin.text = std::string(ascii_trim(std::string_view(pin.text).substr(0, semi)));
     std::string spec = r.spec;
     if (r.url) {
         std::string v = wheel_url_version(spec);
@@ -316,35 +303,35 @@ struct CondaDep {
 
 CondaDep conda_dep(std::string_view s) {
     CondaDep d;
-    s = trim(s);
+    s = ascii_trim(s);
     if (auto colons = s.find("::"); colons != std::string_view::npos) s = s.substr(colons + 2);
     size_t i = 0;
     while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i])) &&
            std::string_view("=<>!~[").find(s[i]) == std::string_view::npos)
         ++i;
     d.name = std::string(s.substr(0, i));
-    std::string_view rest = trim(s.substr(i));
+    std::string_view rest = ascii_trim(s.substr(i));
     if (!rest.empty() && rest.front() == '=' && !has_start(rest, "==")) {
         // name=VERSION[=BUILD]
         rest.remove_prefix(1);
         auto eq = rest.find('=');
-        d.version = "=" + std::string(trim(rest.substr(0, eq)));
-        if (eq != std::string_view::npos) d.build = std::string(trim(rest.substr(eq + 1)));
+        d.version = "=" + std::string(ascii_trim(rest.substr(0, eq)));
+        if (eq != std::string_view::npos) d.build = std::string(ascii_trim(rest.substr(eq + 1)));
         return d;
     }
     // name==VERSION=BUILD
     if (has_start(rest, "==")) {
         auto eq = rest.find('=', 2);
         if (eq != std::string_view::npos) {
-            d.version = std::string(trim(rest.substr(0, eq)));
-            d.build = std::string(trim(rest.substr(eq + 1)));
+            d.version = std::string(ascii_trim(rest.substr(0, eq)));
+            d.build = std::string(ascii_trim(rest.substr(eq + 1)));
             return d;
         }
     }
     // name [SPEC [BUILD]]
     auto space = rest.find_first_of(" \t");
     d.version = std::string(rest.substr(0, space));
-    if (space != std::string_view::npos) d.build = std::string(trim(rest.substr(space)));
+    if (space != std::string_view::npos) d.build = std::string(ascii_trim(rest.substr(space)));
     return d;
 }
 
@@ -379,7 +366,7 @@ void add_conda_dep(std::vector<ProjectPin>& out, std::string_view text, const Co
         auto v = spec_cuda(d.version);
         if (!v)
             fail(file, line,
-                 "cannot read the CUDA version of " + std::string(trim(text)) +
+                 "cannot read the CUDA version of " + std::string(ascii_trim(text)) +
                      " (write e.g. pytorch-cuda=12.1)");
         cuda = std::make_pair(*v, line);
         return;
@@ -510,7 +497,7 @@ std::string_view yaml_uncomment(std::string_view s) {
 
 // A scalar: unquoted, or in matching quotes. nullopt for an unterminated quote.
 std::optional<std::string> yaml_scalar(std::string_view s) {
-    s = trim(s);
+    s = ascii_trim(s);
     if (!s.empty() && (s.front() == '"' || s.front() == '\'')) {
         if (s.size() < 2 || s.back() != s.front()) return std::nullopt;
         return std::string(s.substr(1, s.size() - 2));
@@ -608,7 +595,7 @@ std::vector<ProjectPin> requirements_pins(std::string_view text, const std::stri
         } else {
             logical += std::string(raw);
         }
-        std::string_view line = trim(logical);
+        std::string_view line = ascii_trim(logical);
         std::string keep(line);
         logical.clear();
         line = keep;
@@ -623,7 +610,7 @@ std::vector<ProjectPin> requirements_pins(std::string_view text, const std::stri
                     rest.front() != '\t' && opt.size() > 2)
                     continue;
                 if (!rest.empty() && rest.front() == '=') rest.remove_prefix(1);
-                arg = trim(rest);
+                arg = ascii_trim(rest);
                 if (arg.empty()) fail(file, first, std::string(opt) + " names no file");
                 break;
             }
@@ -639,7 +626,7 @@ std::vector<ProjectPin> requirements_pins(std::string_view text, const std::stri
         // Per-requirement options (--hash=..., --config-settings) follow the requirement.
         for (size_t i = 1; i + 2 < line.size(); ++i)
             if ((line[i - 1] == ' ' || line[i - 1] == '\t') && line[i] == '-' && line[i + 1] == '-') {
-                line = trim(line.substr(0, i));
+                line = ascii_trim(line.substr(0, i));
                 break;
             }
         if (auto pin = requirement_pin(line, file, first)) out.push_back(std::move(*pin));
@@ -750,13 +737,13 @@ std::vector<ProjectPin> environment_pins(std::string_view text, const std::strin
         ++number;
         if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
         std::string_view s = yaml_uncomment(raw);
-        if (trim(s).empty()) continue;
+        if (ascii_trim(s).empty()) continue;
         size_t indent = 0;
         while (indent < s.size() && s[indent] == ' ')
             ++indent;
         if (indent < s.size() && s[indent] == '\t')
             fail(file, number, "a tab in the indentation (YAML indents with spaces only)");
-        std::string_view body = trim(s.substr(indent));
+        std::string_view body = ascii_trim(s.substr(indent));
         if (has_start(body, "---") || has_start(body, "...")) continue;
         const bool item = body == "-" || has_start(body, "- ");
         if (indent == 0 && !item) {
@@ -766,14 +753,14 @@ std::vector<ProjectPin> environment_pins(std::string_view text, const std::strin
             auto colon = body.find(':');
             if (colon == std::string_view::npos)
                 fail(file, number, "expected `key:` at the start of the line");
-            in_deps = trim(body.substr(0, colon)) == "dependencies";
-            std::string_view value = trim(body.substr(colon + 1));
+            in_deps = ascii_trim(body.substr(0, colon)) == "dependencies";
+            std::string_view value = ascii_trim(body.substr(colon + 1));
             if (!in_deps || value.empty()) continue;
             in_deps = false;
             if (value.front() != '[' || value.back() != ']')
                 fail(file, number, "dependencies: is followed by a value that is not a list");
             value = value.substr(1, value.size() - 2);
-            while (!trim(value).empty()) {
+            while (!ascii_trim(value).empty()) {
                 auto comma = value.find(',');
                 auto v = yaml_scalar(value.substr(0, comma));
                 if (!v) fail(file, number, "an unterminated quote in the dependencies list");
@@ -788,7 +775,7 @@ std::vector<ProjectPin> environment_pins(std::string_view text, const std::strin
             // `- pip:` may be followed by an indented non-list value only when it is a list
             fail(file, number, "expected a list item (`- NAME`) under dependencies:");
         }
-        std::string_view value = trim(body.substr(1));
+        std::string_view value = ascii_trim(body.substr(1));
         auto scalar = yaml_scalar(value);
         if (!scalar) fail(file, number, "an unterminated quote");
         if (in_pip && indent > item_indent) {
@@ -805,7 +792,7 @@ std::vector<ProjectPin> environment_pins(std::string_view text, const std::strin
         if (indent != item_indent)
             fail(file, number, "this item is indented unlike the dependencies: list's others");
         in_pip = false;
-        if (!value.empty() && value.back() == ':' && trim(value.substr(0, value.size() - 1)) == "pip") {
+        if (!value.empty() && value.back() == ':' && ascii_trim(value.substr(0, value.size() - 1)) == "pip") {
             in_pip = true;
             pip_indent = 0;
             continue;

@@ -22,6 +22,15 @@ inline std::string ascii_upper(std::string_view s) {
     return out;
 }
 
+// `s` without the blanks (space, tab, line ends) at either end.
+inline std::string_view ascii_trim(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+        s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+        s.remove_suffix(1);
+    return s;
+}
+
 // The value of one hex digit (0-9, a-f, A-F); -1 for any other character.
 inline int hex_digit(char c) {
     if (c >= '0' && c <= '9') return c - '0';

@@ -779,7 +779,7 @@ private:
             }
             auto built = parse_version(*f.cuda, 1, 3);
             if (f.own_cudnn_dir) check_own_cudnn(f, label);
-            if (f.own_cublas_dir && in_.os == Os::Linux) check_own_cublas(f, label);
+            if (f.own_cublas && in_.os == Os::Linux) check_own_cublas(f, label);
             if (!in_.resolved || !built) continue;
             const Entry& t = in_.resolved->toolkit;
             const std::string want = built->str() + (f.cudnn ? "+" + *f.cudnn : std::string());

@@ -1,6 +1,7 @@
 #include "driver.h"
 
 #include "binary/elf_reader.h"
+#include "core/ascii.h"
 #include "cuda_libraries.h"
 #include "file_system_view.h"
 
@@ -29,14 +30,6 @@ bool is_driver_version(std::string_view s) {
         }
     }
     return digit && dots >= 1 && dots <= 3;
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-        s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-        s.remove_suffix(1);
-    return s;
 }
 
 } // namespace
@@ -71,8 +64,8 @@ smi_name_value_rows(std::string_view text) {
         text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
         auto comma = line.rfind(',');
         if (comma == std::string_view::npos) continue;
-        auto name = trim(line.substr(0, comma));
-        if (!name.empty()) out.emplace_back(name, trim(line.substr(comma + 1)));
+        auto name = ascii_trim(line.substr(0, comma));
+        if (!name.empty()) out.emplace_back(name, ascii_trim(line.substr(comma + 1)));
     }
     return out;
 }
@@ -137,7 +130,7 @@ DriverInfo detect_driver(const DriverProbe& probe) {
             for (const auto& g : gpus)
                 info.gpus.push_back(g.name);
             if (gpus.empty()) {
-                std::string first_line = std::string(trim(out->substr(0, out->find('\n'))));
+                std::string first_line = std::string(ascii_trim(out->substr(0, out->find('\n'))));
                 info.notes.push_back(probe.nvidia_smi + " lists no GPU" +
                                      (first_line.empty() ? "" : ": " + first_line));
             } else if (!info.version) {

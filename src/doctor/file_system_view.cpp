@@ -1,5 +1,6 @@
 #include "file_system_view.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
@@ -51,6 +52,29 @@ std::string text_of(const FileSystemView& fs, const std::string& path) {
     auto bytes = src->read_up_to(0, 1 << 20);
     if (!bytes) return {};
     return std::string(bytes->begin(), bytes->end());
+}
+
+std::optional<std::string> installed_dist_version(const FileSystemView& fs, const std::string& site,
+                                                  std::string_view prefix) {
+    std::vector<std::string> names = fs.list(site);
+    std::sort(names.begin(), names.end());
+    for (const auto& n : names) {
+        const std::string_view tail = ".dist-info";
+        if (n.compare(0, prefix.size(), prefix) != 0 || n.size() < tail.size() ||
+            n.compare(n.size() - tail.size(), tail.size(), tail) != 0)
+            continue;
+        const auto dash = n.find('-');
+        if (dash == std::string::npos) continue;
+        return n.substr(dash + 1, n.size() - dash - 1 - tail.size());
+    }
+    return std::nullopt;
+}
+
+std::string path_normal(const std::string& path) {
+    std::string s = fs::path(path).lexically_normal().generic_string();
+    while (s.size() > 1 && s.back() == '/')
+        s.pop_back();
+    return s;
 }
 
 std::string path_join(const std::string& dir, const std::string& name) {

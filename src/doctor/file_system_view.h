@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cvm::doctor {
@@ -39,9 +40,17 @@ public:
 // __init__.py); empty when it cannot be read.
 std::string text_of(const FileSystemView& fs, const std::string& path);
 
+// The release in the name of the first `prefix*.dist-info` folder in `site`
+// ("nvidia_cudnn_cu12-9.1.0.70.dist-info" gives "9.1.0.70" for prefix "nvidia_cudnn_cu").
+std::optional<std::string> installed_dist_version(const FileSystemView& fs, const std::string& site,
+                                                  std::string_view prefix);
+
 // Path text helpers that work for both '/' and '\' separated paths, independent of the host.
 std::string path_join(const std::string& dir, const std::string& name);
 std::string path_dirname(const std::string& path);
 std::string path_basename(const std::string& path);
+// `path` with "." and ".." worked out and no trailing separator, '/' separated (lexical: links are
+// not followed), so that two spellings of one folder compare equal.
+std::string path_normal(const std::string& path);
 
 } // namespace cvm::doctor

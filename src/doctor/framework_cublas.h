@@ -27,13 +27,6 @@
 
 namespace cvm::doctor {
 
-// Fills f's own cuBLAS (own_cublas_*) from the nvidia-cublas wheel in `site`, and how `f` reaches
-// it, from its `loaders`: the Python files that load the wheel's libraries by full path (PyTorch's
-// torch/__init__.py, JAX's jax_plugins/xla_cudaN/__init__.py) and the libraries that need cuBLAS by
-// name (torch/lib/libtorch_cuda.so); none for a framework whose way is not known (TensorFlow).
-void find_own_cublas(const FileSystemView& fs, const std::string& site, const std::vector<std::string>& loaders,
-                     FrameworkInstall& f);
-
 struct FrameworkCublasVerdict {
     enum class Kind {
         Own,   // its own libcublas and libcublasLt

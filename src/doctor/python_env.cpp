@@ -1,5 +1,4 @@
 #include "python_env.h"
-#include "framework_cublas.h"
 #include "wheel_metadata.h"
 
 #include "binary/elf_reader.h"
@@ -155,24 +154,11 @@ std::optional<FrameworkInstall> find_jax(const FileSystemView& fs, const std::st
     if (auto cudnn = metadata_requirement(metadata, "nvidia-cudnn-cu")) f.cudnn = specifier_floor(*cudnn);
     wheel_cudnn(fs, plugin->site, f);
     const std::string pjrt = path_join(path_join(plugin->site, "jax_plugins"), "xla_cuda" + plugin->cuda_major);
-    find_own_cublas(fs, plugin->site, {path_join(pjrt, "__init__.py")}, f);
+    f.own_cublas = read_own_cublas(fs, plugin->site, {path_join(pjrt, "__init__.py")});
     return f;
 }
 
 } // namespace
-
-std::optional<std::string> installed_dist_version(const FileSystemView& fs, const std::string& site,
-                                                  std::string_view prefix) {
-    std::vector<std::string> names = fs.list(site);
-    std::sort(names.begin(), names.end());
-    for (const auto& n : names) {
-        if (!starts_with(n, prefix) || !ends_with(n, ".dist-info")) continue;
-        const auto dash = n.find('-');
-        if (dash == std::string::npos) continue;
-        return n.substr(dash + 1, n.size() - dash - 1 - std::string_view(".dist-info").size());
-    }
-    return std::nullopt;
-}
 
 std::string framework_title(const std::string& name) {
     if (name == "pytorch") return "PyTorch";
@@ -283,7 +269,7 @@ std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& se
                 wheel_cudnn(fs, site, f);
             }
             own_nccl(fs, site, torch, f);
-            find_own_cublas(fs, site, {path_join(torch, "__init__.py"), path_join(path_join(torch, "lib"), "libtorch_cuda.so")}, f);
+            f.own_cublas = read_own_cublas(fs, site, {path_join(torch, "__init__.py"), path_join(path_join(torch, "lib"), "libtorch_cuda.so")});
             out.push_back(std::move(f));
         }
         const std::string tf = path_join(site, "tensorflow");
@@ -312,7 +298,7 @@ std::vector<FrameworkInstall> find_frameworks(const std::vector<std::string>& se
             f.cuda = build_info_value(text, "cuda_version");
             f.cudnn = build_info_value(text, "cudnn_version");
             wheel_cudnn(fs, site, f);
-            find_own_cublas(fs, site, {}, f);
+            f.own_cublas = read_own_cublas(fs, site, {});
             out.push_back(std::move(f));
         }
         if (!have_jax) {

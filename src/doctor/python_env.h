@@ -15,6 +15,7 @@
 // else python3, then python, on PATH.
 
 #include "file_system_view.h"
+#include "own_cublas.h"
 
 #include <optional>
 #include <string>
@@ -42,17 +43,8 @@ struct FrameworkInstall {
     std::optional<std::string> own_nccl_library;
     std::optional<std::string> own_nccl_version; // "2.28.9"
     std::optional<std::string> own_nccl_cuda;    // "13.0"
-    // Its own cuBLAS (PyTorch, JAX; framework_cublas.h): the nvidia-cublas wheel's folder (CUDA 13's
-    // nvidia/cu13/lib, else nvidia/cublas/lib) holding libcublas.so.<own_cublas_major>, the wheel's
-    // release, and whether it reaches libcublas and libcublasLt there ahead of LD_LIBRARY_PATH, and
-    // how (`own_cublas_how`: "its libtorch_cuda.so names both and finds them through its RPATH").
-    std::optional<std::string> own_cublas_dir;
-    std::optional<std::string> own_cublas_version; // "13.4.1.3"
-    std::string own_cublas_major;                  // "13"
-    bool own_cublas_first = false;
-    bool own_cublaslt_first = false;
-    bool own_cublaslt_later = false; // loaded by full path too, after libcublas (JAX's plugin)
-    std::string own_cublas_how;
+    // Its own cuBLAS wheel and how it reaches it (own_cublas.h), when present.
+    std::optional<OwnCublas> own_cublas;
     // Why its files are not whole, where they are not: "/site/torch/version.py is missing or
     // unreadable" (a package folder with its __init__.py or its dist-info but not the file its
     // version is read from: pip left it half-installed, or permissions keep the user out). Then
@@ -76,11 +68,6 @@ std::string framework_title(const std::string& name);
 // The module a framework `name` ("pytorch", "jax", "tensorflow") is imported as, which is also its
 // pip distribution's name: "torch", "jax", "tensorflow".
 std::string framework_module(const std::string& name);
-
-// The release in the name of the first `prefix*.dist-info` folder in `site`
-// ("nvidia_cudnn_cu12-9.1.0.70.dist-info" gives "9.1.0.70" for prefix "nvidia_cudnn_cu").
-std::optional<std::string> installed_dist_version(const FileSystemView& fs, const std::string& site,
-                                                  std::string_view prefix);
 
 // Readers of the single files (pure).
 std::optional<std::string> python_string_assignment(std::string_view text, std::string_view name);

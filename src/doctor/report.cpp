@@ -133,8 +133,8 @@ nlohmann::json report_json(const DoctorReport& r) {
             j["own_nccl_library"] = optional_json(f.own_nccl_library);
             j["own_nccl_version"] = optional_json(f.own_nccl_version);
             j["own_nccl_cuda"] = optional_json(f.own_nccl_cuda);
-            j["own_cublas_dir"] = optional_json(f.own_cublas_dir);
-            j["own_cublas_version"] = optional_json(f.own_cublas_version);
+            j["own_cublas_dir"] = f.own_cublas ? nlohmann::json(f.own_cublas->dir) : nlohmann::json();
+            j["own_cublas_version"] = optional_json(f.own_cublas ? f.own_cublas->version : std::nullopt);
             fws.push_back(j);
         }
         py["frameworks"] = fws;
@@ -237,8 +237,8 @@ std::string report_text(const DoctorReport& r, bool colour, const TextLayout& la
             if (f.own_nccl_library)
                 py +=
                     ", own NCCL" + (f.own_nccl_version ? " " + *f.own_nccl_version : std::string());
-            if (f.own_cublas_dir)
-                py += ", own cuBLAS" + (f.own_cublas_version ? " " + *f.own_cublas_version : std::string());
+            if (f.own_cublas)
+                py += ", own cuBLAS" + (f.own_cublas->version ? " " + *f.own_cublas->version : std::string());
             py += ")";
         }
         line(st.bold(pad("Python", 10)) + py);

@@ -1,4 +1,5 @@
 #include "doctor/framework_cublas.h"
+#include "doctor/own_cublas.h"
 #include "test_support.h"
 
 #include <catch2/catch.hpp>
@@ -34,7 +35,7 @@ struct CublasMachine {
     FrameworkInstall framework(const std::string& name, const std::vector<std::string>& loaders) const {
         FrameworkInstall f;
         f.name = name;
-        find_own_cublas(files, site, loaders, f);
+        f.own_cublas = read_own_cublas(files, site, loaders);
         return f;
     }
     RealFileSystem files;
@@ -50,29 +51,32 @@ TEST_CASE("framework cuBLAS: the wheel's folder, release and the way each framew
                "    cuda_libs = [\n        (\"cublas\", \"libcublasLt.so.*[0-9]\"),\n"
                "        (\"cublas\", \"libcublas.so.*[0-9]\"),\n");
     auto torch = m.framework("pytorch", {m.tmp.str("site/torch/__init__.py"), m.tmp.str("site/torch/lib/libtorch_cuda.so")});
-    REQUIRE(torch.own_cublas_dir == m.own);
-    CHECK(torch.own_cublas_version == "13.10.0.20");
-    CHECK(torch.own_cublas_major == "13");
-    CHECK(torch.own_cublas_first);
-    CHECK(torch.own_cublaslt_first);
-    CHECK(torch.own_cublas_how == "its torch/__init__.py loads libcublasLt and then libcublas from the wheel by full path");
+    REQUIRE(torch.own_cublas);
+    CHECK(torch.own_cublas->dir == m.own);
+    CHECK(torch.own_cublas->version == "13.10.0.20");
+    CHECK(torch.own_cublas->major == "13");
+    CHECK(torch.own_cublas->cublas_first);
+    CHECK(torch.own_cublas->lt_first);
+    CHECK(torch.own_cublas->how == "its torch/__init__.py loads libcublasLt and then libcublas from the wheel by full path");
     // JAX's plugin: libcublas first, libcublasLt after it.
     write_file(m.tmp / "site/jax_plugins/xla_cuda13/__init__.py",
                "  _load(\"cublas\", [\"libcublas.so.12\", \"libcublasLt.so.12\"])\n"
                "  _load(\"cu13\", [\"libcublas.so.13\", \"libcublasLt.so.13\"])\n");
     auto jax = m.framework("jax", {m.tmp.str("site/jax_plugins/xla_cuda13/__init__.py")});
-    CHECK(jax.own_cublas_first);
-    CHECK_FALSE(jax.own_cublaslt_first); // its libcublas (no ELF here: no RPATH read) looks it up by name
-    CHECK(jax.own_cublaslt_later);
+    REQUIRE(jax.own_cublas);
+    CHECK(jax.own_cublas->cublas_first);
+    CHECK_FALSE(jax.own_cublas->lt_first); // its libcublas (no ELF here: no RPATH read) looks it up by name
+    CHECK(jax.own_cublas->lt_later);
     // No loader known (TensorFlow): found, not reached first.
     auto tf = m.framework("tensorflow", {});
-    CHECK(tf.own_cublas_dir == m.own);
-    CHECK_FALSE(tf.own_cublas_first);
+    REQUIRE(tf.own_cublas);
+    CHECK(tf.own_cublas->dir == m.own);
+    CHECK_FALSE(tf.own_cublas->cublas_first);
     CHECK_FALSE(judge_own_cublas(tf, "TensorFlow", {m.toolkit}, m.files));
     // No wheel: nothing.
     FrameworkInstall none;
-    find_own_cublas(m.files, m.tmp.str("elsewhere"), {}, none);
-    CHECK_FALSE(none.own_cublas_dir);
+    none.own_cublas = read_own_cublas(m.files, m.tmp.str("elsewhere"), {});
+    CHECK_FALSE(none.own_cublas);
     CHECK_FALSE(judge_own_cublas(none, "PyTorch", {m.toolkit}, m.files));
 }
 
@@ -81,13 +85,12 @@ TEST_CASE("framework cuBLAS: what loads under the selection's LD_LIBRARY_PATH", 
     CublasMachine older("13.1.0.3");
     FrameworkInstall f;
     f.name = "jax";
-    f.own_cublas_dir = older.own;
-    f.own_cublas_version = "13.10.0.20";
-    f.own_cublas_major = "13";
+    f.own_cublas = OwnCublas{older.own, "13.10.0.20", "13"};
+    OwnCublas& c = *f.own_cublas;
 
     SECTION("both reached first: its own whole, the toolkit's named with its release") {
-        f.own_cublas_first = f.own_cublaslt_first = true;
-        f.own_cublas_how = "HOW";
+        c.cublas_first = c.lt_first = true;
+        c.how = "HOW";
         auto v = judge_own_cublas(f, "JAX", {older.toolkit}, older.files);
         REQUIRE(v);
         CHECK(v->kind == K::Own);
@@ -107,24 +110,24 @@ TEST_CASE("framework cuBLAS: what loads under the selection's LD_LIBRARY_PATH", 
         CHECK(mentions(v->fix, "select a toolkit whose cuBLAS is 13.10.0.20 or later (`cvm list --available 13`)"));
     }
     SECTION("libcublas first, an older libcublasLt on the path: its libcublas fails to load with it") {
-        f.own_cublas_first = true;
-        f.own_cublas_how = "HOW";
-        f.own_cublaslt_later = true; // JAX's plugin then loads its own libcublasLt by full path
+        c.cublas_first = true;
+        c.how = "HOW";
+        c.lt_later = true; // JAX's plugin then loads its own libcublasLt by full path
         auto v = judge_own_cublas(f, "JAX", {older.toolkit}, older.files);
         CHECK(v->kind == K::Own);
         CHECK(mentions(v->message, "after a failed first try"));
         CHECK(mentions(v->message, "the older libcublasLt.so.13 in " + older.toolkit + " (13.1.0.3)"));
-        f.own_cublaslt_later = false;
+        c.lt_later = false;
         auto fails = judge_own_cublas(f, "JAX", {older.toolkit}, older.files);
         CHECK(fails->kind == K::Other);
         CHECK(mentions(fails->message, "would fail to load cuBLAS under cvm"));
     }
     SECTION("libcublas first, a libcublasLt as new or newer on the path: a mixed cuBLAS") {
         CublasMachine newer("13.12.0.1");
-        f.own_cublas_dir = newer.own;
-        f.own_cublas_first = true;
-        f.own_cublaslt_later = true;
-        f.own_cublas_how = "HOW";
+        c.dir = newer.own;
+        c.cublas_first = true;
+        c.lt_later = true;
+        c.how = "HOW";
         auto v = judge_own_cublas(f, "JAX", {newer.toolkit}, newer.files);
         CHECK(v->kind == K::Mixed);
         CHECK(mentions(v->message, "would load a mixed cuBLAS under cvm: its own libcublas.so.13 (cuBLAS 13.10.0.20, HOW) "
@@ -137,11 +140,9 @@ TEST_CASE("framework cuBLAS: a toolkit's release from its dist-info or version.j
     RealFileSystem files;
     FrameworkInstall f;
     f.name = "pytorch";
-    f.own_cublas_dir = tmp.str("site/nvidia/cu13/lib");
-    f.own_cublas_version = "13.4.1.3";
-    f.own_cublas_major = "13";
-    f.own_cublas_first = true;
-    f.own_cublas_how = "HOW";
+    f.own_cublas = OwnCublas{tmp.str("site/nvidia/cu13/lib"), "13.4.1.3", "13"};
+    f.own_cublas->cublas_first = true;
+    f.own_cublas->how = "HOW";
     write_file(tmp / "site/nvidia/cu13/lib/libcublas.so.13", "x");
     // A toolkit made of NVIDIA's wheels (cvm import keeps their dist-info): 13.1.0.3, older.
     write_file(tmp / "wheels/lib64/libcublasLt.so.13", "x");
