@@ -45,6 +45,7 @@ CUDNNS=$(awk '/^cudnn/{f=1; next} /^[a-z]/{f=0} f && NF {print $1}' "$OUT_DIR/li
 echo "toolkit $TK; cuDNN builds: $(echo $CUDNNS)"
 
 ROWS=()
+CUBLAS_ROWS=()
 for id in $CUDNNS; do
     version=${id%%-*}
     spec=$TK+$version
@@ -72,8 +73,14 @@ try:
 except Exception as e:
     print("conv FAILED", str(e).splitlines()[0][:160])
 print("maps", " ".join(sorted({l.split()[-1] for l in open("/proc/self/maps") if "libcudnn" in l})))
+print("cublas", " ".join(sorted({l.split()[-1] for l in open("/proc/self/maps") if "libcublas" in l})))
 ' 2>&1)
     echo "$torch_out"
+    # Which cuBLAS doctor predicts each framework loads, beside the files PyTorch mapped above.
+    cublas_code=$(CVM_VERSION=$spec cvm doctor --json 2>/dev/null |
+        "$PYTHON" -c 'import json, sys; d = json.load(sys.stdin); print("; ".join(f["severity"] + ":" + f["code"] + " (" + f["message"][:90] + ")" for f in d["findings"] if "cublas" in f["code"]))')
+    echo "doctor cuBLAS: $cublas_code"
+    CUBLAS_ROWS+=("$spec|${cublas_code:-none}|$(sed -n 's/^cublas //p' <<< "$torch_out" | tr ' ' '\n' | xargs -r -n1 dirname | sort -u | tr '\n' ' ')")
     # cvm's own run of the frameworks' checks (every framework in PYTHON: PyTorch, JAX, TensorFlow).
     cvm probe "$spec" --python --json > "$OUT_DIR/probe-python-$version.json" 2>/dev/null
     cvm probe "$spec" --python 2>&1 | tail -n 12
@@ -174,3 +181,11 @@ echo
 echo "== table"
 printf '%-22s | %-22s | %-34s | %-40s | %-16s | %s\n' "selection" "cvm use said" "cvm doctor" "torch.backends.cudnn.version()" "conv on the GPU" "cvm probe --python"
 for r in "${ROWS[@]}"; do IFS='|' read -r a b c d e f <<< "$r"; printf '%-22s | %-22s | %-34s | %-40s | %-16s | %s\n' "$a" "$b" "$c" "$d" "$e" "$f"; done
+
+echo
+echo "cuBLAS: doctor's prediction beside the folders PyTorch's process mapped libcublas* from"
+printf '%-22s | %-100s | %s\n' "selection" "cvm doctor (cuBLAS)" "libcublas* mapped from"
+for row in "${CUBLAS_ROWS[@]}"; do
+    IFS='|' read -r a b c <<< "$row"
+    printf '%-22s | %-100s | %s\n' "$a" "$b" "$c"
+done
