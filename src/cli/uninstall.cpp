@@ -55,15 +55,9 @@ std::vector<Target> matches(const Store& store, std::string word, std::optional<
     return out;
 }
 
-// The KIND word that may come first, as `cvm list cudnn` and `cvm install cudnn` take it.
-std::optional<Kind> kind_word(const std::string& word) {
-    for (Kind kind : all_kinds())
-        if (word == kind_dir(kind)) return kind;
-    return std::nullopt;
-}
-
 std::vector<Target> targets_of(const Store& store, std::vector<std::string> words) {
-    std::optional<Kind> only = words.empty() ? std::nullopt : kind_word(words.front());
+    // The KIND word that may come first, as `cvm list cudnn` and `cvm install cudnn` take it.
+    std::optional<Kind> only = words.empty() ? std::nullopt : kind_of_dir(words.front());
     if (only) {
         words.erase(words.begin());
         if (words.empty())
@@ -73,10 +67,7 @@ std::vector<Target> targets_of(const Store& store, std::vector<std::string> word
                                  " (see `cvm list " + kind_dir(*only) + "`)",
                              "usage");
     }
-    const std::string kind_name = !only ? std::string()
-                                  : *only == Kind::Cuda ? "toolkit"
-                                  : *only == Kind::Cudnn ? "cuDNN"
-                                                         : "NCCL";
+    const std::string kind_name = !only ? "" : *only == Kind::Cuda ? "toolkit" : kind_label(*only);
     std::vector<Target> out;
     for (const auto& word : words) {
         if (!plausible(word))

@@ -7,6 +7,7 @@
 #include <toml++/toml.h>
 
 #include "core/ascii.h"
+#include "registry/registry.h"
 #include "core/toml_input.h"
 
 namespace cvm::compat {
@@ -560,13 +561,8 @@ bool series_allowed(const std::vector<VersionClause>& clauses, const Version& re
 }
 
 std::string framework_of(std::string_view package_name) {
-    std::string n = ascii_lower(package_name);
-    for (char& c : n)
-        if (c == '_' || c == '.') c = '-';
-    if (n == "torch" || n == "pytorch" || n == "pytorch-gpu") return "pytorch";
-    if (n == "tensorflow" || n == "tensorflow-gpu") return "tensorflow";
-    if (n == "jax" || n == "jaxlib") return "jax";
-    return {};
+    std::string key = registry::framework_key(package_name);
+    return key == "pytorch" || key == "tensorflow" || key == "jax" ? key : std::string();
 }
 
 std::vector<ProjectPin> requirements_pins(std::string_view text, const std::string& file,

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "compat/auto_host_compiler.h"
+#include "core/ascii.h"
 #include "core/suggest.h"
 
 namespace cvm::compat {
@@ -17,12 +18,6 @@ using registry::Platform;
 
 Version major_minor(const Version& v) {
     return Version{{v.major(), v.minor()}};
-}
-
-std::string lower(std::string s) {
-    for (char& c : s)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
 }
 
 std::string join(const std::vector<std::string>& parts, const std::string& sep = ", ") {
@@ -238,9 +233,7 @@ FrameworkWant parse_framework_want(const registry::Registry& reg, const std::str
                                   ": write NAME==VERSION (e.g. tensorflow==2.10), or . for the "
                                   "frameworks of the active Python");
     }
-    std::string key = lower(name);
-    if (key == "tensorflow-gpu" || key == "tensorflow_gpu" || key == "tensorflow[and-cuda]")
-        key = "tensorflow";
+    std::string key = registry::framework_key(name);
     if (registry::framework_releases(reg, key).empty()) {
         auto near = closest_match(key, {"torch", "pytorch", "tensorflow"});
         throw FrameworkInputError(
@@ -254,7 +247,7 @@ FrameworkWant parse_framework_want(const registry::Registry& reg, const std::str
     const std::string shown = w.name == "pytorch" ? "torch" : w.name;
     std::string tag;
     if (auto plus = version.find('+'); plus != std::string::npos) {
-        tag = lower(version.substr(plus + 1));
+        tag = ascii_lower(version.substr(plus + 1));
         version.resize(plus);
     }
     if (version.empty()) {

@@ -240,11 +240,19 @@ std::string cudnn_redist_archive_name(const CudnnBuildRef& ref, std::string_view
 
 // ---- Frameworks ----
 
+std::string framework_key(std::string_view name) {
+    std::string n = ascii_lower(name.substr(0, name.find('[')));
+    for (char& c : n)
+        if (c == '_' || c == '.') c = '-';
+    if (n == "torch" || n == "pytorch-gpu") return "pytorch";
+    if (n == "tensorflow-gpu") return "tensorflow";
+    if (n == "jaxlib") return "jax";
+    return n;
+}
+
 std::vector<const FrameworkRelease*> framework_releases(const Registry& reg,
                                                         std::string_view name) {
-    std::string n = ascii_lower(name);
-    if (n == "torch") n = "pytorch";
-    if (n == "tensorflow-gpu" || n == "tensorflow_gpu") n = "tensorflow";
+    const std::string n = framework_key(name);
     std::vector<const FrameworkRelease*> out;
     for (const auto& f : reg.frameworks)
         if (f.name == n) out.push_back(&f);

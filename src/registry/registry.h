@@ -279,6 +279,11 @@ Fetch how_fetched(const CudnnRelease& release);
 // of pytorch) for version `version` ("2.1.2" finds the 2.1 entry). nullptr when unknown.
 const FrameworkRelease* find_framework(const Registry& reg, std::string_view name,
                                        const Version& version);
+// A framework's name as the registry keys it, compared as pip compares names (case, '_' and '.'
+// as '-', extras dropped): torch, pytorch, pytorch-gpu give "pytorch"; tensorflow,
+// tensorflow-gpu, tensorflow[and-cuda] give "tensorflow"; jax, jaxlib give "jax"; another name
+// itself, so normalised.
+std::string framework_key(std::string_view name);
 std::vector<const FrameworkRelease*> framework_releases(const Registry& reg, std::string_view name);
 
 // The build of a framework release for a CUDA version (matched by major.minor), or for a PyTorch
