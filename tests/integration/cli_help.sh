@@ -123,6 +123,13 @@ assert_contains "$man" ".SH FILES"
 for word in cudaversion CVM_ROOT/version CVM_STORE_PATH CVM_CONFIG CVM_SYSTEM_CONFIG CVM_PYTHON CVM_PROGRESS CVM_ALLOW_HTTP; do
     assert_contains "$man" "$word" "the man page"
 done
+# ... as man itself renders it, where man is installed: FILES is a section of its own.
+if command -v man > /dev/null; then
+    printf '%s\n' "$man" > "$TEST_TMP/cvm.1"
+    rendered=$(MANWIDTH=80 man -l "$TEST_TMP/cvm.1" 2> /dev/null)
+    grep -qx 'FILES' <<< "$rendered" || fail "man -l shows no FILES section"
+    assert_contains "$rendered" "CVM_STORE_PATH" "the man page as man renders it"
+fi
 # A help's example whose command leaves too little room beside it keeps the command whole on its
 # own line, what it does below it.
 expect_rc 0 env COLUMNS=50 "$CVM" help export
