@@ -19,15 +19,33 @@ struct ExecWords {
     std::vector<std::string> command;
 };
 
+// Whether `word` names a toolkit registered under that name (import --as).
+bool names_registered_toolkit(const std::string& word) {
+    try {
+        return open_store().find(Kind::Cuda, word).has_value();
+    } catch (const std::exception&) {
+        return false; // the command itself says what is wrong with the store
+    }
+}
+
+bool program_on_path(const std::string& name) {
+    auto path = platform::get_env("PATH");
+    return !platform::find_executable(name, path ? *path : std::string()).empty();
+}
+
 ExecWords split_exec_words(std::vector<std::string> words) {
     ExecWords out;
     if (!words.empty() && words.front() == "--") {
         words.erase(words.begin());
     } else if (words.size() >= 2 && words[1] == "--") {
         try {
-            (void)parse_spec(words.front());
-            out.spec = words.front();
-            words.erase(words.begin(), words.begin() + 2);
+            // A word that could be a toolkit's name is the program when a program of that name
+            // is on PATH and no toolkit has it.
+            Spec s = parse_spec(words.front());
+            if (s.name.empty() || names_registered_toolkit(s.name) || !program_on_path(words.front())) {
+                out.spec = words.front();
+                words.erase(words.begin(), words.begin() + 2);
+            }
         } catch (const SpecError&) {
             // Not a spec: the first word is the program and `--` one of its arguments.
         }
@@ -78,12 +96,13 @@ void warn_changeable_libraries(const Layout& layout) {
 // PATH: the SPEC of `cvm exec SPEC -- CMD` typed without `--`.
 bool spec_without_dashes(const std::vector<std::string>& args) {
     try {
-        (void)parse_spec(args[0]);
+        // A toolkit's name only where one is registered: otherwise a mistyped program's name.
+        Spec s = parse_spec(args[0]);
+        if (!s.name.empty() && !names_registered_toolkit(s.name)) return false;
     } catch (const SpecError&) {
         return false;
     }
-    auto path = platform::get_env("PATH");
-    return platform::find_executable(args[0], path ? *path : std::string()).empty();
+    return !program_on_path(args[0]);
 }
 
 } // namespace

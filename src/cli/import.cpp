@@ -59,6 +59,14 @@ void warn_untrusted(const Store& store, Kind kind, const std::string& id) {
     }
 }
 
+// Two toolkits of one release (a hand-made 11.8 and Debian's): the second is kept by a name.
+std::string keep_both_hint(const Entry& e, const ImportRun& run) {
+    if (e.kind != Kind::Cuda) return {};
+    const fs::path given = run.folder.empty() ? source_of(e) : run.folder;
+    return "; to keep both, register this one under a name: `cvm import " + given.u8string() +
+           " --as NAME` (then `cvm use NAME`)";
+}
+
 // Registers one entry (with the links of its assembled root, if any), or says it is already
 // there. Returns true when something was added.
 bool register_entry(const Store& store, Entry e, ImportRun& run, const std::vector<RootLink>& plan = {}) {
@@ -72,9 +80,20 @@ bool register_entry(const Store& store, Entry e, ImportRun& run, const std::vect
         std::error_code ec;
         if (!fs::equivalent(it->second, source_of(e), ec))
             note(what + " in " + source_of(e).u8string() + where + " is the same release as the one from " +
-                 it->second.u8string() + ", which is kept");
+                 it->second.u8string() + ", which is kept" + keep_both_hint(e, run));
         return false;
     }
+    if (e.kind == Kind::Cuda && parse_toolkit_id(e.id))
+        // The same folder registered under a name (import --as) is that toolkit already.
+        for (const auto& named : store.list(Kind::Cuda)) {
+            std::error_code ec;
+            if (named.layer == 0 && !parse_toolkit_id(named.id) &&
+                fs::equivalent(source_of(named), source_of(e), ec)) {
+                note(what + " from " + source_of(e).u8string() + " is already registered as " + named.id);
+                run.record(named, source_of(e), "already_registered");
+                return false;
+            }
+        }
     if (auto existing = store.find(e.kind, e.id)) {
         std::error_code ec;
         if (existing->layer != 0) {
@@ -96,6 +115,13 @@ bool register_entry(const Store& store, Entry e, ImportRun& run, const std::vect
             run.record(e, source_of(e), "already_registered");
             return false;
         }
+        if (e.kind == Kind::Cuda && !parse_toolkit_id(e.id))
+            throw Failure("import: a toolkit named " + e.id + " is already registered from " +
+                          source_of(*existing).u8string() + "; choose another name, or run `cvm uninstall " +
+                          e.id + "` first");
+        if (e.kind == Kind::Cuda)
+            throw Failure(what + " is already in the store from " + source_of(*existing).u8string() +
+                          keep_both_hint(e, run) + ", or run `cvm uninstall " + e.id + "` first");
         throw Failure(what + " is already in the store at " + source_of(*existing).u8string() +
                       "; run `cvm uninstall " + e.id + "` first");
     }
@@ -202,8 +228,18 @@ namespace {
 // Registers what `path` holds (a toolkit, a cuDNN build, an NCCL). Returns true when a toolkit
 // was added (its shims are then needed).
 bool import_folder(const Store& store, const fs::path& path, const std::optional<Version>& cuda_override,
-                   ImportRun& run) {
-    return register_folder(store, read_import_folder(path, cuda_override), run);
+                   ImportRun& run, const std::string& name = {}) {
+    run.folder = path;
+    FolderImport found = read_import_folder(path, cuda_override);
+    if (!name.empty()) {
+        if (!found.toolkit)
+            throw UsageError("import: --as names a toolkit, and " + path.u8string() + " holds none (it holds " +
+                             (found.cudnn ? "cuDNN " + found.cudnn->entry.id
+                                          : "NCCL " + found.nccl->entry.id) +
+                             "); import it without --as");
+        found.toolkit->entry.id = name;
+    }
+    return register_folder(store, found, run);
 }
 
 std::string key_of(const Entry& e) { return std::string(kind_dir(e.kind)) + "/" + e.id; }
@@ -235,9 +271,11 @@ bool import_detected(const Store& store, ImportRun& run) {
             // A cuDNN imported with --cuda keeps the CUDA it was given, unless its libraries, changed
             // since, now load another CUDA's.
             try {
+                // A toolkit imported under a name keeps it.
+                const std::string name = e.kind == Kind::Cuda && !parse_toolkit_id(e.id) ? e.id : "";
                 rehash_needed |= import_folder(
                     store, source_of(e),
-                    e.kind != Kind::Cuda ? std::optional<Version>(e.cuda) : std::nullopt, run);
+                    e.kind != Kind::Cuda ? std::optional<Version>(e.cuda) : std::nullopt, run, name);
             } catch (const CudaContradicted&) {
                 rehash_needed |= import_folder(store, source_of(e), std::nullopt, run);
             }
@@ -297,7 +335,12 @@ void register_import(CLI::App& app) {
     auto cuda = std::make_shared<std::string>();
     auto detect = std::make_shared<bool>(false);
     auto json = std::make_shared<bool>(false);
+    auto name = std::make_shared<std::string>();
     cmd->add_option("dir", *dir, "a toolkit folder, a cuDNN folder, or a wheel's nvidia/cudnn");
+    cmd->add_option("--as", *name,
+                    "register the toolkit under NAME, selected by `cvm use NAME[+CUDNN]`, so that two "
+                    "toolkits of one release live side by side (e.g. --as cuda11.8-debian)")
+        ->type_name("NAME");
     cmd->add_option(
         "--cuda", *cuda,
         "the CUDA a cuDNN or NCCL folder was built for (e.g. 12 or 11.2), when it does not say");
@@ -306,11 +349,17 @@ void register_import(CLI::App& app) {
                   "Debian's and NVIDIA's packages in /usr, conda environments, python's nvidia-* wheels); re-read "
                   "changed imports");
     cmd->add_flag("--json", *json, "print one JSON document");
-    cmd->callback([dir, cuda, detect, json] {
+    cmd->callback([dir, cuda, detect, json, name] {
         std::optional<Version> cuda_override;
         if (!cuda->empty()) {
             cuda_override = parse_version(*cuda, 1, 2);
             if (!cuda_override) throw UsageError("import: --cuda " + printable(*cuda) + " is not a CUDA version like 12 or 11.2");
+        }
+        if (!name->empty()) {
+            if (std::string why = toolkit_name_problem(*name); !why.empty())
+                throw UsageError("import: --as " + printable(*name) + " is not a toolkit name: " + why +
+                                 "; e.g. --as cuda11.8-debian");
+            if (*detect) throw UsageError("import: --as names one folder's toolkit; give DIR, not --detect");
         }
         Store store = open_store();
         bool rehash_needed = false;
@@ -324,7 +373,7 @@ void register_import(CLI::App& app) {
             fs::path path = fs::u8path(*dir);
             if (!fs::is_directory(path, ec))
                 throw UsageError("import: " + *dir + " is not a folder; give the toolkit's folder, e.g. /usr/local/cuda-12.4");
-            rehash_needed = import_folder(store, path, cuda_override, run);
+            rehash_needed = import_folder(store, path, cuda_override, run, *name);
         }
         if (rehash_needed) {
             std::error_code e2;

@@ -21,6 +21,7 @@ namespace cvm::cli {
 // not reported twice (a wheel is reached from <site-packages>/nvidia and from nvidia/cudnn).
 struct ImportRun {
     std::string found;
+    fs::path folder; // the folder being imported, as given (for the lines that name a command)
     std::set<std::string> refresh; // "<kind>/<id>" of entries to re-read
     std::map<std::string, fs::path>
         registered; // "<kind>/<id>" registered or confirmed in this run -> its folder

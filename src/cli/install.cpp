@@ -46,8 +46,7 @@ bool looks_like_archive_name(const std::string& s) {
 // Whether `s` is a spec or an id `cvm install` takes (12.4, 12.4+9, 8.1.0.77-cuda11.2, nccl2.21.5-cuda12.4).
 bool names_a_release(const std::string& s) {
     try {
-        (void)parse_spec(s);
-        return true;
+        return parse_spec(s).name.empty(); // a toolkit's name (import --as) is no release
     } catch (const SpecError&) {
     }
     return parse_cudnn_id(s) || (s.rfind("nccl", 0) == 0 && parse_nccl_id(s.substr(4)));

@@ -123,7 +123,8 @@ void register_list(CLI::App& app) {
                                                         : spec.nccl;
                 if (!wanted) continue;
                 for (const ListItem& e : listed[static_cast<int>(k)].items)
-                    if (!e.damaged && e.version_has_prefix(*wanted))
+                    if (!e.damaged && (k == Kind::Cuda && !spec.name.empty() ? e.id == spec.name
+                                                                            : e.version_has_prefix(*wanted)))
                         ids[static_cast<int>(k)].emplace_back(e.id);
             }
             return ids;
@@ -150,6 +151,11 @@ void register_list(CLI::App& app) {
                 out += e.path;
                 out += "  (";
                 out += e.imported ? "imported" : "installed";
+                if (k == Kind::Cuda && !parse_toolkit_id(e.id)) { // a name (import --as): its release
+                    out += ", CUDA ";
+                    for (unsigned i = 0; i < e.version_parts; ++i)
+                        out += (i ? "." : "") + std::to_string(e.version[i]);
+                }
                 if (e.imported) {
                     SourceState st = source_state(fs::u8path(e.path), e.stamp);
                     if (st == SourceState::Gone) out += ", source gone";

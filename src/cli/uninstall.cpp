@@ -27,6 +27,7 @@ struct Target {
 // Ids and prefixes are digits, dots, "-cuda" and letters at most: anything else (a path, `..`,
 // a quote) is refused before the store is looked at.
 bool plausible(const std::string& word) {
+    if (is_toolkit_name(word)) return true; // a toolkit imported with --as NAME
     if (word.empty() || word.front() == '.' || word.find("..") != std::string::npos) return false;
     for (char c : word)
         if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '.' || c == '-')) return false;
@@ -48,6 +49,8 @@ std::vector<Target> matches(const Store& store, std::string word, std::optional<
             if (only && kind != *only) continue;
             (void)layer;
             if (id == word) return {{kind, id}};
+            // A toolkit's name (import --as) is given whole; ids by a prefix too.
+            if (kind == Kind::Cuda && !parse_toolkit_id(id)) continue;
             if (id.size() > word.size() && id.compare(0, word.size(), word) == 0 &&
                 (id[word.size()] == '.' || id[word.size()] == '-'))
                 out.push_back({kind, id});
@@ -73,7 +76,7 @@ std::vector<Target> targets_of(const Store& store, std::vector<std::string> word
         if (!plausible(word))
             throw UsageError(
                 "uninstall: '" + printable(word) +
-                "' is not a toolkit id (11.2.2), a cuDNN id (8.1.0.77-cuda11.2), an NCCL id "
+                "' is not a toolkit id (11.2.2) or name, a cuDNN id (8.1.0.77-cuda11.2), an NCCL id "
                 "(2.21.5-cuda12.4) or a prefix of one (11.2); see `cvm list`");
         auto found = matches(store, word, only);
         if (found.empty() && only)

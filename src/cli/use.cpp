@@ -19,6 +19,13 @@ namespace cvm::cli {
 
 namespace {
 
+// The toolkit a spec asks for, in a line: "CUDA 12.4", or "the toolkit mine (CUDA 11.8.0)" for a
+// toolkit's name (its one release in `toolkits`).
+std::string asked_toolkit(const Spec& s, const std::vector<Version>& toolkits) {
+    if (s.name.empty() || toolkits.empty()) return "CUDA " + s.cuda.str();
+    return "the toolkit " + s.name + " (CUDA " + toolkits.front().str() + ")";
+}
+
 // Why no known NCCL build fits the spec's NCCL part for one of `toolkits` (empty when one does, or
 // the spec names no NCCL). Known: registry/nccl.toml and every NCCL of every store layer.
 std::string unknown_nccl_reason(const Store& store, const Spec& s,
@@ -48,7 +55,7 @@ std::string unknown_nccl_reason(const Store& store, const Spec& s,
         return "no known NCCL release is " + s.nccl->str() +
                (s.nccl_cuda ? " for CUDA " + s.nccl_cuda->str() : std::string()) +
                " (see `cvm list --available nccl`)";
-    return "no known NCCL " + s.nccl->str() + " is built for CUDA " + s.cuda.str() +
+    return "no known NCCL " + s.nccl->str() + " is built for " + asked_toolkit(s, toolkits) +
            " (see `cvm list --available nccl`)";
 }
 
@@ -56,9 +63,15 @@ std::string unknown_nccl_reason(const Store& store, const Spec& s,
 // every toolkit and cuDNN build of every store layer, installed or imported.
 std::string unknown_reason(const Store& store, const std::optional<registry::Registry>& reg, const Spec& s) {
     std::vector<Version> toolkits;
-    if (reg)
+    if (!s.name.empty()) {
+        // A toolkit's name (import --as) is known once registered; else resolve says so.
+        auto named = store.find(Kind::Cuda, s.name);
+        if (!named) return {};
+        toolkits.push_back(named->version);
+    }
+    if (reg && s.name.empty())
         for (const auto* r : registry::find_cuda_releases(*reg, s.cuda)) toolkits.push_back(r->version);
-    for (const auto& [id, layer] : store.ids(Kind::Cuda)) {
+    for (const auto& [id, layer] : s.name.empty() ? store.ids(Kind::Cuda) : decltype(store.ids(Kind::Cuda)){}) {
         (void)layer;
         auto v = parse_toolkit_id(id);
         if (v && v->has_prefix(s.cuda)) toolkits.push_back(*v);
@@ -88,7 +101,7 @@ std::string unknown_reason(const Store& store, const std::optional<registry::Reg
     for (const auto& b : builds)
         for (const auto& t : toolkits)
             if (b.serves(t)) return unknown_nccl_reason(store, s, toolkits);
-    return "no known cuDNN " + s.cudnn->str() + " is built for CUDA " + s.cuda.str() +
+    return "no known cuDNN " + s.cudnn->str() + " is built for " + asked_toolkit(s, toolkits) +
            " (see `cvm list --available cudnn`)";
 }
 
@@ -255,7 +268,7 @@ void register_use(CLI::App& app) {
             }
             unknown = unknown_reason(store, reg, s);
             // nvcc's build number, copied from `nvcc --version` (11.8.89): the release to write.
-            if (!unknown.empty() && !*force)
+            if (!unknown.empty() && !*force && s.name.empty())
                 if (auto nvcc = registry::nvcc_build_number(reg ? &*reg : nullptr, s.cuda)) {
                     const std::string whole = s.str(), cuda = s.cuda.str();
                     throw UsageError("use: " + registry::nvcc_build_line(s.cuda, *nvcc, *global ? "cvm use --global" : "cvm use",

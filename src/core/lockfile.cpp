@@ -81,7 +81,9 @@ public:
         LockedToolchain tc;
         tc.kind = kind;
         tc.id = string_of(t, "id", true, where);
-        if (!parse_entry_id(kind, tc.id))
+        // A toolkit's name (import --as) is an imported toolkit's, with its release beside it.
+        const bool named = kind == Kind::Cuda && is_toolkit_name(tc.id);
+        if (!named && !parse_entry_id(kind, tc.id))
             fail(*t.get("id"), where + " id '" + printable(tc.id) + "' is not a " +
                                    (kind == Kind::Cuda    ? "toolkit id like 11.2.2"
                                     : kind == Kind::Cudnn ? "cuDNN build id like 8.1.0.77-cuda11.2"
@@ -90,6 +92,17 @@ public:
         if (source != "installed" && source != "imported")
             fail(*t.get("source"), where + " source must be \"installed\" or \"imported\"");
         tc.imported = source == "imported";
+        if (kind == Kind::Cuda) {
+            std::string release = string_of(t, "version", named, where);
+            auto v = parse_toolkit_id(release);
+            if (named && !tc.imported)
+                fail(*t.get("source"), where + " the toolkit named " + tc.id +
+                                           " is an import's name: its source is \"imported\"");
+            if (!release.empty() && !v)
+                fail(*t.get("version"), where + " version '" + printable(release) +
+                                            "' is not a toolkit release like 11.8.0");
+            tc.release = v ? *v : *parse_toolkit_id(tc.id);
+        }
         tc.platform = string_of(t, "platform", false, where);
         if (const toml::node* c = get(t, "components", toml::node_type::array, false, where)) {
             for (const toml::node& item : *c->as_array()) {
@@ -139,12 +152,12 @@ public:
         if (const toml::node* dnn = get(root, "cudnn", toml::node_type::table, false, "cvm.lock")) {
             lock.cudnn = toolchain(*dnn->as_table(), Kind::Cudnn);
             auto id = parse_cudnn_id(lock.cudnn->id);
-            if (!id->serves(*parse_toolkit_id(lock.cuda.id)))
+            if (!id->serves(lock.cuda.release))
                 fail(*dnn, "cuDNN " + lock.cudnn->id + " is not built for CUDA " + lock.cuda.id);
         }
         if (const toml::node* nccl = get(root, "nccl", toml::node_type::table, false, "cvm.lock")) {
             lock.nccl = toolchain(*nccl->as_table(), Kind::Nccl);
-            if (!parse_nccl_id(lock.nccl->id)->serves(*parse_toolkit_id(lock.cuda.id)))
+            if (!parse_nccl_id(lock.nccl->id)->serves(lock.cuda.release))
                 fail(*nccl, "NCCL " + lock.nccl->id + " is not built for CUDA " + lock.cuda.id);
         }
         if (const toml::node* active = root.get("active")) {
@@ -164,6 +177,8 @@ void write_toolchain(std::ostream& out, const LockedToolchain& tc) {
     out << "\n[" << kind << "]\n";
     out << "id = " << toml_basic_string(tc.id) << "\n";
     out << "source = " << toml_basic_string(tc.imported ? "imported" : "installed") << "\n";
+    if (tc.kind == Kind::Cuda && !parse_toolkit_id(tc.id)) // a name: its release beside it
+        out << "version = " << toml_basic_string(tc.release.str()) << "\n";
     if (!tc.platform.empty()) out << "platform = " << toml_basic_string(tc.platform) << "\n";
     if (!tc.components.empty()) {
         out << "components = [";
@@ -235,6 +250,7 @@ LockedToolchain locked_toolchain_of(const Entry& e) {
     LockedToolchain tc;
     tc.kind = e.kind;
     tc.id = e.id;
+    if (e.kind == Kind::Cuda) tc.release = e.version;
     tc.imported = e.imported;
     tc.platform = e.platform;
     tc.components = e.components;

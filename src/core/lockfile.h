@@ -58,6 +58,9 @@ struct LockedToolchain {
     std::string platform;                // "linux-x86_64"; "" when the entry did not say
     std::vector<std::string> components; // as installed (sorted)
     std::vector<LockedArchive> archives; // sorted by name
+    // A toolkit registered under a name (import --as): its release, written as `version`; a
+    // toolkit id says its own.
+    Version release;
 
     // True when the lock can fetch and verify it: installed, with every archive's URL and sum.
     bool reproducible() const;

@@ -361,7 +361,7 @@ ExportResult export_modules(const Store& store, const fs::path& dir, ModuleForma
     std::vector<Entry> toolkits;
     for (auto& e : store.list(Kind::Cuda)) {
         // The id becomes a file name: only a well-formed one that matches its folder.
-        if (!parse_toolkit_id(e.id) || e.entry_dir.filename().u8string() != e.id) {
+        if (!(parse_toolkit_id(e.id) || is_toolkit_name(e.id)) || e.entry_dir.filename().u8string() != e.id) {
             result.skipped.push_back("cuda " + printable(e.id) + ": not a toolkit id (entry " +
                                      e.entry_dir.u8string() + ")");
             continue;

@@ -74,6 +74,30 @@ std::optional<CudnnId> parse_cudnn_id(std::string_view text) {
 
 std::optional<Version> parse_toolkit_id(std::string_view text) { return parse_version(text, 3, 3); }
 
+std::string toolkit_name_problem(std::string_view text) {
+    auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+    auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    if (text.empty() || !letter(text.front())) return "a name starts with a letter";
+    if (text.size() > 64) return "a name is at most 64 characters";
+    for (char c : text)
+        if (!letter(c) && !digit(c) && c != '.' && c != '_' && c != '-')
+            return "a name holds only letters, digits, '.', '_' and '-'";
+    if (text.back() == '.' || text.back() == '-') return "a name does not end in '.' or '-'";
+    if (text.find("..") != std::string_view::npos) return "a name holds no '..'";
+    std::string lower;
+    for (char c : text) lower.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
+    if (lower.rfind("nccl", 0) == 0) return "a name starting with 'nccl' would read as an NCCL";
+    for (const char* word : {"system", "latest", "cuda", "cudnn"})
+        if (lower == word) return std::string("'") + word + "' is a word cvm reads itself";
+    // Windows cannot hold a folder of a device's name (CON, NUL, COM1, LPT1.txt...).
+    std::string stem = lower.substr(0, lower.find('.'));
+    for (const char* device : {"con", "prn", "aux", "nul"})
+        if (stem == device) return "'" + stem + "' is a device's name on Windows";
+    if (stem.size() == 4 && (stem.rfind("com", 0) == 0 || stem.rfind("lpt", 0) == 0) && digit(stem[3]))
+        return "'" + stem + "' is a device's name on Windows";
+    return {};
+}
+
 std::string NcclId::str() const {
     return version.str() + "-cuda" + cuda.str();
 }
@@ -90,7 +114,7 @@ std::optional<NcclId> parse_nccl_id(std::string_view text) {
 
 std::string Spec::str() const {
     if (system) return "system";
-    std::string out = cuda.str();
+    std::string out = name.empty() ? cuda.str() : name;
     if (cudnn) {
         out += "+" + cudnn->str();
         if (cudnn_cuda) out += "-cuda" + cudnn_cuda->str();
@@ -153,9 +177,17 @@ Spec parse_spec(std::string_view text) {
         throw fail("it contains " + bad, "it contains a character a spec cannot hold");
     size_t plus = text.find('+');
     std::string_view cuda_part = text.substr(0, plus);
-    auto cuda = parse_version(cuda_part, 1, 3);
-    if (!cuda) throw fail("the CUDA part must be 1 to 3 numbers");
-    spec.cuda = *cuda;
+    if (!cuda_part.empty() && !(cuda_part.front() >= '0' && cuda_part.front() <= '9')) {
+        // A toolkit registered under a name (cvm import DIR --as NAME).
+        if (std::string why = toolkit_name_problem(cuda_part); !why.empty())
+            throw fail("the CUDA part must be 1 to 3 numbers or a toolkit's name: " + why,
+                       "the CUDA part is neither 1 to 3 numbers nor a toolkit's name");
+        spec.name = std::string(cuda_part);
+    } else {
+        auto cuda = parse_version(cuda_part, 1, 3);
+        if (!cuda) throw fail("the CUDA part must be 1 to 3 numbers");
+        spec.cuda = *cuda;
+    }
     // The parts after the toolkit: a cuDNN first, an NCCL ("nccl" and its version) last.
     while (plus != std::string_view::npos) {
         size_t next = text.find('+', plus + 1);

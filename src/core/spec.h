@@ -64,10 +64,18 @@ std::optional<NcclId> parse_nccl_id(std::string_view text);
 // A toolkit id is exactly three numbers.
 std::optional<Version> parse_toolkit_id(std::string_view text);
 
+// A toolkit's name, given with `cvm import DIR --as NAME` so that two toolkits of one release can
+// be registered side by side: an ASCII letter, then letters, digits, '.', '_' or '-' (at most 64,
+// not ending in '.' or '-'); not a word cvm reads otherwise (system, latest, cuda, cudnn, nccl...,
+// Windows' device names). Empty when `text` is such a name, else why it is not.
+std::string toolkit_name_problem(std::string_view text);
+inline bool is_toolkit_name(std::string_view text) { return toolkit_name_problem(text).empty(); }
+
 // A selection request, CUDA[+CUDNN][+ncclVERSION]. `system` means: no override.
 struct Spec {
     bool system = false;
-    Version cuda;                      // 1..3 numbers
+    Version cuda;                      // 1..3 numbers; empty when `name` is set
+    std::string name;                  // the toolkit's name instead (is_toolkit_name)
     std::optional<Version> cudnn;      // 1..4 numbers
     std::optional<Version> cudnn_cuda; // optional "-cudaX[.Y]" on the cuDNN part
     std::optional<Version> nccl;       // 1..3 numbers after "+nccl"
@@ -91,7 +99,7 @@ private:
 };
 
 // Parses a spec: "12", "11.2", "11.2.2+8.1.0.77", "12.4+9", "12.4+9.1+nccl2.21", "13.0+nccl2.28",
-// "system", and the full form printed in CVM_ACTIVE ("11.2.2+8.1.0.77-cuda11.2",
+// "system", a toolkit's name ("mine", "mine+9.1"), and the full form printed in CVM_ACTIVE ("11.2.2+8.1.0.77-cuda11.2",
 // "12.4.1+nccl2.21.5-cuda12.4"). Throws SpecError.
 Spec parse_spec(std::string_view text);
 

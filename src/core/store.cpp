@@ -672,10 +672,11 @@ std::vector<const Entry*> Resolved::entries() const {
 }
 
 const char* const kEntryIdForms =
-    "a toolkit id (12.4.1), cuDNN id (9.1.0.70-cuda12) or NCCL id (2.21.5-cuda12.4)";
+    "a toolkit id (12.4.1) or name (import --as), cuDNN id (9.1.0.70-cuda12) or NCCL id (2.21.5-cuda12.4)";
 
 std::optional<Kind> kind_of_id(const Store& store, const std::string& id) {
     if (parse_toolkit_id(id)) return Kind::Cuda;
+    if (is_toolkit_name(id) && store.find(Kind::Cuda, id)) return Kind::Cuda; // import --as NAME
     if (parse_nccl_id(id) && store.find(Kind::Nccl, id)) return Kind::Nccl;
     if (parse_cudnn_id(id)) return Kind::Cudnn;
     return std::nullopt;
@@ -719,7 +720,21 @@ Resolved resolve_among(const Store& store, const Spec& spec,
         bool exact = false; // the version is the spec's, not only prefixed by it
     };
     std::vector<Cand> toolkits;
-    for (const auto& id : cuda_ids) {
+    // The toolkit the spec asks for, in messages: "CUDA 12.4", "the toolkit mine (CUDA 11.8.0)".
+    std::string asked = "CUDA " + spec.cuda.str();
+    if (!spec.name.empty()) {
+        // A toolkit registered under a name is selected by that name only, and by nothing else.
+        if (std::find(cuda_ids.begin(), cuda_ids.end(), spec.name) != cuda_ids.end())
+            if (auto e = store.find(Kind::Cuda, spec.name)) {
+                toolkits.push_back({spec.name, e->version, std::nullopt});
+                asked = "the toolkit " + spec.name + " (CUDA " + e->version.str() + ")";
+            }
+        if (toolkits.empty())
+            throw ResolveError("no toolkit is named " + spec.name +
+                               "; `cvm import DIR --as " + spec.name +
+                               "` registers one under that name, or see `cvm list`");
+    }
+    for (const auto& id : spec.name.empty() ? cuda_ids : std::vector<std::string>{}) {
         auto v = parse_toolkit_id(id);
         if (v && v->has_prefix(spec.cuda)) toolkits.push_back({id, *v, std::nullopt});
     }
@@ -803,12 +818,12 @@ Resolved resolve_among(const Store& store, const Spec& spec,
     std::string what;
     if (spec.cudnn && !cudnn_fits)
         what = builds.empty() ? "no cuDNN " + spec.cudnn->str() + " is installed"
-                              : "no installed cuDNN " + spec.cudnn->str() + " is built for CUDA " +
-                                    spec.cuda.str() + " (have " + builds.front().id + ")";
+                              : "no installed cuDNN " + spec.cudnn->str() + " is built for " +
+                                    asked + " (have " + builds.front().id + ")";
     else
         what = nccls.empty() ? "no NCCL " + spec.nccl->str() + " is installed"
-                             : "no installed NCCL " + spec.nccl->str() + " is built for CUDA " +
-                                   spec.cuda.str() + " (have " + nccls.front().first + ")";
+                             : "no installed NCCL " + spec.nccl->str() + " is built for " + asked +
+                                   " (have " + nccls.front().first + ")";
     throw ResolveError(what + "; run `cvm install " + spec.str() + "`");
 }
 

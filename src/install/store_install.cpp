@@ -77,10 +77,16 @@ std::vector<InstallResult> StoreInstaller::install_spec(const Spec& spec) {
     std::optional<Version> installed;
     Spec only_cuda;
     only_cuda.cuda = spec.cuda;
+    only_cuda.name = spec.name;
     try {
         installed = resolve(store_, only_cuda).toolkit.version;
     } catch (const ResolveError&) {
     }
+    // A toolkit's name (import --as) is this machine's: nothing to fetch for it, only the cuDNN
+    // and NCCL for its release.
+    if (!installed && !spec.name.empty())
+        fail_input("no toolkit is named " + spec.name + ": `cvm install` takes a release (12.4, 12.4+9), "
+                   "and a name is given to a folder with `cvm import DIR --as " + spec.name + "`");
     Version toolkit =
         installed ? *installed
                   : choose_toolkit(options_.registry, spec.cuda, options_.host_platform).version;

@@ -67,6 +67,32 @@ TEST_CASE("anything that is not a spec is refused with the reason") {
     CHECK_THROWS_WITH(parse_spec("1.2.3.4"), Catch::Contains("1 to 3 numbers"));
 }
 
+TEST_CASE("a toolkit's name (import --as) stands for the CUDA part") {
+    Spec s = parse_spec("deb-11.8+8.9+nccl2.21");
+    CHECK(s.name == "deb-11.8");
+    CHECK(s.cuda.empty());
+    CHECK(s.cudnn->str() == "8.9");
+    CHECK(s.nccl->str() == "2.21");
+    CHECK(s.str() == "deb-11.8+8.9+nccl2.21");
+    CHECK(parse_spec("Mine_2").str() == "Mine_2");
+    CHECK(parse_spec("mine+8.9.7.29-cuda11").cudnn_cuda->str() == "11");
+    CHECK(parse_spec("12.4").name.empty());
+    // Words cvm reads itself, Windows' device names, and what a folder cannot be named are not names.
+    for (const char* bad : {"latest", "LATEST", "cuda", "cudnn", "nccl", "nccl2", "ncclx", "con", "Nul.x",
+                            "com1", "lpt9", "mine.", "mine-", "a..b", "x@y", "_x", "-x"}) {
+        INFO(bad);
+        CHECK_THROWS_AS(parse_spec(bad), SpecError);
+        CHECK_FALSE(is_toolkit_name(bad));
+    }
+    CHECK_THROWS_AS(parse_spec("mine+x"), SpecError);
+    CHECK_THROWS_WITH(parse_spec("latest"), Catch::Contains("a word cvm reads itself"));
+    CHECK_THROWS_WITH(parse_spec("con"), Catch::Contains("device's name on Windows"));
+    CHECK(is_toolkit_name(std::string(64, 'a')));
+    CHECK_FALSE(is_toolkit_name(std::string(65, 'a')));
+    CHECK(is_toolkit_name("console"));
+    CHECK(is_toolkit_name("com10"));
+}
+
 TEST_CASE("printable escapes control characters and caps length") {
     CHECK(printable("a\nb") == "a\\x0ab");
     CHECK(printable(std::string(200, 'x')).size() < 100);

@@ -65,6 +65,34 @@ TEST_CASE("resolve: a cuDNN installed exactly as written wins over newer ones it
     CHECK(resolve(store, parse_spec("12.4.1+9.19.0.56")).cudnn->id == "9.19.0.56-cuda12");
 }
 
+TEST_CASE("resolve: a toolkit registered under a name is selected by that name only") {
+    TempDir t("named");
+    Store store({t.path / "root"});
+    store.add_imported(cvm::test::toolkit_entry("11.8.0", t.path / "hand-made"));
+    Entry named = cvm::test::toolkit_entry("11.8.0", t.path / "debian");
+    named.id = "deb-11.8";
+    store.add_imported(named);
+    store.add_imported(cvm::test::cudnn_entry("8.9.7.29-cuda11", t.path / "dnn"));
+    store.add_imported(cvm::test::cudnn_entry("9.1.0.70-cuda12", t.path / "dnn12"));
+    store.add_imported(cvm::test::nccl_entry("2.21.5-cuda11.8", t.path / "nccl"));
+    // Numbers never reach a name; the name reaches its own toolkit, with cuDNN and NCCL of its CUDA.
+    CHECK(resolve(store, parse_spec("11")).toolkit.path == t.path / "hand-made");
+    CHECK(resolve(store, parse_spec("11.8.0")).toolkit.id == "11.8.0");
+    Resolved r = resolve(store, parse_spec("deb-11.8+8.9+nccl2.21"));
+    CHECK(r.toolkit.path == t.path / "debian");
+    CHECK(r.toolkit.version.str() == "11.8.0");
+    CHECK(r.active() == "deb-11.8+8.9.7.29-cuda11+nccl2.21.5-cuda11.8");
+    // CVM_ACTIVE's full form reads back to the same combination.
+    CHECK(resolve(store, parse_spec(r.active())).active() == r.active());
+    CHECK_THROWS_WITH(resolve(store, parse_spec("deb-12")), Catch::Contains("no toolkit is named deb-12"));
+    CHECK_THROWS_WITH(resolve(store, parse_spec("deb-11.8+9")), Catch::Contains("the toolkit deb-11.8 (CUDA 11.8.0)"));
+    CHECK(kind_of_id(store, "deb-11.8") == Kind::Cuda);
+    CHECK_FALSE(kind_of_id(store, "deb-12"));
+    // The views of the combination are the name's; removing the named toolkit leaves the other.
+    store.remove(Kind::Cuda, "deb-11.8");
+    CHECK(resolve(store, parse_spec("11.8")).toolkit.path == t.path / "hand-made");
+}
+
 TEST_CASE("layers: earlier layers hide later ones; removal only in the writable one") {
     TempDir t("layers");
     Store lower({t.path / "shared"});
