@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
@@ -10,6 +11,7 @@
 #include "cli/use_for.h"
 #include "compat/auto_host_compiler.h"
 #include "core/projects.h"
+#include "core/spec_match.h"
 #include "core/terminal_text.h"
 #include "platform/platform.h"
 #include "registry/nccl.h"
@@ -42,14 +44,14 @@ std::string unknown_nccl_reason(const Store& store, const Spec& s,
     }
     for (const auto& [id, layer] : store.ids(Kind::Nccl)) {
         (void)layer;
-        if (auto n = parse_nccl_id(id); n && n->version.has_prefix(*s.nccl)) builds.push_back(*n);
+        if (auto n = parse_nccl_id(id)) builds.push_back(*n);
     }
     bool any = false;
     for (const auto& b : builds) {
-        if (s.nccl_cuda && !b.cuda.has_prefix(*s.nccl_cuda)) continue;
+        if (!nccl_matches(s, b)) continue;
         any = true;
         for (const auto& t : toolkits)
-            if (b.serves(t)) return {};
+            if (nccl_fits(s, b, t)) return {};
     }
     if (!any)
         return "no known NCCL release is " + s.nccl->str() +
@@ -73,8 +75,7 @@ std::string unknown_reason(const Store& store, const std::optional<registry::Reg
         for (const auto* r : registry::find_cuda_releases(*reg, s.cuda)) toolkits.push_back(r->version);
     for (const auto& [id, layer] : s.name.empty() ? store.ids(Kind::Cuda) : decltype(store.ids(Kind::Cuda)){}) {
         (void)layer;
-        auto v = parse_toolkit_id(id);
-        if (v && v->has_prefix(s.cuda)) toolkits.push_back(*v);
+        if (auto v = parse_toolkit_id(id); v && toolkit_matches(s, id, *v)) toolkits.push_back(*v);
     }
     if (toolkits.empty())
         return "no known CUDA release is " + s.cuda.str() +
@@ -86,21 +87,18 @@ std::string unknown_reason(const Store& store, const std::optional<registry::Reg
             for (const auto& b : r->builds) builds.push_back({r->version, b.cuda});
     for (const auto& [id, layer] : store.ids(Kind::Cudnn)) {
         (void)layer;
-        if (auto c = parse_cudnn_id(id); c && c->version.has_prefix(*s.cudnn)) builds.push_back(*c);
+        if (auto c = parse_cudnn_id(id)) builds.push_back(*c);
     }
-    if (s.cudnn_cuda) {
-        std::vector<CudnnId> kept;
-        for (const auto& b : builds)
-            if (b.cuda == *s.cudnn_cuda) kept.push_back(b);
-        builds = std::move(kept);
-    }
+    builds.erase(std::remove_if(builds.begin(), builds.end(),
+                                [&s](const CudnnId& b) { return !cudnn_matches(s, b); }),
+                 builds.end());
     if (builds.empty())
         return "no known cuDNN release is " + s.cudnn->str() +
                (s.cudnn_cuda ? " for CUDA " + s.cudnn_cuda->str() : std::string()) +
                " (see `cvm list --available cudnn`)";
     for (const auto& b : builds)
         for (const auto& t : toolkits)
-            if (b.serves(t)) return unknown_nccl_reason(store, s, toolkits);
+            if (cudnn_fits(s, b, t)) return unknown_nccl_reason(store, s, toolkits);
     return "no known cuDNN " + s.cudnn->str() + " is built for " + asked_toolkit(s, toolkits) +
            " (see `cvm list --available cudnn`)";
 }

@@ -8,6 +8,7 @@
 
 #include "compat/auto_host_compiler.h"
 #include "core/ascii.h"
+#include "core/spec_match.h"
 #include "core/suggest.h"
 
 namespace cvm::compat {
@@ -532,12 +533,13 @@ SolveResult solve(const std::vector<FrameworkWant>& wants, const MachineFacts& m
 
     // 5. The cuDNN the framework was tested with (TensorFlow); PyTorch brings its own.
     if (!apply(Constraint::Cudnn, [&](Candidate& c) -> std::string {
+            // The cuDNN part a spec would have: what the frameworks were tested with, if anything.
+            Spec wanted;
+            wanted.cudnn = c.cudnn_prefix ? *c.cudnn_prefix : Version{};
             // The framework's own cuDNN wheel, where it serves the toolkit and suits what any
             // other framework was tested with.
             if (own_wheels && own_wheels->own_cudnn_build &&
-                own_wheels->own_cudnn_build->serves(c.toolkit) &&
-                (!c.cudnn_prefix ||
-                 own_wheels->own_cudnn_build->version.has_prefix(*c.cudnn_prefix))) {
+                cudnn_fits(wanted, *own_wheels->own_cudnn_build, c.toolkit)) {
                 c.cudnn = *own_wheels->own_cudnn_build;
                 c.cudnn_installed = true;
                 c.own_cudnn = true;
@@ -545,8 +547,7 @@ SolveResult solve(const std::vector<FrameworkWant>& wants, const MachineFacts& m
             }
             if (!c.cudnn_prefix) return {};
             for (const auto& id : machine.cudnn)
-                if (id.version.has_prefix(*c.cudnn_prefix) && id.serves(c.toolkit) &&
-                    (!c.cudnn || c.cudnn->version < id.version)) {
+                if (cudnn_fits(wanted, id, c.toolkit) && (!c.cudnn || c.cudnn->version < id.version)) {
                     c.cudnn = id;
                     c.cudnn_installed = true;
                 }

@@ -15,6 +15,7 @@
 #include "core/config.h"
 #include "core/entry_trust.h"
 #include "core/folder_chain.h"
+#include "core/spec_match.h"
 #include "core/trust.h"
 #include "core/url_credentials.h"
 #include "platform/platform.h"
@@ -713,100 +714,72 @@ Resolved resolve_among(const Store& store, const Spec& spec,
                        const std::vector<std::string>& cudnn_ids,
                        const std::vector<std::string>& nccl_ids) {
     if (spec.system) throw ResolveError("'system' selects no toolkit");
-    struct Cand {
+    // What matches is spec_match.h's to say; here the store's entries are read and ranked.
+    struct Toolkit {
         std::string id;
         Version v;
-        std::optional<CudnnId> cudnn;
-        bool exact = false; // the version is the spec's, not only prefixed by it
     };
-    std::vector<Cand> toolkits;
+    std::vector<Toolkit> toolkits;
     // The toolkit the spec asks for, in messages: "CUDA 12.4", "the toolkit mine (CUDA 11.8.0)".
     std::string asked = "CUDA " + spec.cuda.str();
     if (!spec.name.empty()) {
-        // A toolkit registered under a name is selected by that name only, and by nothing else.
+        // A toolkit's name (import --as): its release is in its entry.
         if (std::find(cuda_ids.begin(), cuda_ids.end(), spec.name) != cuda_ids.end())
             if (auto e = store.find(Kind::Cuda, spec.name)) {
-                toolkits.push_back({spec.name, e->version, std::nullopt});
+                toolkits.push_back({spec.name, e->version});
                 asked = "the toolkit " + spec.name + " (CUDA " + e->version.str() + ")";
             }
         if (toolkits.empty())
             throw ResolveError("no toolkit is named " + spec.name +
                                "; `cvm import DIR --as " + spec.name +
                                "` registers one under that name, or see `cvm list`");
+    } else {
+        for (const auto& id : cuda_ids)
+            if (auto v = parse_toolkit_id(id); v && toolkit_matches(spec, id, *v)) toolkits.push_back({id, *v});
     }
-    for (const auto& id : spec.name.empty() ? cuda_ids : std::vector<std::string>{}) {
-        auto v = parse_toolkit_id(id);
-        if (v && v->has_prefix(spec.cuda)) toolkits.push_back({id, *v, std::nullopt});
-    }
-    std::sort(toolkits.begin(), toolkits.end(), [](const Cand& a, const Cand& b) { return b.v < a.v; });
+    std::sort(toolkits.begin(), toolkits.end(), [](const Toolkit& a, const Toolkit& b) { return b.v < a.v; });
     if (toolkits.empty()) {
         throw ResolveError("CUDA " + spec.cuda.str() +
                            " is not installed; run `cvm install " + spec.str() +
                            "` or `cvm import DIR`, or see `cvm list`");
     }
-    std::vector<Cand> builds;
-    if (spec.cudnn) {
-        for (const auto& id : cudnn_ids) {
-            auto c = parse_cudnn_id(id);
-            if (!c || !c->version.has_prefix(*spec.cudnn)) continue;
-            if (spec.cudnn_cuda && c->cuda != *spec.cudnn_cuda) continue;
-            builds.push_back({id, c->version, c, c->version == *spec.cudnn});
+    std::vector<std::pair<std::string, CudnnId>> builds;
+    for (const auto& id : spec.cudnn ? cudnn_ids : std::vector<std::string>{})
+        if (auto c = parse_cudnn_id(id); c && cudnn_matches(spec, *c)) builds.emplace_back(id, *c);
+    std::sort(builds.begin(), builds.end(),
+              [&spec](const auto& a, const auto& b) { return cudnn_before(spec, a.second, b.second); });
+    std::vector<std::string> nccl_names;
+    std::vector<NcclId> nccls;
+    for (const auto& id : spec.nccl ? nccl_ids : std::vector<std::string>{})
+        if (auto n = parse_nccl_id(id); n && nccl_matches(spec, *n)) {
+            nccl_names.push_back(id);
+            nccls.push_back(*n);
         }
-        // A cuDNN installed exactly as written wins over newer ones it is a prefix of (an import
-        // recorded as 9.19.0 is not 9.19.0.56 when both are there); otherwise the newest.
-        std::sort(builds.begin(), builds.end(), [](const Cand& a, const Cand& b) {
-            if (a.exact != b.exact) return a.exact;
-            if (a.v != b.v) return b.v < a.v;
-            return b.cudnn->cuda < a.cudnn->cuda;
-        });
-    }
-    std::vector<std::pair<std::string, NcclId>> nccls;
-    if (spec.nccl)
-        for (const auto& id : nccl_ids) {
-            auto n = parse_nccl_id(id);
-            if (!n || !n->version.has_prefix(*spec.nccl)) continue;
-            if (spec.nccl_cuda && !n->cuda.has_prefix(*spec.nccl_cuda)) continue;
-            nccls.emplace_back(id, *n);
-        }
-    // The NCCL for a toolkit: of its CUDA major; one installed exactly as written first; then one
-    // built for no newer CUDA minor than the toolkit's (a newer one may need a newer driver);
-    // then the newest release, and of it the build closest to the toolkit's minor.
-    auto nccl_for = [&](const Version& tk) -> const std::string* {
-        const std::pair<std::string, NcclId>* best = nullptr;
-        auto rank = [&](const NcclId& n) {
-            bool exact = n.version == *spec.nccl;
-            bool fits = n.cuda.parts.size() < 2 || n.cuda.minor() <= tk.minor();
-            return std::make_tuple(exact, fits, n.version, fits ? n.cuda : Version{}, n.cuda);
-        };
-        for (const auto& c : nccls)
-            if (c.second.serves(tk) && (!best || rank(best->second) < rank(c.second))) best = &c;
-        return best ? &best->first : nullptr;
-    };
-    bool cudnn_fits = false;
+    bool cudnn_fits_one = false;
     for (const auto& tk : toolkits) {
-        const Cand* pick = nullptr;
+        const std::string* pick = nullptr;
         if (spec.cudnn) {
             for (const auto& b : builds)
-                if (b.cudnn->serves(tk.v)) {
-                    pick = &b;
+                if (cudnn_fits(spec, b.second, tk.v)) {
+                    pick = &b.first;
                     break;
                 }
             if (!pick) continue;
         }
-        cudnn_fits = true;
-        const std::string* nccl = spec.nccl ? nccl_for(tk.v) : nullptr;
-        if (spec.nccl && !nccl) continue;
+        cudnn_fits_one = true;
+        int nccl = spec.nccl ? pick_nccl(spec, nccls, tk.v) : -1;
+        if (spec.nccl && nccl < 0) continue;
         Resolved r;
         auto t = store.find(Kind::Cuda, tk.id);
         if (!t) continue;
         r.toolkit = std::move(*t);
         if (pick) {
-            auto c = store.find(Kind::Cudnn, pick->id);
+            auto c = store.find(Kind::Cudnn, *pick);
             if (!c) continue;
             r.cudnn = std::move(*c);
         }
-        if (nccl) {
-            auto n = store.find(Kind::Nccl, *nccl);
+        if (nccl >= 0) {
+            auto n = store.find(Kind::Nccl, nccl_names[static_cast<size_t>(nccl)]);
             if (!n) continue;
             r.nccl = std::move(*n);
         }
@@ -816,14 +789,14 @@ Resolved resolve_among(const Store& store, const Spec& spec,
         return r;
     }
     std::string what;
-    if (spec.cudnn && !cudnn_fits)
+    if (spec.cudnn && !cudnn_fits_one)
         what = builds.empty() ? "no cuDNN " + spec.cudnn->str() + " is installed"
                               : "no installed cuDNN " + spec.cudnn->str() + " is built for " +
-                                    asked + " (have " + builds.front().id + ")";
+                                    asked + " (have " + builds.front().first + ")";
     else
         what = nccls.empty() ? "no NCCL " + spec.nccl->str() + " is installed"
                              : "no installed NCCL " + spec.nccl->str() + " is built for " + asked +
-                                   " (have " + nccls.front().first + ")";
+                                   " (have " + nccl_names.front() + ")";
     throw ResolveError(what + "; run `cvm install " + spec.str() + "`");
 }
 

@@ -1,5 +1,6 @@
 #include "install/release_choice.h"
 
+#include "core/spec_match.h"
 #include "core/redist_platform.h"
 #include "install/error.h"
 #include "registry/registry.h"
@@ -84,7 +85,7 @@ choose_cudnn_for(const registry::Registry* reg, const Spec& spec, const Version&
     // from NVIDIA's public folder for the releases before the manifests.
     for (auto it = rels.rbegin(); it != rels.rend(); ++it)
         for (auto b = (*it)->builds.rbegin(); b != (*it)->builds.rend(); ++b) {
-            if (spec.cudnn_cuda && b->cuda != *spec.cudnn_cuda) continue;
+            if (!cudnn_matches(spec, CudnnId{(*it)->version, b->cuda})) continue;
             if (registry::cudnn_build_supports(*b, toolkit)) return std::pair{(*it)->version.str(), b->cuda.str()};
         }
     fail_input("no cuDNN " + spec.cudnn->str() +

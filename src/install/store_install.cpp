@@ -6,7 +6,7 @@
 
 #include "core/installed_files.h"
 #include "core/redist_platform.h"
-#include "install/archive_name.h"
+#include "core/spec_match.h"
 #include "install/error.h"
 #include "install/extract.h"
 #include "install/installer_package.h"
@@ -95,10 +95,7 @@ std::vector<InstallResult> StoreInstaller::install_spec(const Spec& spec) {
     if (spec.cudnn)
         for (const auto& [id, layer] : store_.ids(Kind::Cudnn)) {
             (void)layer;
-            auto c = parse_cudnn_id(id);
-            if (c && c->version.has_prefix(*spec.cudnn) &&
-                (!spec.cudnn_cuda || c->cuda == *spec.cudnn_cuda) && c->serves(toolkit))
-                cudnn_missing = false;
+            if (auto c = parse_cudnn_id(id); c && cudnn_fits(spec, *c, toolkit)) cudnn_missing = false;
         }
     auto cudnn = cudnn_missing
                      ? choose_cudnn_for(options_.registry, spec, toolkit, options_.host_platform)
@@ -116,10 +113,7 @@ std::vector<InstallResult> StoreInstaller::install_spec(const Spec& spec) {
     if (spec.nccl)
         for (const auto& [id, layer] : store_.ids(Kind::Nccl)) {
             (void)layer;
-            auto n = parse_nccl_id(id);
-            if (n && n->version.has_prefix(*spec.nccl) &&
-                (!spec.nccl_cuda || n->cuda.has_prefix(*spec.nccl_cuda)) && n->serves(toolkit))
-                nccl_missing = false;
+            if (auto n = parse_nccl_id(id); n && nccl_fits(spec, *n, toolkit)) nccl_missing = false;
         }
     std::optional<NcclPlan> nccl;
     if (nccl_missing)
