@@ -20,6 +20,7 @@
 #include "core/environment.h"
 #include "core/error_line.h"
 #include "core/host_compiler_choice.h"
+#include "core/launch_plan.h"
 #include "core/selection.h"
 #include "core/shims.h"
 #include "core/store.h"
@@ -45,13 +46,6 @@ std::string tool_name(const std::string& argv0) {
         if (name.size() < 4 || name.compare(name.size() - 4, 4, ".exe") != 0) name += ".exe";
     }
     return name;
-}
-
-std::string join_ids(const std::vector<std::string>& ids) {
-    std::string out;
-    for (size_t i = 0; i < ids.size(); ++i)
-        out += (i ? ", " : "") + ids[i];
-    return out;
 }
 
 // Runs the next `tool` on PATH that is neither a shim nor this launcher, with the same argv and
@@ -176,81 +170,46 @@ int main(int argc, char** argv) {
         // so the config files that list them) are read once a toolkit is to be run.
         fs::path root = Store::default_root();
         fs::path shims_dir = root / "shims";
-        // A stale shim of a compiler or a shell stands for the machine's own program.
-        if (is_host_program(base))
-            fall_through(args, tool, shims_dir, depth,
-                         base +
-                             " is not on PATH outside cvm's shims; run `cvm rehash` to remove "
-                             "the stale shim " +
-                             (shims_dir / fs::u8path(tool)).u8string());
         if (base == "nvcc" && platform::host_os() == platform::Os::Linux)
             if (auto view = started_from_view(args[0])) run_view_nvcc(*view, args);
         std::error_code ec;
         fs::path cwd = platform::current_folder(ec);
-        Selection sel = find_selection(cwd, platform::get_env("CVM_VERSION"), root / "version");
-        for (const auto& w : sel.warnings)
-            std::fprintf(stderr, "cvm: warning: %s\n", w.c_str());
-        if (sel.origin == Selection::Origin::None)
-            fall_through(args, tool, shims_dir, depth,
-                         "no CUDA version is selected here and " + base +
-                             " is not on PATH outside cvm's shims; run `cvm use SPEC` (or `cvm use "
-                             "--global SPEC`), see `cvm list`");
-        if (sel.spec.system)
-            fall_through(args, tool, shims_dir, depth,
-                         base + " is not installed outside cvm ('system' is selected by " +
-                             sel.origin_text() + "); run `cvm use SPEC` to pick a toolkit");
-        Store store = Store::from_environment();
-        Resolved r;
-        try {
-            r = resolve(store, sel.spec);
-        } catch (const ResolveError& e) {
-            fail(127, sel.not_installed_text(e.what()));
+        Selection sel;
+        if (!is_host_program(base)) {
+            sel = find_selection(cwd, platform::get_env("CVM_VERSION"), root / "version");
+            for (const auto& w : sel.warnings)
+                std::fprintf(stderr, "cvm: warning: %s\n", w.c_str());
         }
-        // The view's name is known before it exists (ensure_view below makes it once the
-        // program is found), so the layout is computed once.
-        Layout layout = selection_layout(store, r);
-        platform::FileMeta real_meta;
-        size_t found_in = 0;
-        fs::path real = find_program(layout.tool_dirs, tool, real_meta, &found_in);
-        if (real.empty()) {
-            // Only on this path are the other toolkits' entries read.
-            auto others = toolkits_with(store, tool);
-            if (!others.empty())
-                fail(127, base + " is not part of CUDA " + r.toolkit.id + " (selected by " +
-                              sel.origin_text() + ") but of CUDA " + join_ids(others) +
-                              "; run `cvm use SPEC` to select one of them");
-            fall_through(args, tool, shims_dir, depth,
-                         base + " is not part of CUDA " + r.toolkit.id + " (selected by " +
-                             sel.origin_text() +
-                             ") nor on PATH outside cvm's shims; run `cvm which " + base +
-                             "` or select another toolkit with `cvm use SPEC`");
-        }
-        // The program itself, not only its folders (resolve checked those): another user's file
-        // in a folder of the entry is not run. Its stat is the one that found it.
-        check_entry_file_trusted(r.toolkit, real, &real_meta);
-        ensure_view(store, r);
+        std::optional<Store> store;
+        auto open = [&store]() -> const Store& {
+            if (!store) store = Store::from_environment();
+            return *store;
+        };
+        // Which program, in which environment: core/launch_plan.h decides, as for `cvm which`.
+        LaunchPlan plan = plan_launch(tool, base, sel, open,
+                                      platform::file_id(platform::self_path_for_identity()));
+        if (plan.kind == LaunchPlan::Kind::System) fall_through(args, tool, shims_dir, depth, plan.message);
+        if (plan.kind == LaunchPlan::Kind::Refuse) fail(plan.exit_code, plan.message);
+        const Resolved& r = *plan.resolved;
+        ensure_view(*store, r);
         auto changes = compute_environment(
-            layout, [](const std::string& n) { return platform::get_env(n); },
-            foreign_dirs_of(store), platform::host_os());
+            plan.layout, [](const std::string& n) { return platform::get_env(n); },
+            foreign_dirs_of(*store), platform::host_os());
         for (const auto& c : changes)
             platform::set_env(c.name, c.value);
         if (base == "nvcc") {
-            const HostCompiler& handed = layout.host_compiler;
+            const HostCompiler& handed = plan.layout.host_compiler;
             add_ccbin_argument(
                 handed, handed.path.empty() ? r.toolkit.version.major() >= 12 : handed.via_env,
                 args);
         }
-        // Started as the view's program (nvcc takes its include and library folders from the path
-        // it was started by, and the view's hold cuDNN).
-        fs::path started =
-            found_in < layout.bin_dirs.size() ? layout.bin_dirs[found_in] / fs::u8path(tool) : real;
-        args[0] = started.u8string();
+        args[0] = plan.started_as.u8string();
         // Windows programs know their path from the file they were started from, not argv[0]: the
         // view's (a hard link of the same file, made by cvm in its store).
-        if (platform::host_os() == platform::Os::Windows && started != real &&
-            platform::exists(started.u8string()))
-            platform::exec_replace(started, args);
-        platform::exec_replace(real, args);
+        if (platform::host_os() == platform::Os::Windows && plan.started_as != plan.program &&
+            platform::exists(plan.started_as.u8string()))
+            platform::exec_replace(plan.started_as, args);
+        platform::exec_replace(plan.program, args);
     } catch (const SelectionError& e) {
         fail(2, e.what());
     } catch (const ConfigError& e) {

@@ -3,10 +3,10 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
-#include "core/entry_trust.h"
+#include "core/ascii.h"
+#include "core/launch_plan.h"
 #include "core/shims.h"
 #include "core/terminal_text.h"
-#include "core/view.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {
@@ -29,39 +29,19 @@ void register_which(CLI::App& app) {
             else
                 std::printf("%s\n", escape_controls(found.u8string()).c_str());
         };
-        // The same choices as the shim (shims/shim.cpp), fall-through included.
-        auto on_path = [&](const std::string& missing) {
-            fs::path found = find_system_tool(name, platform::get_env("PATH").value_or(""),
-                                              store.shims_dir(), shim_binary());
-            if (found.empty()) throw Failure(missing, "not_found");
-            print(found, "path");
-        };
-        if (is_host_program(name))
-            return on_path(*tool + " is not on PATH outside cvm's shims");
-        if (sel.origin == Selection::Origin::None)
-            return on_path("no CUDA version is selected here and " + *tool +
-                           " is not on PATH outside cvm's shims; run `cvm use SPEC`");
-        if (sel.spec.system)
-            return on_path(*tool + " is not on PATH ('system' is selected by " + sel.origin_text() + ")");
-        Resolved r = resolve_selection(store, sel);
-        Layout layout = layout_of(r, view_path(store, r), platform::host_os());
-        for (const auto& dir : layout.tool_dirs) {
-            fs::path candidate = dir / fs::u8path(name);
-            if (!platform::is_executable(candidate)) continue;
-            check_entry_file_trusted(r.toolkit, candidate); // as the shim would run it
-            return print(candidate, "toolkit");
-        }
-        auto others = toolkits_with(store, name);
-        if (!others.empty()) {
-            std::string ids;
-            for (const auto& id : others) ids += (ids.empty() ? "" : ", ") + id;
-            throw Failure(*tool + " is not part of CUDA " + r.toolkit.id + " (selected by " +
-                          sel.origin_text() + ") but of CUDA " + ids + "; run `cvm use SPEC` to select one of them",
-                          "not_found");
-        }
-        on_path(*tool + " is not part of CUDA " + r.toolkit.id + " (selected by " + sel.origin_text() +
-                ") nor on PATH outside cvm's shims; its tools are in " +
-                (layout.bin_dirs.empty() ? r.toolkit.path : layout.bin_dirs.front()).u8string());
+        // The shim's plan (core/launch_plan.h), fall-through included.
+        std::string shown = *tool;
+        if (platform::host_os() == platform::Os::Windows && shown.size() > 4 &&
+            ascii_lower(shown.substr(shown.size() - 4)) == ".exe")
+            shown.resize(shown.size() - 4);
+        LaunchPlan plan = plan_launch(name, shown, sel, [&store]() -> const Store& { return store; },
+                                      platform::file_id(shim_binary()));
+        if (plan.kind == LaunchPlan::Kind::Refuse) throw Failure(plan.message, plan.error_code);
+        if (plan.kind == LaunchPlan::Kind::Toolkit) return print(plan.program, "toolkit");
+        fs::path found = find_system_tool(name, platform::get_env("PATH").value_or(""),
+                                          store.shims_dir(), shim_binary());
+        if (found.empty()) throw Failure(plan.message, "not_found");
+        print(found, "path");
     });
 }
 

@@ -1,0 +1,100 @@
+#include "core/launch_plan.h"
+
+#include <algorithm>
+
+#include "core/entry_trust.h"
+#include "core/shims.h"
+#include "core/view.h"
+
+namespace cvm {
+
+namespace {
+
+LaunchPlan fall_through_plan(std::string missing) {
+    LaunchPlan p;
+    p.kind = LaunchPlan::Kind::System;
+    p.message = std::move(missing);
+    return p;
+}
+
+LaunchPlan refusal(std::string line, int code = 127) {
+    LaunchPlan p;
+    p.kind = LaunchPlan::Kind::Refuse;
+    p.message = std::move(line);
+    p.exit_code = code;
+    return p;
+}
+
+std::string joined(const std::vector<std::string>& ids) {
+    std::string out;
+    for (size_t i = 0; i < ids.size(); ++i)
+        out += (i ? ", " : "") + ids[i];
+    return out;
+}
+
+} // namespace
+
+LaunchPlan plan_launch(const std::string& tool, const std::string& shown, const Selection& sel,
+                       const std::function<const Store&()>& store,
+                       const std::optional<platform::FileId>& launcher) {
+    // A stale shim of a compiler or a shell stands for the machine's own program.
+    if (is_host_program(shown))
+        return fall_through_plan(shown + " is not on PATH outside cvm's shims; run `cvm rehash` to "
+                                         "remove its stale shim");
+    if (sel.origin == Selection::Origin::None)
+        return fall_through_plan("no CUDA version is selected here and " + shown +
+                                 " is not on PATH outside cvm's shims; run `cvm use SPEC` (or `cvm use "
+                                 "--global SPEC`), see `cvm list`");
+    if (sel.spec.system)
+        return fall_through_plan(shown + " is not installed outside cvm ('system' is selected by " +
+                                 sel.origin_text() + "); run `cvm use SPEC` to pick a toolkit");
+    const Store& s = store();
+    LaunchPlan plan;
+    try {
+        plan.resolved = resolve(s, sel.spec);
+    } catch (const ResolveError& e) {
+        LaunchPlan refused = refusal(sel.not_installed_text(e.what()));
+        refused.error_code = "not_installed";
+        return refused;
+    }
+    const Resolved& r = *plan.resolved;
+    // The view's name is known before it exists (the caller makes it once the program is found),
+    // so the layout is computed once.
+    plan.layout = selection_layout(s, r);
+    // The first tool folder holding `tool` as a regular executable other than the launcher.
+    platform::FileMeta meta;
+    size_t found_in = 0;
+    for (size_t i = 0; i < plan.layout.tool_dirs.size() && plan.program.empty(); ++i) {
+        fs::path candidate = plan.layout.tool_dirs[i] / fs::u8path(tool);
+        auto id = platform::executable_id(candidate, &meta);
+        if (id && (!launcher || *id != *launcher)) {
+            plan.program = candidate;
+            found_in = i;
+        }
+    }
+    if (plan.program.empty()) {
+        // Only on this path are the other toolkits' entries read.
+        auto others = toolkits_with(s, tool);
+        // The selection's own toolkit holds it only as the launcher itself (a link to the shim).
+        others.erase(std::remove(others.begin(), others.end(), r.toolkit.id), others.end());
+        if (!others.empty())
+            return refusal(shown + " is not part of CUDA " + r.toolkit.id + " (selected by " +
+                           sel.origin_text() + ") but of CUDA " + joined(others) +
+                           "; run `cvm use SPEC` to select one of them");
+        const auto& dirs = plan.layout.bin_dirs;
+        return fall_through_plan(shown + " is not part of CUDA " + r.toolkit.id + " (selected by " +
+                                 sel.origin_text() + ") nor on PATH outside cvm's shims; its tools are in " +
+                                 (dirs.empty() ? r.toolkit.path : dirs.front()).u8string() +
+                                 "; select another toolkit with `cvm use SPEC`");
+    }
+    // The program itself, not only its folders (resolve checked those): another user's file in a
+    // folder of the entry is not run. Its stat is the one that found it.
+    check_entry_file_trusted(r.toolkit, plan.program, &meta);
+    plan.kind = LaunchPlan::Kind::Toolkit;
+    plan.started_as = found_in < plan.layout.bin_dirs.size()
+                          ? plan.layout.bin_dirs[found_in] / fs::u8path(tool)
+                          : plan.program;
+    return plan;
+}
+
+} // namespace cvm

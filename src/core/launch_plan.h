@@ -1,0 +1,51 @@
+#pragma once
+// Which program a tool name runs, and how: the one place that decides it. The shim runs the plan
+// (shims/shim.cpp), `cvm which` prints it (cli/which.cpp); both take the same branch, in the same
+// order, with the same line, for each case: a host program's stale shim, nothing selected,
+// `system`, a selection not installed, a tool the toolkit lacks (another toolkit's, or none's),
+// the shim itself first on PATH, a program another user could change (TrustError).
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "core/environment.h"
+#include "core/selection.h"
+#include "core/store.h"
+#include "platform/platform.h"
+
+namespace cvm {
+
+namespace fs = std::filesystem;
+
+struct LaunchPlan {
+    enum class Kind {
+        Toolkit, // run `program` of the selection, started as `started_as`, in its environment
+        System,  // fall through to the next program of the name on PATH outside the shims
+        Refuse   // say `message` and stop with `exit_code`
+    };
+    Kind kind = Kind::System;
+    // System: the line when PATH has no such program outside the shims; Refuse: the line.
+    std::string message;
+    int exit_code = 127;
+    const char* error_code = "not_found"; // Refuse: --json's code ("not_installed": the selection)
+    // Toolkit: the file that runs (checked: neither it nor a folder its links pass through can
+    // be changed by another user), and the path it is started as: the merged view's bin/TOOL
+    // (nvcc takes its folders from the path it was started by), else the file itself.
+    fs::path program;
+    fs::path started_as;
+    // Toolkit: the selection and its folders, from which compute_environment makes the variables
+    // (after ensure_view has made the view).
+    std::optional<Resolved> resolved;
+    Layout layout;
+};
+
+// The plan for `tool` (its file name; on Windows with .exe) under `sel`. `shown` names it in the
+// lines ("nvcc"). `store` is called only when a toolkit is to be run (the shim reads the config
+// files that list the store's layers then and only then). `launcher`: the shim's own file, never
+// run as a tool (two copies of it on PATH would run each other). Throws TrustError.
+LaunchPlan plan_launch(const std::string& tool, const std::string& shown, const Selection& sel,
+                       const std::function<const Store&()>& store,
+                       const std::optional<platform::FileId>& launcher);
+
+} // namespace cvm
