@@ -191,10 +191,8 @@ int main(int argc, char** argv) {
         if (plan.kind == LaunchPlan::Kind::System) fall_through(args, tool, shims_dir, depth, plan.message);
         if (plan.kind == LaunchPlan::Kind::Refuse) fail(plan.exit_code, plan.message);
         const Resolved& r = *plan.resolved;
-        ensure_view(*store, r);
-        auto changes = compute_environment(
-            plan.layout, [](const std::string& n) { return platform::get_env(n); },
-            foreign_dirs_of(*store), platform::host_os());
+        auto changes = selection_environment(*store, r, plan.layout,
+                                             [](const std::string& n) { return platform::get_env(n); });
         for (const auto& c : changes)
             platform::set_env(c.name, c.value);
         if (base == "nvcc") {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "core/launch_plan.h"
 #include "core/terminal_text.h"
 #include "core/view.h"
 #include "platform/platform.h"
@@ -68,11 +69,9 @@ Spec spec_argument(const std::string& text, const std::string& what) {
 
 std::vector<EnvChange> selection_changes(const Store& store, const Resolved& r, Layout* layout_out,
                                          const EnvLookup& current) {
-    ensure_view(store, r);
     Layout layout = selection_layout(store, r);
-    auto changes = compute_environment(
-        layout, current ? current : [](const std::string& n) { return platform::get_env(n); },
-        foreign_dirs_of(store), platform::host_os());
+    auto changes = selection_environment(
+        store, r, layout, current ? current : [](const std::string& n) { return platform::get_env(n); });
     if (layout_out) *layout_out = layout;
     return changes;
 }

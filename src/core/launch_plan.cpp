@@ -97,4 +97,11 @@ LaunchPlan plan_launch(const std::string& tool, const std::string& shown, const 
     return plan;
 }
 
+std::vector<EnvChange> selection_environment(const Store& store, const Resolved& r,
+                                             const Layout& layout, const EnvLookup& current,
+                                             platform::Os os, PathOrder order) {
+    ensure_view(store, r, os);
+    return compute_environment(layout, current, foreign_dirs_of(store), os, order);
+}
+
 } // namespace cvm

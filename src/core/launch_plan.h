@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/environment.h"
 #include "core/selection.h"
@@ -47,5 +48,15 @@ struct LaunchPlan {
 LaunchPlan plan_launch(const std::string& tool, const std::string& shown, const Selection& sel,
                        const std::function<const Store&()>& store,
                        const std::optional<platform::FileId>& launcher);
+
+// The environment a selection's programs run in, the one assembly every activation uses (the
+// shim, `cvm exec`, `env`, `shell`, `script`, `probe`, the prompt hook): makes the merged view
+// (ensure_view) and returns the changes of the variables from `layout` (selection_layout) against
+// `current`. `order`: where the selection's bin goes on PATH (the prompt hook keeps the shims
+// first).
+std::vector<EnvChange> selection_environment(const Store& store, const Resolved& r,
+                                             const Layout& layout, const EnvLookup& current,
+                                             platform::Os os = platform::host_os(),
+                                             PathOrder order = PathOrder::SelectionFirst);
 
 } // namespace cvm
