@@ -44,7 +44,7 @@ struct Layout {
     std::optional<fs::path> nccl_path;         // NCCL_HOME, NCCL_ROOT: the NCCL build's own folder
     std::optional<fs::path> nccl_include_dir;  // NCCL_INCLUDE_DIR: where its nccl.h is seen
     std::optional<fs::path> nccl_lib_dir;      // NCCL_LIB_DIR: where libnccl is linked from
-    HostCompiler host_compiler;                // filled by the caller that read the kept choice
+    HostCompiler host_compiler;                // the kept choice: selection_layout (view.h) reads it
     std::string active;                        // CVM_ACTIVE
     Version toolkit_version;
 };

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One launch plan (core/launch_plan.h, issue 42): the shim and `cvm which` take the same branch
+# One launch plan (core/launch_plan.h, issue 42): the shim, `cvm which` and `cvm exec` (whose
+# PATH has the selection's bin, then the shims) take the same branch
 # for every case of one table, run or name the same program, and refuse with the same line and
 # exit code: nothing selected, `system`, a selection not installed, a tool of another toolkit, a
 # tool of no toolkit (on PATH or not), the launcher itself among the toolkit's programs, a
@@ -58,16 +59,27 @@ for row in "${cases[@]}"; do
     src=0 wrc=0
     sout=$("$S/$tool" 2>&1) || src=$?
     wout=$("$CVM" which "$tool" 2>&1) || wrc=$?
+    # cvm exec: the selection's bin first on PATH, then the shims, as an activated shell has it.
+    erc=0
+    eout=$("$CVM" exec -- "$tool" 2>&1) || erc=$?
+    if [[ -z $spec ]]; then
+        # Nothing selected: exec runs "in the selected environment" and asks for one.
+        [[ $erc == 1 ]] || fail "$where: exec ran with nothing selected: $eout"
+        assert_contains "$eout" "no CUDA version is selected here; run \`cvm use SPEC\`"
+        erc=$([[ $want == run:* ]] && echo 0 || echo 1) eout=$sout
+    fi
     case $want in
         run:*)
-            [[ $src == 0 && $wrc == 0 ]] || fail "$where: exit $src from the shim, $wrc from which: $sout / $wout"
+            [[ $src == 0 && $wrc == 0 && $erc == 0 ]] || fail "$where: exit $src from the shim, $wrc from which, $erc from exec: $sout / $wout / $eout"
             assert_contains "$sout" "${want#run:}" "$where: the shim ran"
             assert_eq "$("$wout" 2>&1 | head -1)" "$(head -1 <<< "$sout")" "$where: the program which names prints"
+            assert_eq "$(head -1 <<< "$eout")" "$(head -1 <<< "$sout")" "$where: the program exec ran"
             ;;
         refuse:*)
-            [[ $src != 0 && $wrc != 0 ]] || fail "$where: exit $src from the shim, $wrc from which"
+            [[ $src != 0 && $wrc != 0 && $erc != 0 ]] || fail "$where: exit $src from the shim, $wrc from which, $erc from exec"
             assert_contains "$sout" "${want#refuse:}" "$where: the shim's line"
             assert_eq "$wout" "$sout" "$where: which's line"
+            assert_contains "$eout" "${want#refuse:}" "$where: exec's line"
             ;;
     esac
 done
