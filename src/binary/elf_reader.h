@@ -44,10 +44,6 @@ struct ElfInfo {
     std::vector<std::string> warnings;
 
     std::string machine_name() const;
-    // The same class, byte order and machine: what ld.so requires of a library it maps.
-    bool compatible_with(const ElfInfo& other) const {
-        return bits == other.bits && endian == other.endian && machine == other.machine;
-    }
     std::vector<std::string> rpath_entries() const;
     std::vector<std::string> runpath_entries() const;
 };

@@ -1,7 +1,7 @@
 #pragma once
 // The host compiler nvcc would use here, the compilers installed, and the choice cvm hands to
 // nvcc with `host_compiler = "auto"`. These run compilers (`--version`), so they belong to `cvm
-// use`, `cvm rehash`, `cvm current` and `cvm doctor`, never to the shim (ccbin.h reads the result).
+// use`, `cvm rehash`, `cvm current` and `cvm doctor`, never to the shim (core/host_compiler_choice.h reads the result).
 #include <filesystem>
 #include <map>
 #include <optional>

@@ -204,14 +204,6 @@ bool is_list_variable(const std::string& name) {
 
 const char* const kHostCompilerMark = "_CVM_CCBIN";
 
-const std::vector<const char*>& scalar_variables() {
-    static const std::vector<const char*> names = {
-        "CUDA_PATH",  "CUDA_HOME",         "CUDACXX",       "CUDNN_PATH",
-        "CUDNN_ROOT", "CUDNN_INCLUDE_DIR", "CUDNN_LIB_DIR", "CUDAHOSTCXX",
-        "NVCC_CCBIN", kHostCompilerMark,   "CVM_ACTIVE"};
-    return names;
-}
-
 const std::vector<const char*>& linux_cuda_library_probes() {
     static const std::vector<const char*> libs = {
         "libcudart.so",    "libcudnn.so",       "libcudnn.so.9",

@@ -24,7 +24,7 @@ struct EnvChange {
 // A variable's value in some environment (nullopt: unset).
 using EnvLookup = std::function<std::optional<std::string>(const std::string&)>;
 
-// The host compiler cvm hands to the selection's nvcc (compat/ccbin.h keeps the choice).
+// The host compiler cvm hands to the selection's nvcc (host_compiler_choice.h keeps the choice).
 struct HostCompiler {
     std::string path;     // the C++ compiler; empty: nothing to hand over
     bool via_env = false; // the nvcc reads NVCC_CCBIN (else -ccbin, which only a shim can add)
@@ -75,10 +75,6 @@ struct ListVariable {
 const std::vector<ListVariable>& list_variables(platform::Os os);
 // True for PATH, LD_LIBRARY_PATH, LIBRARY_PATH and CPATH (any OS's list).
 bool is_list_variable(const std::string& name);
-
-// The scalar variables an activation may set; those it does not set for a selection it unsets,
-// so that nothing of another toolkit survives (CUDAHOSTCXX and NVCC_CCBIN only when cvm set them).
-const std::vector<const char*>& scalar_variables();
 
 // Marks the host compiler cvm put into CUDAHOSTCXX / NVCC_CCBIN: a value there that differs
 // from it is the user's own choice, which cvm keeps.

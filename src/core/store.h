@@ -1,10 +1,11 @@
 #pragma once
-// The store: toolkits and cuDNN builds side by side, in one writable layer ($CVM_ROOT) and any
+// The store: toolkits, cuDNN and NCCL builds side by side, in one writable layer ($CVM_ROOT) and any
 // number of read-only layers (CVM_STORE_PATH).
 //
-//   <layer>/cuda/<toolkit id>/entry     key=value description (see Entry)
+//   <layer>/cuda/<toolkit id or name>/entry   key=value description (see Entry)
 //   <layer>/cuda/<toolkit id>/root/     the files, for an installed toolkit
 //   <layer>/cudnn/<cudnn id>/entry, root/
+//   <layer>/nccl/<nccl id>/entry, root/
 //   $CVM_ROOT/version                   the global default spec
 //   $CVM_ROOT/shims/  views/  .staging/  locks/  cache/   (only ever in the writable layer)
 //

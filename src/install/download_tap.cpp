@@ -102,11 +102,6 @@ DownloadTap::Outcome DownloadTap::wait() {
     return verified_ ? Outcome::Verified : Outcome::Failed;
 }
 
-bool DownloadTap::restarted() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return restarted_;
-}
-
 fs::path DownloadTap::file() {
     std::lock_guard<std::mutex> lock(mutex_);
     return file_;

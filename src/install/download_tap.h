@@ -46,8 +46,6 @@ public:
     enum class Outcome { Verified, Failed };
     // Waits for the download to end.
     Outcome wait();
-    // Whether the part file was started again after the reader had begun (what it read is void).
-    bool restarted();
     // After Verified: the complete file and its SHA-256.
     std::filesystem::path file();
     std::string sha256();

@@ -330,26 +330,6 @@ ArchiveFormat detect_archive_format(const unsigned char* head, std::size_t n) {
     return ArchiveFormat::Unknown;
 }
 
-const char* archive_format_name(ArchiveFormat format) {
-    switch (format) {
-    case ArchiveFormat::TarXz:
-        return "tar.xz";
-    case ArchiveFormat::TarGz:
-        return "tar.gz";
-    case ArchiveFormat::TarBz2:
-        return "tar.bz2";
-    case ArchiveFormat::TarZstd:
-        return "tar.zst";
-    case ArchiveFormat::Tar:
-        return "tar";
-    case ArchiveFormat::Zip:
-        return "zip";
-    case ArchiveFormat::Unknown:
-        break;
-    }
-    return "unknown";
-}
-
 // The existing, empty folder an archive is extracted into, canonical (so libarchive's symlink
 // checks see no link in the folder's own path).
 static fs::path extraction_root(const fs::path& destination) {

@@ -28,7 +28,6 @@ namespace cvm::install {
 
 // Recognises the container from the first bytes of the file (not the name).
 ArchiveFormat detect_archive_format(const std::filesystem::path& archive);
-const char* archive_format_name(ArchiveFormat format);
 
 struct ExtractOptions {
     // Worker threads: for multi-block xz decoding and for zip entries. 0 means one per core.
