@@ -14,6 +14,7 @@
 #include "cli/context.h"
 #include "core/error_line.h"
 #include "core/hook.h"
+#include "core/launch_plan.h"
 #include "core/view.h"
 #include "platform/platform.h"
 
@@ -130,11 +131,9 @@ std::vector<EnvChange> hook_changes(const Store& store, std::string& problem) {
     };
     std::optional<std::string> record;
     if (wanted) {
-        ensure_view(store, *wanted);
-        Layout layout = selection_layout(store, *wanted);
         // The shims stay first: `cd X && nvcc` on one line runs X's nvcc before the next prompt.
-        auto apply = compute_environment(layout, after_undo, foreign_dirs_of(store), os,
-                                         PathOrder::AfterShims);
+        auto apply = selection_environment(store, *wanted, selection_layout(store, *wanted, os),
+                                           after_undo, os, PathOrder::AfterShims);
         record = encode_hook_state(record_hook(wanted->active(), apply, after_undo, os));
         for (const auto& c : apply)
             set_final(out, c);
