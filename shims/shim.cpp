@@ -60,22 +60,6 @@ std::string tool_name(const std::string& argv0) {
     platform::exec_replace(real, args);
 }
 
-// The first of `dirs` that holds `tool` as a regular executable other than this launcher; empty
-// when none does. `meta` gets its stat.
-fs::path find_program(const std::vector<fs::path>& dirs, const std::string& tool,
-                      platform::FileMeta& meta, size_t* index = nullptr) {
-    auto self = platform::file_id(platform::self_path_for_identity());
-    for (size_t i = 0; i < dirs.size(); ++i) {
-        fs::path candidate = dirs[i] / fs::u8path(tool);
-        auto id = platform::executable_id(candidate, &meta);
-        if (id && (!self || *id != *self)) {
-            if (index) *index = i;
-            return candidate;
-        }
-    }
-    return {};
-}
-
 // The view this nvcc was started from (<root>/views/<name>/bin/nvcc), directly or through PATH
 // as a shell finds it; nullopt for the shims folder's nvcc. A stat a PATH folder up to the
 // first that has nvcc: the shims folder, normally.
@@ -132,7 +116,7 @@ std::optional<fs::path> started_from_view(const std::string& argv0) {
     for (const auto& b : toolkit->bin_dirs)
         dirs.push_back(toolkit->path / fs::u8path(b));
     platform::FileMeta meta;
-    fs::path real = find_program(dirs, "nvcc", meta);
+    fs::path real = find_tool(dirs, "nvcc", platform::file_id(platform::self_path_for_identity()), meta);
     if (real.empty()) fail(127, "nvcc: CUDA " + id + " has no nvcc in " + toolkit->path.u8string());
     check_entry_file_trusted(*toolkit, real, &meta);
     HostCompiler handed = handed_host_compiler(root, id);

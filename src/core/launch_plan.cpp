@@ -34,6 +34,20 @@ std::string joined(const std::vector<std::string>& ids) {
 
 } // namespace
 
+fs::path find_tool(const std::vector<fs::path>& dirs, const std::string& tool,
+                   const std::optional<platform::FileId>& launcher, platform::FileMeta& meta,
+                   size_t* index) {
+    for (size_t i = 0; i < dirs.size(); ++i) {
+        fs::path candidate = dirs[i] / fs::u8path(tool);
+        auto id = platform::executable_id(candidate, &meta);
+        if (id && (!launcher || *id != *launcher)) {
+            if (index) *index = i;
+            return candidate;
+        }
+    }
+    return {};
+}
+
 LaunchPlan plan_launch(const std::string& tool, const std::string& shown, const Selection& sel,
                        const std::function<const Store&()>& store,
                        const std::optional<platform::FileId>& launcher) {
@@ -61,17 +75,9 @@ LaunchPlan plan_launch(const std::string& tool, const std::string& shown, const 
     // The view's name is known before it exists (the caller makes it once the program is found),
     // so the layout is computed once.
     plan.layout = selection_layout(s, r);
-    // The first tool folder holding `tool` as a regular executable other than the launcher.
     platform::FileMeta meta;
     size_t found_in = 0;
-    for (size_t i = 0; i < plan.layout.tool_dirs.size() && plan.program.empty(); ++i) {
-        fs::path candidate = plan.layout.tool_dirs[i] / fs::u8path(tool);
-        auto id = platform::executable_id(candidate, &meta);
-        if (id && (!launcher || *id != *launcher)) {
-            plan.program = candidate;
-            found_in = i;
-        }
-    }
+    plan.program = find_tool(plan.layout.tool_dirs, tool, launcher, meta, &found_in);
     if (plan.program.empty()) {
         // Only on this path are the other toolkits' entries read.
         auto others = toolkits_with(s, tool);

@@ -49,6 +49,13 @@ LaunchPlan plan_launch(const std::string& tool, const std::string& shown, const 
                        const std::function<const Store&()>& store,
                        const std::optional<platform::FileId>& launcher);
 
+// The first of `dirs` holding `tool` as a regular executable that is not `launcher` (its stat in
+// `meta`, its index in `index`); empty when none does. The rule by which the plan, and the nvcc of
+// a view (shims/shim.cpp), find a toolkit's program.
+fs::path find_tool(const std::vector<fs::path>& dirs, const std::string& tool,
+                   const std::optional<platform::FileId>& launcher, platform::FileMeta& meta,
+                   size_t* index = nullptr);
+
 // The environment a selection's programs run in, the one assembly every activation uses (the
 // shim, `cvm exec`, `env`, `shell`, `script`, `probe`, the prompt hook): makes the merged view
 // (ensure_view) and returns the changes of the variables from `layout` (selection_layout) against
