@@ -6,7 +6,6 @@ source "$(dirname "$0")/lib_install.sh"
 trap 'stop_server; cleanup_test_tmp' EXIT
 # A closed loopback port: an install that gets past the registry fails on the network at once.
 export CVM_MIRROR="http://127.0.0.1:9" CVM_RETRY_DELAY_MS=1
-json_get() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print(eval(sys.argv[1]))' "$1" <<<"$OUT"; }
 
 make_toolkit "$TEST_TMP/cuda-11.2" 11.2.2
 make_cudnn "$TEST_TMP/cudnn-11.2-linux-x64-v8.1.0.77" 8.1.0

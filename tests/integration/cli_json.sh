@@ -17,7 +17,6 @@ cd "$proj"
 
 # json_get FILTER: evaluates a python expression on the parsed stdout `d` (fails unless it parses
 # as exactly one JSON document).
-json_get() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print(eval(sys.argv[1]))' "$1" <<<"$OUT"; }
 
 # ---- failures: RC|CODE|message contains|ARGS... ---------------------------------------------
 S=$'\x1f'

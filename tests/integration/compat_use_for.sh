@@ -21,12 +21,6 @@ fake_cc() { # fake_cc NAME BANNER...
 }
 fake_cc g++-10 "g++-10 (Debian 10.2.1-6) 10.2.1 20210110" "Copyright (C) 2020 Free Software Foundation, Inc."
 fake_cc g++ "g++ (Debian 12.2.0-14) 12.2.0" "Copyright (C) 2022 Free Software Foundation, Inc."
-fake_driver() { # fake_driver VERSION GPU CC
-    printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  %s  Thu Oct  2 19:00:00 UTC 2025\n' "$1" > "$CVM_PROC_DRIVER_VERSION"
-    printf '#!/bin/sh\ncase "$1" in\n--query-gpu=name,compute_cap) echo "%s, %s" ;;\n*) echo "%s, %s" ;;\nesac\n' \
-        "$2" "$3" "$2" "$1" > "$CVM_NVIDIA_SMI"
-    chmod +x "$CVM_NVIDIA_SMI"
-}
 
 # A virtual environment as `python -m venv` makes it: bin/python and pyvenv.cfg; the machine's
 # Python then puts lib/pythonX.Y/site-packages on sys.path.

@@ -6,7 +6,6 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/lib_install.sh"
 trap 'stop_server; cleanup_test_tmp' EXIT
 T=$TEST_TMP
-json_get() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print(eval(sys.argv[1]))' "$1" <<<"$OUT"; }
 
 R="$T/mirror/cuda/redist"
 entries=()

@@ -16,12 +16,6 @@ mkdir -p "$T/cc"
 unset VIRTUAL_ENV || true
 # No Python at all first: the project's files are what is read.
 export CVM_PYTHON="$T/no-python"
-fake_driver() { # fake_driver VERSION GPU CC
-    printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  %s  Thu Oct  2 19:00:00 UTC 2025\n' "$1" > "$CVM_PROC_DRIVER_VERSION"
-    printf '#!/bin/sh\ncase "$1" in\n--query-gpu=name,compute_cap) echo "%s, %s" ;;\n*) echo "%s, %s" ;;\nesac\n' \
-        "$2" "$3" "$2" "$1" > "$CVM_NVIDIA_SMI"
-    chmod +x "$CVM_NVIDIA_SMI"
-}
 no_driver() { rm -f "$CVM_PROC_DRIVER_VERSION" "$CVM_NVIDIA_SMI"; }
 # project NAME: a fresh project folder $T/NAME, the current folder.
 project() { rm -rf "$T/$1" && mkdir -p "$T/$1" && cd "$T/$1"; }

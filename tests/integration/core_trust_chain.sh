@@ -10,7 +10,6 @@ source "$(dirname "$0")/lib_teams.sh"
 command -v setpriv >/dev/null || skip "needs setpriv (nobody renames the layer)"
 T=$TEST_TMP
 chmod 755 "$T"
-one_line() { [[ $1 != *$'\n'* ]] || fail "more than one line: $1"; }
 
 make_toolkit "$T/tk" 12.4.1
 expect_rc 0 "$CVM" import "$T/tk"

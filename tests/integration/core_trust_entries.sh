@@ -8,7 +8,6 @@ source "$(dirname "$0")/lib.sh"
 [[ $(id -u) == 0 ]] || skip "needs root (files are chowned to nobody)"
 T=$TEST_TMP
 chmod 755 "$T"
-one_line() { [[ $1 != *$'\n'* ]] || fail "more than one line: $1"; }
 
 TK=$T/tk
 make_toolkit "$TK" 12.4.1

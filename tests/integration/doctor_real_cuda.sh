@@ -8,7 +8,6 @@ command -v python3 >/dev/null || skip "python3 is needed to read the JSON"
 export CVM_PYTHON="" CVM_PROC_DRIVER_VERSION="$TEST_TMP/none" CVM_NVIDIA_SMI="$TEST_TMP/none" CVM_LIBCUDA=""
 export CVM_COMPILER_PATH=/usr/bin # CUDA 13.0 supports the machine's gcc 12
 unset LD_LIBRARY_PATH || true
-json_get() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" <<<"$OUT"; }
 
 expect_rc 0 "$CVM" import "$real"
 mkdir -p "$TEST_TMP/proj"

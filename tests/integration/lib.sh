@@ -114,6 +114,23 @@ windows_missing() {
 assert_eq() { [[ "$1" == "$2" ]] || fail "${3:-values differ}: expected [$2], got [$1]"; }
 assert_contains() { [[ "$1" == *"$2"* ]] || fail "${3:-missing text}: [$2] not in [$1]"; }
 assert_not_contains() { [[ "$1" != *"$2"* ]] || fail "${3:-unexpected text}: [$2] in [$1]"; }
+# one_line TEXT: TEXT is a single line (an error is one line).
+one_line() { [[ $1 != *$'\n'* ]] || fail "more than one line: $1"; }
+# json_get EXPR: evaluates a Python expression over the JSON document in $OUT (bound to d).
+json_get() { python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print(eval(sys.argv[1]))' "$1" <<<"$OUT"; }
+# fake_driver VERSION [GPU [CC]]: what /proc and nvidia-smi report (CVM_PROC_DRIVER_VERSION,
+# CVM_NVIDIA_SMI): the driver VERSION; GPU's name; with CC, the compute capability query answered.
+fake_driver() {
+    printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  %s  Thu Oct  2 19:00:00 UTC 2025\n' "$1" \
+        > "$CVM_PROC_DRIVER_VERSION"
+    if [[ -n ${3:-} ]]; then
+        printf '#!/bin/sh\ncase "$1" in\n--query-gpu=name,compute_cap) echo "%s, %s" ;;\n*) echo "%s, %s" ;;\nesac\n' \
+            "$2" "$3" "$2" "$1" > "$CVM_NVIDIA_SMI"
+    else
+        printf '#!/bin/sh\necho "%s, %s"\n' "${2:-NVIDIA Test GPU}" "$1" > "$CVM_NVIDIA_SMI"
+    fi
+    chmod +x "$CVM_NVIDIA_SMI"
+}
 # make_venv DIR [NAME]: a virtual environment as `python -m venv` makes it around $PY (set by
 # the test): DIR/bin/NAME (python3 unless given) and DIR/pyvenv.cfg. Sets VENV_SITE to its
 # lib/pythonX.Y/site-packages (made), which that python puts on sys.path.

@@ -96,13 +96,6 @@ export CVM_COMPILER_PATH="$TEST_TMP/host-cc"
 export CVM_PYTHON=""
 unset LD_LIBRARY_PATH || true
 
-# fake_driver VERSION [GPU]: what /proc and nvidia-smi report.
-fake_driver() {
-    printf 'NVRM version: NVIDIA UNIX x86_64 Kernel Module  %s  Thu Oct  2 19:00:00 UTC 2025\n' "$1" \
-        > "$CVM_PROC_DRIVER_VERSION"
-    printf '#!/bin/sh\necho "%s, %s"\n' "${2:-NVIDIA Test GPU}" "$1" > "$CVM_NVIDIA_SMI"
-    chmod +x "$CVM_NVIDIA_SMI"
-}
 fake_driver 525.60.13
 
 # fake_gpu NAME CC: nvidia-smi answers the compute capability query with CC, others with a
@@ -113,8 +106,6 @@ fake_gpu() {
     chmod +x "$CVM_NVIDIA_SMI"
 }
 
-# json_get EXPR: evaluates a Python expression over the JSON document in $OUT (bound to d).
-json_get() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)" <<<"$OUT"; }
 # finding_message CODE: the message of the first finding with that code.
 finding_message() { json_get "[f['message'] for f in d['findings'] if f['code'] == '$1'][0]"; }
 # finding_codes: the findings' "severity:code" pairs, space separated.

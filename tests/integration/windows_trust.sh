@@ -34,7 +34,6 @@ wexpect 0 "$CVM_EXE" use --global 11.2
 wexpect 0 "$CVM_EXE" which nvcc
 SHIM="$ROOT/shims/nvcc.exe"
 wexpect 0 "$SHIM" --version
-one_line() { [[ $1 != *$'\n'* ]] || fail "more than one line: $1"; }
 
 # The store folder of another account: refused by commands and the shim, naming the owner.
 chown nobody "$ROOT/cuda"
