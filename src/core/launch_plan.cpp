@@ -25,7 +25,7 @@ LaunchPlan refusal(std::string line, int code = 127) {
     return p;
 }
 
-std::string joined(const std::vector<std::string>& ids) {
+std::string id_list(const std::vector<std::string>& ids) {
     std::string out;
     for (size_t i = 0; i < ids.size(); ++i)
         out += (i ? ", " : "") + ids[i];
@@ -85,7 +85,7 @@ LaunchPlan plan_launch(const std::string& tool, const std::string& shown, const 
         others.erase(std::remove(others.begin(), others.end(), r.toolkit.id), others.end());
         if (!others.empty())
             return refusal(shown + " is not part of CUDA " + r.toolkit.id + " (selected by " +
-                           sel.origin_text() + ") but of CUDA " + joined(others) +
+                           sel.origin_text() + ") but of CUDA " + id_list(others) +
                            "; run `cvm use SPEC` to select one of them");
         const auto& dirs = plan.layout.bin_dirs;
         return fall_through_plan(shown + " is not part of CUDA " + r.toolkit.id + " (selected by " +

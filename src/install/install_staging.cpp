@@ -11,6 +11,7 @@
 #include "install/progress.h"
 #include "install/recognize.h"
 #include "install/release_choice.h"
+#include "install/store_install.h"
 #include "install/sha256.h"
 #include "install/version_lock.h"
 #include "platform/cleanup_on_signal.h"
