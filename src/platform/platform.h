@@ -128,6 +128,19 @@ std::optional<FileMeta> file_meta(const fs::path& p, int* error = nullptr);
 // The FileMeta of a stat the caller made (lstat, fstatat on an open folder). POSIX only.
 FileMeta meta_of_stat(const struct stat& st);
 #endif
+// What a cache built from a file must compare to know the file unchanged (core/config_cache.h).
+// On POSIX one stat (links followed): `text` is "<dev> <inode> <type and mode> <uid> <gid> <size>
+// <mtime> <ctime>" (times in nanoseconds; a write, a rename over it, a chmod or chown changes the
+// ctime, which no user can set back), "absent" for ENOENT/ENOTDIR, "error <errno>" for another
+// failure; `meta` its FileMeta when it exists; `settled` when its times are at least two seconds
+// old, so a later change cannot fall in the same clock tick. On Windows `text` is empty: no stamp
+// is vouched for there, and callers read the file itself.
+struct ChangeStamp {
+    std::string text;
+    std::optional<FileMeta> meta;
+    bool settled = false;
+};
+ChangeStamp change_stamp(const fs::path& p);
 // lstat() of a path (POSIX; `link` says whether it is a symlink, whose meta is then the link's);
 // on Windows file_meta() with `link` false.
 std::optional<FileMeta> link_meta(const fs::path& p, bool& link);
