@@ -79,6 +79,13 @@ std::optional<std::string> read_file(const std::string& utf8_path,
 // the temporary file is removed and a std::filesystem::filesystem_error naming `file` (never the
 // temporary name) is thrown, with the system's error code.
 void write_file_atomically(const fs::path& file, std::string_view text);
+// Writes `text` over the bytes of `file` where it is already a regular file of this user of
+// exactly that size (a stamp rewritten with the same text: its modification time moves, from the
+// clock every file write takes). Opened never through a link and without waiting on a FIFO; no
+// rename and no truncation, which on ext4 make the kernel write the file out at once (several
+// milliseconds). False, having changed nothing, where that is not so (then write it atomically);
+// always false on Windows.
+bool rewrite_in_place(const fs::path& file, std::string_view text);
 // Writes `text` to a file a user named for output (`cvm script -o FILE`, `cvm __man FILE`), never
 // replacing what is not a regular file: a FIFO or a character device (/dev/null, a terminal),
 // reached through links or not, is written to as it is, and so is what a link into /proc leads to

@@ -328,6 +328,17 @@ ChangeStamp change_stamp(const fs::path& p) {
     return out;
 }
 
+bool rewrite_in_place(const fs::path& file, std::string_view text) {
+    int fd = ::open(file.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct stat st {};
+    bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() &&
+              st.st_size == static_cast<off_t>(text.size()) &&
+              ::pwrite(fd, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size());
+    ok = ::close(fd) == 0 && ok;
+    return ok;
+}
+
 std::optional<FileMeta> link_meta(const fs::path& p, bool& link) {
     link = false;
     struct stat st;
