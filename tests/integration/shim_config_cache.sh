@@ -5,6 +5,7 @@
 # again, never a wrong answer; a broken config.toml gives the same one line and exit code with a
 # cache as without. (The cache is only written for files whose times are 2 s old: the sleeps.)
 source "$(dirname "$0")/lib.sh"
+need_tools python3 stat
 
 T=$TEST_TMP
 SHIM=$CVM_ROOT/shims/nvcc
