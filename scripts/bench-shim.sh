@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Shim overhead, side by side in one hyperfine run: the tool called directly, through cvm's shim
-# from a folder six levels below the .cudaversion, through cvm's shim from a folder with no
-# selection (fall-through to the same tool later on PATH), and through pyenv's bash shim (where
-# /root/.pyenv exists). Also times `cvm env`. Prints medians, the differences and the ratios.
+# from a folder six levels below the .cudaversion, the same with a config.toml that lists a
+# read-only store (through env(1), which sets CVM_CONFIG, against the direct call through env),
+# through cvm's shim from a folder with no selection (fall-through to the same tool later on
+# PATH), and through pyenv's bash shim (where /root/.pyenv exists). Also times `cvm env`. Prints
+# medians, the differences and the ratios. (scripts/bench-startup.sh times cvm's own commands.)
 # Usage: scripts/bench-shim.sh [build folder with bin/cvm]   (default: build-release, built if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +19,9 @@ cvm=$(realpath "$build/bin/cvm")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export CVM_ROOT="$tmp/root"
+# The config files are looked for (as on a machine without any), but none is there: the machine's
+# and the user's name files that do not exist, and the one made here is named where it is used.
+export CVM_SYSTEM_CONFIG="$tmp/absent/etc/config.toml" CVM_CONFIG="$tmp/absent/config.toml"
 unset CVM_VERSION
 
 # A toolkit whose tool is a real (tiny, compiled) program, so the figures show launch cost only.
@@ -38,6 +43,17 @@ mkdir -p "$deep"
 cd "$deep"
 "$CVM_ROOT/shims/cvmbench"   # creates the merged view once, as the first real use would
 
+# A config.toml that lists a read-only store (holding another toolkit), as a cluster's would.
+# Its answer is kept, precompiled, once its times are two seconds old (core/config_cache.h).
+mkdir -p "$tmp/cuda-11.8/bin" "$tmp/cuda-11.8/include"
+printf '{"cuda":{"version":"11.8.0"}}' > "$tmp/cuda-11.8/version.json"
+printf '#define CUDA_VERSION 11080\n' > "$tmp/cuda-11.8/include/cuda.h"
+CVM_ROOT="$tmp/shared" "$cvm" import "$tmp/cuda-11.8" 2>/dev/null
+printf 'store_path = ["%s"]\n' "$tmp/shared" > "$tmp/config.toml"
+sleep 2.1
+CVM_CONFIG="$tmp/config.toml" "$CVM_ROOT/shims/cvmbench"
+[ -f "$CVM_ROOT/cache/config" ] || echo "(this build keeps no precompiled answer of the config file: it reads the TOML at each run)" >&2
+
 # Fall-through: nothing selected in $tmp/none; the shim runs the next cvmbench on PATH, which is
 # a copy in a folder after six others (as a machine's /usr/bin comes after the user's folders).
 mkdir -p "$tmp/none" "$tmp/sysbin"
@@ -51,7 +67,9 @@ fall() { (cd "$tmp/none" && PATH=$fall_path "$@"); }
 # reason the shim links musl where it can).
 printf '#include <unistd.h>\nint main(int c, char** v) { (void)c; execv("%s", v); return 127; }\n' \
     "$tk/bin/cvmbench" > "$tmp/floor.c"
-cmds=(-n direct "$tk/bin/cvmbench" -n cvm-shim "$CVM_ROOT/shims/cvmbench")
+cmds=(-n direct "$tk/bin/cvmbench" -n cvm-shim "$CVM_ROOT/shims/cvmbench"
+      -n env-direct-config "env CVM_CONFIG=$tmp/config.toml $tk/bin/cvmbench"
+      -n cvm-shim-config "env CVM_CONFIG=$tmp/config.toml $CVM_ROOT/shims/cvmbench")
 # Built as the shim is: against musl where the shim is (shims/CMakeLists.txt), else glibc.
 floor_cc=cc
 if command -v musl-gcc >/dev/null && ! readelf -n "$CVM_ROOT/shims/cvmbench" | grep -q NT_GNU_ABI_TAG; then
@@ -89,11 +107,15 @@ import json, sys
 res = {r["command"]: r for r in json.load(open(sys.argv[1]))["results"]}
 med = {k: r["median"] * 1000 for k, r in res.items()}
 for k in med:
-    print(f"{k:12s} median {med[k]:8.3f} ms   mean {res[k]['mean']*1000:8.3f} ms ± {res[k]['stddev']*1000:.3f}")
+    print(f"{k:17s} median {med[k]:8.3f} ms   mean {res[k]['mean']*1000:8.3f} ms ± {res[k]['stddev']*1000:.3f}")
 print()
 d = med["cvm-shim"] - med["direct"]
 print(f"cvm shim, selected: overhead {d:.3f} ms over the direct call ({med['direct']:.3f} ms), "
       f"overhead/direct {d/med['direct']:.2f} (target: at most 1 ms and 1.0), shim/direct {med['cvm-shim']/med['direct']:.2f}x")
+c = med["cvm-shim-config"] - med["env-direct-config"]
+print(f"cvm shim, selected, with a config.toml: overhead {c:.3f} ms over the direct call through env "
+      f"({med['env-direct-config']:.3f} ms), overhead/direct {c/med['direct']:.2f} (target: at most 1 ms and 1.0), "
+      f"shim/direct {med['cvm-shim-config']/med['env-direct-config']:.2f}x")
 if "exec-floor" in med:
     fl = med["exec-floor"] - med["direct"]
     print(f"  floor (a static program that only execs the tool): overhead {fl:.3f} ms ({fl/med['direct']:.2f} of the direct call); "

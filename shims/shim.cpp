@@ -5,7 +5,9 @@
 // as if it were not there (fall-through).
 //
 // Kept small on purpose: it runs before every nvcc. No CLI parser, no TOML, no network; it reads
-// a version file, lists two store folders and reads two entry files.
+// a version file, lists two store folders and reads two entry files. The config files' store_path
+// comes precompiled from $CVM_ROOT/cache/config while they are unchanged (core/config_cache.h):
+// TOML is parsed only the first time after a config file changed.
 //
 // It is also the nvcc of a view made for a toolkit older than CUDA 12.0 whose host compiler cvm
 // hands over (core/view.h): started as <root>/views/<id>/bin/nvcc, it adds -ccbin and starts the

@@ -35,10 +35,13 @@ void write_stamp(const fs::path& cache, const std::string& pid) {
     std::error_code ec;
     fs::path dir = cache / "hook";
     fs::create_directories(dir, ec);
-    // A new file renamed into place: a FIFO or link put at the stamp's name is replaced, never
-    // opened (an open for writing would wait on a FIFO, and the prompt with it).
+    // The stamp of an earlier prompt is written over where it is (a rename or a truncation would
+    // make ext4 write it out at once: milliseconds at every prompt); else a new file renamed into
+    // place: a FIFO or link put at the stamp's name is replaced, never opened (an open for
+    // writing would wait on a FIFO, and the prompt with it).
     try {
-        platform::write_file_atomically(dir / pid, pid + "\n");
+        if (!platform::rewrite_in_place(dir / pid, pid + "\n"))
+            platform::write_file_atomically(dir / pid, pid + "\n");
     } catch (const std::exception&) {
     }
     const auto old = fs::file_time_type::clock::now() - std::chrono::hours(24);

@@ -23,6 +23,9 @@
 // (trust.h) is refused naming the reason.
 // A value of the wrong kind, a relative path or an unknown key is refused with the file and line
 // (exit code 2): a misspelt key would otherwise be silently ignored.
+//
+// The store's layers (Store::from_environment) take store_path and trusted_owners through
+// config_cache.h, which keeps them precompiled while the files are unchanged.
 #include <filesystem>
 #include <string>
 #include <vector>

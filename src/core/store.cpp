@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "core/config.h"
+#include "core/config_cache.h"
 #include "core/entry_trust.h"
 #include "core/folder_chain.h"
 #include "core/spec_match.h"
@@ -223,11 +224,11 @@ Store Store::from_environment() {
             add_list(line, '\n', (layers.front() / "store-path").u8string());
         }
     }
-    // The user's config.toml, then the machine's (see config.h).
-    auto machine = machine_config_file();
-    for (const fs::path& file : config_files())
-        for (const fs::path& p : read_config_file(file, machine && file == *machine).store_path) {
-            refuse_list_separator(file.u8string() + ": the store folder", p);
+    // The user's config.toml, then the machine's (see config.h), through their precompiled
+    // answer when the files have not changed (config_cache.h): no TOML on the shim's path.
+    for (const ConfigStores& from : config_store_paths(layers.front()))
+        for (const fs::path& p : from.store_path) {
+            refuse_list_separator(from.file.u8string() + ": the store folder", p);
             if (std::find(layers.begin(), layers.end(), p) == layers.end()) layers.push_back(p);
         }
     // Nobody else may swap a layer for their own (folder_chain.h): once per command or shim run.

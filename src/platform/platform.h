@@ -79,6 +79,13 @@ std::optional<std::string> read_file(const std::string& utf8_path,
 // the temporary file is removed and a std::filesystem::filesystem_error naming `file` (never the
 // temporary name) is thrown, with the system's error code.
 void write_file_atomically(const fs::path& file, std::string_view text);
+// Writes `text` over the bytes of `file` where it is already a regular file of this user of
+// exactly that size (a stamp rewritten with the same text: its modification time moves, from the
+// clock every file write takes). Opened never through a link and without waiting on a FIFO; no
+// rename and no truncation, which on ext4 make the kernel write the file out at once (several
+// milliseconds). False, having changed nothing, where that is not so (then write it atomically);
+// always false on Windows.
+bool rewrite_in_place(const fs::path& file, std::string_view text);
 // Writes `text` to a file a user named for output (`cvm script -o FILE`, `cvm __man FILE`), never
 // replacing what is not a regular file: a FIFO or a character device (/dev/null, a terminal),
 // reached through links or not, is written to as it is, and so is what a link into /proc leads to
@@ -128,6 +135,19 @@ std::optional<FileMeta> file_meta(const fs::path& p, int* error = nullptr);
 // The FileMeta of a stat the caller made (lstat, fstatat on an open folder). POSIX only.
 FileMeta meta_of_stat(const struct stat& st);
 #endif
+// What a cache built from a file must compare to know the file unchanged (core/config_cache.h).
+// On POSIX one stat (links followed): `text` is "<dev> <inode> <type and mode> <uid> <gid> <size>
+// <mtime> <ctime>" (times in nanoseconds; a write, a rename over it, a chmod or chown changes the
+// ctime, which no user can set back), "absent" for ENOENT/ENOTDIR, "error <errno>" for another
+// failure; `meta` its FileMeta when it exists; `settled` when its times are at least two seconds
+// old, so a later change cannot fall in the same clock tick. On Windows `text` is empty: no stamp
+// is vouched for there, and callers read the file itself.
+struct ChangeStamp {
+    std::string text;
+    std::optional<FileMeta> meta;
+    bool settled = false;
+};
+ChangeStamp change_stamp(const fs::path& p);
 // lstat() of a path (POSIX; `link` says whether it is a symlink, whose meta is then the link's);
 // on Windows file_meta() with `link` false.
 std::optional<FileMeta> link_meta(const fs::path& p, bool& link);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <stdexcept>
 #include <system_error>
 
@@ -294,6 +295,48 @@ std::optional<FileMeta> file_meta(const fs::path& p, int* error) {
         return std::nullopt;
     }
     return meta_of_stat(st);
+}
+
+ChangeStamp change_stamp(const fs::path& p) {
+    ChangeStamp out;
+    struct stat st;
+    if (::stat(p.c_str(), &st) != 0) {
+        int e = errno;
+        out.text = e == ENOENT || e == ENOTDIR ? "absent" : "error " + std::to_string(e);
+        out.settled = true;
+        return out;
+    }
+    auto ns = [](const struct timespec& t) {
+        return static_cast<long long>(t.tv_sec) * 1000000000LL + static_cast<long long>(t.tv_nsec);
+    };
+#ifdef __APPLE__
+    long long mtime = ns(st.st_mtimespec), ctime = ns(st.st_ctimespec);
+#else
+    long long mtime = ns(st.st_mtim), ctime = ns(st.st_ctim);
+#endif
+    out.text = std::to_string(static_cast<unsigned long long>(st.st_dev)) + " " +
+               std::to_string(static_cast<unsigned long long>(st.st_ino)) + " " +
+               std::to_string(static_cast<unsigned long>(st.st_mode)) + " " +
+               std::to_string(st.st_uid) + " " + std::to_string(st.st_gid) + " " +
+               std::to_string(static_cast<long long>(st.st_size)) + " " + std::to_string(mtime) +
+               " " + std::to_string(ctime);
+    out.meta = meta_of_stat(st);
+    struct timespec now {};
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    long long newest = mtime > ctime ? mtime : ctime;
+    out.settled = ns(now) - newest >= 2000000000LL;
+    return out;
+}
+
+bool rewrite_in_place(const fs::path& file, std::string_view text) {
+    int fd = ::open(file.c_str(), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct stat st {};
+    bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() &&
+              st.st_size == static_cast<off_t>(text.size()) &&
+              ::pwrite(fd, text.data(), text.size(), 0) == static_cast<ssize_t>(text.size());
+    ok = ::close(fd) == 0 && ok;
+    return ok;
 }
 
 std::optional<FileMeta> link_meta(const fs::path& p, bool& link) {

@@ -259,6 +259,14 @@ std::optional<std::string> read_file(const fs::path& p, std::size_t limit) {
     return read_file_windows(p, limit).text;
 }
 
+bool rewrite_in_place(const fs::path&, std::string_view) {
+    return false; // the callers write atomically
+}
+
+ChangeStamp change_stamp(const fs::path&) {
+    return {}; // no stamp vouched for (platform.h): the caller reads the file
+}
+
 std::optional<FileMeta> file_meta(const fs::path& p, int* error) {
     std::error_code ec;
     auto st = fs::status(p, ec);

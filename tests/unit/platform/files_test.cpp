@@ -103,3 +103,56 @@ TEST_CASE("the current folder and files below a path longer than the system's li
     // TempDir removes the folders: from the top, whose path is short.
 }
 #endif
+
+#ifndef _WIN32
+TEST_CASE("rewrite_in_place: only the user's regular file of that size, never through a link or a FIFO") {
+    TempDir tmp("rewrite");
+    auto read = [](const std::filesystem::path& p) { return platform::read_file(p).value_or("<none>"); };
+    const auto stamp = tmp.path / "123";
+    // Missing: nothing made (the caller writes it atomically).
+    CHECK_FALSE(platform::rewrite_in_place(stamp, "123\n"));
+    CHECK_FALSE(std::filesystem::exists(stamp));
+    write_file(stamp, "999\n");
+    CHECK(platform::rewrite_in_place(stamp, "123\n"));
+    CHECK(read(stamp) == "123\n");
+    // Another size: left as it is.
+    CHECK_FALSE(platform::rewrite_in_place(stamp, "12345\n"));
+    CHECK(read(stamp) == "123\n");
+    // A link is not followed: its target keeps its bytes.
+    const auto target = tmp.path / "target";
+    write_file(target, "abcd");
+    const auto link = tmp.path / "link";
+    std::filesystem::create_symlink(target, link);
+    CHECK_FALSE(platform::rewrite_in_place(link, "123\n"));
+    CHECK(read(target) == "abcd");
+    // A FIFO without a reader answers at once, unwritten.
+    const auto fifo = tmp.path / "fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK_FALSE(platform::rewrite_in_place(fifo, "123\n"));
+}
+
+TEST_CASE("change_stamp: a write, a chmod or a replacement changes it; absence is its own") {
+    TempDir tmp("stamp");
+    const auto file = tmp.path / "config.toml";
+    auto absent = platform::change_stamp(file);
+    CHECK(absent.text == "absent");
+    CHECK_FALSE(absent.meta);
+    CHECK(platform::change_stamp(tmp.path / "no" / "such").text == "absent");
+    write_file(file, "store_path = []\n");
+    auto first = platform::change_stamp(file);
+    REQUIRE(first.meta);
+    CHECK(first.meta->type == platform::FileMeta::Type::Regular);
+    CHECK_FALSE(first.settled); // written just now
+    CHECK(platform::change_stamp(file).text == first.text);
+    ::chmod(file.c_str(), 0640); // a mode write_file never gives (the change time may not move
+                                 // within one clock tick; the mode does)
+    auto chmodded = platform::change_stamp(file);
+    CHECK(chmodded.text != first.text);
+    // The same size and bytes in a new file renamed over it (as editors save): another inode.
+    const auto other = tmp.path / "other";
+    write_file(other, "store_path = []\n");
+    ::chmod(other.c_str(), 0640);
+    std::filesystem::rename(other, file);
+    CHECK(platform::change_stamp(file).text != chmodded.text);
+}
+#endif
