@@ -100,6 +100,10 @@ assert_contains "$(cat cvm.lock)" 'id = "deb-11.8"'
 assert_contains "$(cat cvm.lock)" 'version = "11.8.0"'
 expect_rc 0 "$CVM" lock --check
 
+# Lmod modules name it too.
+expect_rc 0 "$CVM" export lmod "$TEST_TMP/modules"
+[[ -f $TEST_TMP/modules/cuda/deb-11.8.lua ]] || fail "no module cuda/deb-11.8: $(ls -R "$TEST_TMP/modules")"
+
 # Forgotten by its name; the other 11.8 stays, and a project on it says what is missing.
 expect_rc 1 "$CVM" uninstall deb
 assert_contains "$ERR" "deb is not installed"
