@@ -44,6 +44,11 @@ assert_contains "$OUT" "11.2.2+8.1.0.77-cuda11.2"
 cd "$PROJ/src/deep"
 wexpect 0 "$CVM_EXE" which nvcc
 assert_ieq "$OUT" "$TK_WIN\\bin\\nvcc.exe" "cvm which nvcc in a subfolder of the project"
+# Windows names: any spelling of the tool, with or without .exe, is the same plan (launch_plan).
+for name in NVCC.EXE Nvcc nvcc.exe; do
+    wexpect 0 "$CVM_EXE" which "$name"
+    assert_ieq "$OUT" "$TK_WIN\\bin\\nvcc.exe" "cvm which $name"
+done
 
 # --- the shim: $CVM_ROOT\shims\nvcc.exe, started from the project's subfolder
 SHIM="$STORE/shims/nvcc.exe"
