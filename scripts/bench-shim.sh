@@ -8,27 +8,12 @@
 # Usage: scripts/bench-shim.sh [build folder with bin/cvm]   (default: build-release, built if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/deps.sh
-need_packages hyperfine "${BUILD_PACKAGES[@]}"
-build=${1:-build-release}
-if [ ! -x "$build/bin/cvm" ]; then
-    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCVM_TESTS=OFF >/dev/null
-    cmake --build "$build" -j"$(nproc)" >/dev/null
-fi
-cvm=$(realpath "$build/bin/cvm")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export CVM_ROOT="$tmp/root"
-# The config files are looked for (as on a machine without any), but none is there: the machine's
-# and the user's name files that do not exist, and the one made here is named where it is used.
-export CVM_SYSTEM_CONFIG="$tmp/absent/etc/config.toml" CVM_CONFIG="$tmp/absent/config.toml"
-unset CVM_VERSION
+source scripts/bench-lib.sh
+bench_prepare "${1:-}"
 
 # A toolkit whose tool is a real (tiny, compiled) program, so the figures show launch cost only.
 tk="$tmp/cuda-12.4"
-mkdir -p "$tk/bin" "$tk/include" "$tk/lib64"
-printf '{"cuda":{"version":"12.4.1"}}' > "$tk/version.json"
-printf '#define CUDA_VERSION 12040\n' > "$tk/include/cuda.h"
+bench_toolkit "$tk" 12.4.1
 printf 'int main(void){return 0;}\n' > "$tmp/t.c"
 cc -O2 -o "$tk/bin/cvmbench" "$tmp/t.c"
 mkdir -p "$tmp/dnn/include" "$tmp/dnn/lib"
@@ -45,9 +30,7 @@ cd "$deep"
 
 # A config.toml that lists a read-only store (holding another toolkit), as a cluster's would.
 # Its answer is kept, precompiled, once its times are two seconds old (core/config_cache.h).
-mkdir -p "$tmp/cuda-11.8/bin" "$tmp/cuda-11.8/include"
-printf '{"cuda":{"version":"11.8.0"}}' > "$tmp/cuda-11.8/version.json"
-printf '#define CUDA_VERSION 11080\n' > "$tmp/cuda-11.8/include/cuda.h"
+bench_toolkit "$tmp/cuda-11.8" 11.8.0
 CVM_ROOT="$tmp/shared" "$cvm" import "$tmp/cuda-11.8" 2>/dev/null
 printf 'store_path = ["%s"]\n' "$tmp/shared" > "$tmp/config.toml"
 sleep 2.1

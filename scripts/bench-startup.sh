@@ -9,34 +9,17 @@
 # Usage: scripts/bench-startup.sh [build folder with bin/cvm]   (default: build-release, built if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/deps.sh
-need_packages hyperfine "${BUILD_PACKAGES[@]}"
-build=${1:-build-release}
-if [ ! -x "$build/bin/cvm" ]; then
-    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCVM_TESTS=OFF >/dev/null
-    cmake --build "$build" -j"$(nproc)" >/dev/null
-fi
-cvm=$(realpath "$build/bin/cvm")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export CVM_ROOT="$tmp/root"
-# The config files are looked for (as on a machine without any), but none is there: the machine's
-# and the user's name files that do not exist, and the one made here is named where it is used.
-export CVM_SYSTEM_CONFIG="$tmp/absent/etc/config.toml" CVM_CONFIG="$tmp/absent/config.toml"
-unset CVM_VERSION
+source scripts/bench-lib.sh
+bench_prepare "${1:-}"
 
 echo "libraries cvm loads: $(ldd "$cvm" 2>/dev/null | wc -l) (ldd lines), of them libcurl/libarchive: $(ldd "$cvm" 2>/dev/null | grep -c -E 'libcurl|libarchive' || true)"
 
 tk="$tmp/cuda-12.4"
-mkdir -p "$tk/bin" "$tk/include" "$tk/lib64"
-printf '{"cuda":{"version":"12.4.1"}}' > "$tk/version.json"
-printf '#define CUDA_VERSION 12040\n' > "$tk/include/cuda.h"
+bench_toolkit "$tk" 12.4.1
 "$cvm" import "$tk" 2>/dev/null
 # A read-only store that the config file lists.
 tk2="$tmp/cuda-11.8"
-mkdir -p "$tk2/bin" "$tk2/include" "$tk2/lib64"
-printf '{"cuda":{"version":"11.8.0"}}' > "$tk2/version.json"
-printf '#define CUDA_VERSION 11080\n' > "$tk2/include/cuda.h"
+bench_toolkit "$tk2" 11.8.0
 CVM_ROOT="$tmp/shared" "$cvm" import "$tk2" 2>/dev/null
 printf 'store_path = ["%s"]\n' "$tmp/shared" > "$tmp/config.toml"
 proj="$tmp/proj"

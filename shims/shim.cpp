@@ -53,8 +53,8 @@ std::string tool_name(const std::string& argv0) {
 // Runs the next `tool` on PATH that is neither a shim nor this launcher, with the same argv and
 // environment (plus the depth marker); `missing` is the message when there is none.
 [[noreturn]] void fall_through(std::vector<std::string>& args, const std::string& tool,
-                               const fs::path& shims_dir, int depth, const std::string& missing) {
-    auto self = platform::file_id(platform::self_path_for_identity());
+                               const fs::path& shims_dir, int depth, const std::string& missing,
+                               const std::optional<platform::FileId>& self) {
     fs::path real = find_system_tool(tool, platform::get_env("PATH").value_or(""), shims_dir, self);
     if (real.empty()) fail(127, missing);
     platform::set_env(kShimDepthVariable,
@@ -172,9 +172,11 @@ int main(int argc, char** argv) {
             return *store;
         };
         // Which program, in which environment: core/launch_plan.h decides, as for `cvm which`.
-        LaunchPlan plan = plan_launch(tool, base, sel, open,
-                                      platform::file_id(platform::self_path_for_identity()));
-        if (plan.kind == LaunchPlan::Kind::System) fall_through(args, tool, shims_dir, depth, plan.message);
+        // This launcher's identity (one stat): never run as a tool, nor fallen through to.
+        const auto self = platform::file_id(platform::self_path_for_identity());
+        LaunchPlan plan = plan_launch(tool, base, sel, open, self);
+        if (plan.kind == LaunchPlan::Kind::System)
+            fall_through(args, tool, shims_dir, depth, plan.message, self);
         if (plan.kind == LaunchPlan::Kind::Refuse) fail(plan.exit_code, plan.message);
         const Resolved& r = *plan.resolved;
         auto changes = selection_environment(*store, r, plan.layout,

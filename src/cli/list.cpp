@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "core/entry_trust.h"
+#include "core/spec_match.h"
 #include "core/terminal_text.h"
 #include "core/trust.h"
 #include "platform/platform.h"
@@ -122,10 +123,15 @@ void register_list(CLI::App& app) {
                                      : k == Kind::Cudnn ? spec.cudnn
                                                         : spec.nccl;
                 if (!wanted) continue;
-                for (const ListItem& e : listed[static_cast<int>(k)].items)
-                    if (!e.damaged && (k == Kind::Cuda && !spec.name.empty() ? e.id == spec.name
-                                                                            : e.version_has_prefix(*wanted)))
+                for (const ListItem& e : listed[static_cast<int>(k)].items) {
+                    if (e.damaged) continue;
+                    // The toolkit by spec_match.h's rule (a name, or numbers); cuDNN and NCCL by
+                    // prefix here, exactly by resolve_among.
+                    if (k == Kind::Cuda ? toolkit_matches(spec, e.id, Version{std::vector<unsigned>(
+                                                                          e.version, e.version + e.version_parts)})
+                                        : e.version_has_prefix(*wanted))
                         ids[static_cast<int>(k)].emplace_back(e.id);
+                }
             }
             return ids;
         });

@@ -77,6 +77,14 @@ Config parse_config(const std::string& text, const std::string& origin) {
     return config;
 }
 
+void check_config_file_trusted(const fs::path& file, const platform::FileMeta& meta, bool machine) {
+    // The machine's file is where the list of trusted owners comes from: only its user's or root's.
+    static const std::vector<std::uint32_t> nobody_else;
+    check_trusted(machine ? "the machine config file" : "the config file", file, meta,
+                  machine ? &nobody_else : nullptr);
+    if (machine) check_machine_config_folder(file); // nobody else may put another file there
+}
+
 Config read_config_file(const fs::path& file, bool machine) {
     auto read = platform::read_whole_file(file.u8string(), 1 << 20);
     if (read.absent()) return Config{};
@@ -91,11 +99,7 @@ Config read_config_file(const fs::path& file, bool machine) {
         throw ConfigError(
             "the config file " + file.u8string() + " is " + platform::file_type_text(file) +
             ", not a regular file; remove it and write the settings into a file of that name");
-    // The machine's file is where the list of trusted owners comes from: only its user's or root's.
-    static const std::vector<std::uint32_t> nobody_else;
-    check_trusted(machine ? "the machine config file" : "the config file", file, read.meta,
-                  machine ? &nobody_else : nullptr);
-    if (machine) check_machine_config_folder(file); // nobody else may put another file there
+    check_config_file_trusted(file, read.meta, machine);
     Config config = parse_config(*read.text, file.u8string());
     if (machine) {
         set_trusted_owners(config.trusted_owners, file.u8string());

@@ -33,6 +33,7 @@
 #include "core/config_error.h"
 #include "core/config_files.h"
 #include "core/download_settings.h"
+#include "platform/platform.h"
 
 namespace cvm {
 
@@ -46,6 +47,12 @@ struct Config {
 };
 
 // Where the files are: config_files() and machine_config_file() (config_files.h).
+
+// The trust rules of a config file, on its stat `meta`: nobody else may change it, and the
+// machine's (the list of trusted owners comes from it) is its user's or root's, in a folder nobody
+// else may add a file to. Throws TrustError. read_config_file and the config cache
+// (config_cache.h) both apply it.
+void check_config_file_trusted(const fs::path& file, const platform::FileMeta& meta, bool machine);
 
 // Reads one file; an absent file is an empty Config. `machine`: the machine's file, the only one
 // that may hold trusted_owners (and which may only be its user's or root's). Throws ConfigError.

@@ -8,7 +8,6 @@
 #include <system_error>
 
 #include "core/config.h"
-#include "core/folder_chain.h"
 #include "core/trust.h"
 #include "platform/platform.h"
 
@@ -159,21 +158,13 @@ std::vector<ConfigStores> config_store_paths(const fs::path& root) {
         if (auto kept = read_kept_config(cache, head, files)) {
             // The trust checks read_config_file makes, on the stats just made; the machine's
             // owners first, as reading the user's file would look them up there.
-            static const std::vector<std::uint32_t> nobody_else;
             for (size_t i = 0; i < files.size(); ++i)
                 if (is_machine(files[i]) && stamps[i].meta) {
                     set_trusted_owners(kept->owners, files[i].u8string());
                     break;
                 }
-            for (size_t i = 0; i < files.size(); ++i) {
-                if (!stamps[i].meta) continue;
-                if (is_machine(files[i])) {
-                    check_trusted("the machine config file", files[i], *stamps[i].meta, &nobody_else);
-                    check_machine_config_folder(files[i]);
-                } else {
-                    check_trusted("the config file", files[i], *stamps[i].meta);
-                }
-            }
+            for (size_t i = 0; i < files.size(); ++i)
+                if (stamps[i].meta) check_config_file_trusted(files[i], *stamps[i].meta, is_machine(files[i]));
             return std::move(kept->stores);
         }
     }

@@ -97,10 +97,12 @@ public:
             auto v = parse_toolkit_id(release);
             if (named && !tc.imported)
                 fail(*t.get("source"), where + " the toolkit named " + tc.id +
-                                           " is an import's name: its source is \"imported\"");
+                                           " is an import's name (cvm import --as), so its source is "
+                                           "\"imported\"; run `cvm lock` again to write the file anew");
             if (!release.empty() && !v)
                 fail(*t.get("version"), where + " version '" + printable(release) +
-                                            "' is not a toolkit release like 11.8.0");
+                                            "' is not a toolkit release like 11.8.0; run `cvm lock` "
+                                            "again to write the file anew");
             tc.release = v ? *v : *parse_toolkit_id(tc.id);
         }
         tc.platform = string_of(t, "platform", false, where);

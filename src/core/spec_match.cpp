@@ -7,7 +7,8 @@ namespace cvm {
 bool toolkit_matches(const Spec& spec, std::string_view id, const Version& release) {
     if (spec.system) return false;
     if (!spec.name.empty()) return id == spec.name;
-    return parse_toolkit_id(id).has_value() && release.has_prefix(spec.cuda);
+    // A name starts with a letter, a toolkit id with a digit: numbers never reach a name.
+    return !id.empty() && id.front() >= '0' && id.front() <= '9' && release.has_prefix(spec.cuda);
 }
 
 bool toolkit_release_matches(const Spec& spec, const Version& release) {

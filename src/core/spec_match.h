@@ -10,8 +10,9 @@
 
 namespace cvm {
 
-// The toolkit part: a toolkit's name (import --as) matches that id only; numbers match a release
-// they prefix (12.4 is 12.4.1, not 12.40.0), never a named toolkit.
+// The toolkit part: a toolkit's name (import --as) matches that id only (its release is not
+// looked at); numbers match a release they prefix (12.4 is 12.4.1, not 12.40.0), never a named
+// toolkit.
 bool toolkit_matches(const Spec& spec, std::string_view id, const Version& release);
 // A release of the registry (no id, so never a name).
 bool toolkit_release_matches(const Spec& spec, const Version& release);

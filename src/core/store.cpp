@@ -719,25 +719,25 @@ Resolved resolve_among(const Store& store, const Spec& spec,
     struct Toolkit {
         std::string id;
         Version v;
+        std::optional<Entry> entry; // read already (a name's release is in its entry)
     };
     std::vector<Toolkit> toolkits;
     // The toolkit the spec asks for, in messages: "CUDA 12.4", "the toolkit mine (CUDA 11.8.0)".
     std::string asked = "CUDA " + spec.cuda.str();
-    if (!spec.name.empty()) {
-        // A toolkit's name (import --as): its release is in its entry.
-        if (std::find(cuda_ids.begin(), cuda_ids.end(), spec.name) != cuda_ids.end())
-            if (auto e = store.find(Kind::Cuda, spec.name)) {
-                toolkits.push_back({spec.name, e->version});
-                asked = "the toolkit " + spec.name + " (CUDA " + e->version.str() + ")";
+    for (const auto& id : cuda_ids) {
+        if (!spec.name.empty()) {
+            if (!toolkit_matches(spec, id, Version{})) continue;
+            if (auto e = store.find(Kind::Cuda, id)) {
+                asked = "the toolkit " + id + " (CUDA " + e->version.str() + ")";
+                toolkits.push_back({id, e->version, std::move(e)});
             }
-        if (toolkits.empty())
-            throw ResolveError("no toolkit is named " + spec.name +
-                               "; `cvm import DIR --as " + spec.name +
-                               "` registers one under that name, or see `cvm list`");
-    } else {
-        for (const auto& id : cuda_ids)
-            if (auto v = parse_toolkit_id(id); v && toolkit_matches(spec, id, *v)) toolkits.push_back({id, *v});
+        } else if (auto v = parse_toolkit_id(id); v && toolkit_matches(spec, id, *v)) {
+            toolkits.push_back({id, *v, std::nullopt});
+        }
     }
+    if (toolkits.empty() && !spec.name.empty())
+        throw ResolveError("no toolkit is named " + spec.name + "; `cvm import DIR --as " + spec.name +
+                           "` registers one under that name, or see `cvm list`");
     std::sort(toolkits.begin(), toolkits.end(), [](const Toolkit& a, const Toolkit& b) { return b.v < a.v; });
     if (toolkits.empty()) {
         throw ResolveError("CUDA " + spec.cuda.str() +
@@ -771,7 +771,7 @@ Resolved resolve_among(const Store& store, const Spec& spec,
         int nccl = spec.nccl ? pick_nccl(spec, nccls, tk.v) : -1;
         if (spec.nccl && nccl < 0) continue;
         Resolved r;
-        auto t = store.find(Kind::Cuda, tk.id);
+        auto t = tk.entry ? tk.entry : store.find(Kind::Cuda, tk.id);
         if (!t) continue;
         r.toolkit = std::move(*t);
         if (pick) {
