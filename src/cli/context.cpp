@@ -70,6 +70,7 @@ Spec spec_argument(const std::string& text, const std::string& what) {
 std::vector<EnvChange> selection_changes(const Store& store, const Resolved& r, Layout* layout_out,
                                          const EnvLookup& current) {
     Layout layout = selection_layout(store, r);
+    check_selection_programs(r, layout);
     auto changes = selection_environment(
         store, r, layout, current ? current : [](const std::string& n) { return platform::get_env(n); });
     if (layout_out) *layout_out = layout;

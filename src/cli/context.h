@@ -68,7 +68,8 @@ Spec spec_argument(const std::string& text, const std::string& what = "SPEC");
 
 // The full environment change list of a resolved selection for the host OS (creates the merged
 // view if needed): core's selection_environment (launch_plan.h) with the selection's layout, for
-// exec, env, script, probe and exports.
+// exec, env, script, probe and exports, after checking the programs it hands over
+// (check_selection_programs: TrustError).
 // `current`: the environment the activation starts from (default: this process's).
 std::vector<EnvChange> selection_changes(const Store& store, const Resolved& r,
                                          Layout* layout = nullptr, const EnvLookup& current = {});

@@ -103,6 +103,22 @@ LaunchPlan plan_launch(const std::string& tool, const std::string& shown, const 
     return plan;
 }
 
+void check_selection_programs(const Resolved& r, const Layout& layout) {
+    for (const auto& dir : layout.tool_dirs) {
+        std::error_code ec;
+        std::vector<fs::path> names;
+        for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+            names.push_back(it->path().filename());
+        // In name order, so the line names the same file each time.
+        std::sort(names.begin(), names.end());
+        for (const auto& name : names) {
+            platform::FileMeta meta;
+            if (platform::executable_id(dir / name, &meta))
+                check_entry_file_trusted(r.toolkit, dir / name, &meta);
+        }
+    }
+}
+
 std::vector<EnvChange> selection_environment(const Store& store, const Resolved& r,
                                              const Layout& layout, const EnvLookup& current,
                                              platform::Os os, PathOrder order) {

@@ -56,6 +56,14 @@ fs::path find_tool(const std::vector<fs::path>& dirs, const std::string& tool,
                    const std::optional<platform::FileId>& launcher, platform::FileMeta& meta,
                    size_t* index = nullptr);
 
+// What handing a selection's programs over to a shell or a command takes (`cvm exec`, `env`,
+// `script`, `probe`, which put its bin first on PATH, so whatever runs there later runs unchecked):
+// every program of the toolkit's folders (`layout.tool_dirs`) passes the check the plan makes of
+// the one it runs (check_entry_file_trusted). Throws TrustError for the first that fails, with the
+// shim's line. The shim and the prompt hook (which keeps the shims first) check each program as it
+// runs instead.
+void check_selection_programs(const Resolved& r, const Layout& layout);
+
 // The environment a selection's programs run in, the one assembly every activation uses (the
 // shim, `cvm exec`, `env`, `shell`, `script`, `probe`, the prompt hook): makes the merged view
 // (ensure_view) and returns the changes of the variables from `layout` (selection_layout) against

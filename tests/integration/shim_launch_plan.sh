@@ -29,7 +29,22 @@ ln -s "$shim" "$T/cuda-12.4/bin/selfloop"
 ln -sf "$shim" "$S/selfloop"
 printf '#!/bin/sh\necho "the machine'"'"'s selfloop"\n' > "$later/selfloop"
 chmod +x "$later/selfloop"
-export PATH="$S:/usr/local/bin:/usr/bin:/bin:$later"
+export PATH="$S:/usr/local/bin:/usr/bin:/bin:$later" CVM
+
+# activated ACT SPEC TOOL DIR: runs TOOL in a bash activated by `cvm ACT` for SPEC (the folder
+# DIR's .cudaversion; `cvm shell` gets SPEC itself in a folder that selects nothing); what TOOL
+# prints follows a line --run--.
+activated() {
+    local act=$1 spec=$2 tool=$3 dir=$4
+    case $act in
+        env) (cd "$dir" && bash -c 'set -e; code=$("$CVM" env --shell bash); eval "$code"; echo --run--; "$1"' - "$tool") ;;
+        script) (cd "$dir" && "$CVM" script --shell bash -o "$dir/activate.sh" \
+                     && bash -c 'source "$1"; echo --run--; "$2"' - "$dir/activate.sh" "$tool") ;;
+        hook) (cd "$dir" && bash -c 'eval "$("$CVM" init bash)"; _cvm_hook; echo --run--; "$1"' - "$tool") ;;
+        shell) (cd "$T" && bash -c 'eval "$("$CVM" init bash)"; _cvm_hook
+                   if [[ -n $1 ]]; then cvm shell "$1" || exit; fi; echo --run--; "$2"' - "$spec" "$tool") ;;
+    esac
+}
 
 # The table: folder selection | tool | what both must do (run:TEXT the shim prints TEXT and which
 # names a file that prints it; refuse:LINE both exit non-zero with LINE).
@@ -68,30 +83,76 @@ for row in "${cases[@]}"; do
         assert_contains "$eout" "no CUDA version is selected here; run \`cvm use SPEC\`"
         erc=$([[ $want == run:* ]] && echo 0 || echo 1) eout=$sout
     fi
+    # The activations (cvm env, cvm script, the prompt hook, cvm shell): a bash that took the
+    # selection's environment runs the tool by its name, as a user types it.
+    acts=() arcs=() aouts=()
+    for act in env script hook shell; do
+        arc=0
+        aout=$(activated "$act" "$spec" "$tool" "$dir" 2>&1) || arc=$?
+        # What activates "the selection" asks for one when nothing is selected, as exec does,
+        # and a script for `system` would change nothing.
+        line=
+        [[ -n $spec || $act != @(env|script) ]] || line="no CUDA version is selected here; run \`cvm use SPEC\`"
+        [[ $spec != system || $act != script ]] || line="cvm script: 'system' changes nothing"
+        if [[ -n $line ]]; then
+            [[ $arc != 0 ]] || fail "$where: cvm $act activated: $aout"
+            assert_contains "$aout" "$line" "$where: cvm $act"
+            continue
+        fi
+        acts+=("$act") arcs+=("$arc") aouts+=("$aout")
+    done
     case $want in
         run:*)
             [[ $src == 0 && $wrc == 0 && $erc == 0 ]] || fail "$where: exit $src from the shim, $wrc from which, $erc from exec: $sout / $wout / $eout"
             assert_contains "$sout" "${want#run:}" "$where: the shim ran"
             assert_eq "$("$wout" 2>&1 | head -1)" "$(head -1 <<< "$sout")" "$where: the program which names prints"
             assert_eq "$(head -1 <<< "$eout")" "$(head -1 <<< "$sout")" "$where: the program exec ran"
+            for i in "${!acts[@]}"; do
+                act=${acts[i]} arc=${arcs[i]} aout=${aouts[i]}
+                [[ $arc == 0 ]] || fail "$where: exit $arc after cvm $act: $aout"
+                assert_eq "$(sed -n '/^--run--$/{n;p;q}' <<< "$aout")" "$(head -1 <<< "$sout")" "$where: the program run after cvm $act"
+            done
             ;;
         refuse:*)
             [[ $src != 0 && $wrc != 0 && $erc != 0 ]] || fail "$where: exit $src from the shim, $wrc from which, $erc from exec"
             assert_contains "$sout" "${want#refuse:}" "$where: the shim's line"
             assert_eq "$wout" "$sout" "$where: which's line"
             assert_contains "$eout" "${want#refuse:}" "$where: exec's line"
+            for i in "${!acts[@]}"; do
+                act=${acts[i]} arc=${arcs[i]} aout=${aouts[i]}
+                [[ $arc != 0 ]] || fail "$where: ran after cvm $act: $aout"
+                assert_contains "$aout" "${want#refuse:}" "$where: the line after cvm $act"
+            done
             ;;
     esac
 done
 
-# A toolkit's program another user could change: both refuse it with the same line.
+# A toolkit's program another user could change: every caller refuses it with the shim's line.
+# What puts the toolkit's folder first on PATH (exec, env, script) refuses the selection at once.
 chmod o+w "$T/cuda-12.4/bin/nvcc"
 cd "$T/case6" # 12.4
-src=0 wrc=0
+src=0 wrc=0 erc=0
 sout=$("$S/nvcc" 2>&1) || src=$?
 wout=$("$CVM" which nvcc 2>&1) || wrc=$?
-[[ $src != 0 && $wrc != 0 ]] || fail "a changeable nvcc ran: $src $wrc"
-assert_contains "$sout" "$T/cuda-12.4/bin/nvcc"
-assert_eq "$wout" "$sout" "the changeable program's line"
+eout=$("$CVM" exec -- nvcc 2>&1) || erc=$?
+[[ $src == 2 && $wrc == 2 && $erc == 2 ]] || fail "a changeable nvcc: exit $src from the shim, $wrc from which, $erc from exec"
+assert_contains "$sout" "refusing a file of cuda 12.4.1 $T/cuda-12.4/bin/nvcc: the file is writable by every user"
+assert_eq "$wout" "$sout" "which's line for the changeable program"
+assert_eq "$eout" "$sout" "exec's line for the changeable program"
+for act in env script hook shell; do
+    arc=0
+    aout=$(activated "$act" 12.4 nvcc "$T/case6" 2>&1) || arc=$?
+    [[ $arc == 2 ]] || fail "a changeable nvcc: exit $arc after cvm $act: $aout"
+    assert_eq "$(tail -1 <<< "$aout")" "$sout" "the line after cvm $act"
+done
+# A program of the toolkit that is not the one asked for: handed over all the same by what puts the
+# folder on PATH, never by the shim, which runs only the tool it stands for.
 chmod o-w "$T/cuda-12.4/bin/nvcc"
-echo "shim_launch_plan: ${#cases[@]} cases + trust ok"
+chmod o+w "$T/cuda-12.4/bin/ptxas"
+sout=$("$S/nvcc" 2>&1) || fail "the shim refused nvcc for a changeable ptxas: $sout"
+erc=0
+eout=$("$CVM" exec -- nvcc 2>&1) || erc=$?
+[[ $erc == 2 ]] || fail "exec handed over a changeable ptxas: $eout"
+assert_contains "$eout" "refusing a file of cuda 12.4.1 $T/cuda-12.4/bin/ptxas"
+chmod o-w "$T/cuda-12.4/bin/ptxas"
+echo "shim_launch_plan: ${#cases[@]} cases x 7 callers + trust ok"
