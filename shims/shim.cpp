@@ -40,16 +40,6 @@ using namespace cvm;
     std::exit(code);
 }
 
-std::string tool_name(const std::string& argv0) {
-    std::string name = fs::u8path(argv0).filename().u8string();
-    if (platform::host_os() == platform::Os::Windows) {
-        for (auto& c : name)
-            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (name.size() < 4 || name.compare(name.size() - 4, 4, ".exe") != 0) name += ".exe";
-    }
-    return name;
-}
-
 // Runs the next `tool` on PATH that is neither a shim nor this launcher, with the same argv and
 // environment (plus the depth marker); `missing` is the message when there is none.
 [[noreturn]] void fall_through(std::vector<std::string>& args, const std::string& tool,
@@ -134,10 +124,9 @@ int main(int argc, char** argv) {
     platform::restrict_file_creation_mask(); // the view it may make; the tool gets the user's back
     std::vector<std::string> args = platform::utf8_args(argc, argv);
     if (args.empty()) fail(2, "started without a name");
-    std::string tool = tool_name(args[0]);
-    std::string base = tool;
-    if (base.size() > 4 && base.compare(base.size() - 4, 4, ".exe") == 0)
-        base.resize(base.size() - 4);
+    const ToolName name = tool_name(args[0]);
+    const std::string& tool = name.file;
+    const std::string& base = name.shown;
     if (base == "cvm-shim")
         fail(2, "cvm-shim runs through the links in the shims folder; run `cvm rehash` and put "
                 "`cvm init` in your shell's rc file");

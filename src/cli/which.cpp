@@ -3,7 +3,6 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
-#include "core/ascii.h"
 #include "core/launch_plan.h"
 #include "core/shims.h"
 #include "core/terminal_text.h"
@@ -20,8 +19,7 @@ void register_which(CLI::App& app) {
     cmd->callback([tool, json] {
         Store store = open_store();
         Selection sel = current_selection(store, std::nullopt);
-        std::string name = *tool;
-        if (platform::host_os() == platform::Os::Windows && fs::u8path(name).extension().empty()) name += ".exe";
+        const ToolName name = tool_name(*tool);
         // {"tool": "nvcc", "path": ..., "source": "toolkit" | "path"}
         auto print = [&](const fs::path& found, const char* source) {
             if (*json)
@@ -30,15 +28,11 @@ void register_which(CLI::App& app) {
                 std::printf("%s\n", escape_controls(found.u8string()).c_str());
         };
         // The shim's plan (core/launch_plan.h), fall-through included.
-        std::string shown = *tool;
-        if (platform::host_os() == platform::Os::Windows && shown.size() > 4 &&
-            ascii_lower(shown.substr(shown.size() - 4)) == ".exe")
-            shown.resize(shown.size() - 4);
-        LaunchPlan plan = plan_launch(name, shown, sel, [&store]() -> const Store& { return store; },
+        LaunchPlan plan = plan_launch(name.file, name.shown, sel, [&store]() -> const Store& { return store; },
                                       platform::file_id(shim_binary()));
         if (plan.kind == LaunchPlan::Kind::Refuse) throw Failure(plan.message, plan.error_code);
         if (plan.kind == LaunchPlan::Kind::Toolkit) return print(plan.program, "toolkit");
-        fs::path found = find_system_tool(name, platform::get_env("PATH").value_or(""),
+        fs::path found = find_system_tool(name.file, platform::get_env("PATH").value_or(""),
                                           store.shims_dir(), shim_binary());
         if (found.empty()) throw Failure(plan.message, "not_found");
         print(found, "path");

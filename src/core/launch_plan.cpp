@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/ascii.h"
 #include "core/entry_trust.h"
 #include "core/shims.h"
 #include "core/view.h"
@@ -33,6 +34,19 @@ std::string id_list(const std::vector<std::string>& ids) {
 }
 
 } // namespace
+
+ToolName tool_name(const std::string& typed, platform::Os os) {
+    ToolName t;
+    t.file = fs::u8path(typed).filename().u8string();
+    if (os == platform::Os::Windows) {
+        t.file = ascii_lower(t.file);
+        if (t.file.size() < 4 || t.file.compare(t.file.size() - 4, 4, ".exe") != 0) t.file += ".exe";
+        t.shown = t.file.substr(0, t.file.size() - 4);
+    } else {
+        t.shown = t.file;
+    }
+    return t;
+}
 
 fs::path find_tool(const std::vector<fs::path>& dirs, const std::string& tool,
                    const std::optional<platform::FileId>& launcher, platform::FileMeta& meta,

@@ -41,6 +41,16 @@ struct LaunchPlan {
     Layout layout;
 };
 
+// A tool's name as the plan takes it, from the name typed (`cvm which NVCC`) or the path a shim was
+// started by (argv[0]): `file`, the program's file name (on Windows lower-case and with .exe, as
+// cmd finds it through PATHEXT whatever the case typed), and `shown`, the name the lines give
+// (without .exe).
+struct ToolName {
+    std::string file;
+    std::string shown;
+};
+ToolName tool_name(const std::string& typed, platform::Os os = platform::host_os());
+
 // The plan for `tool` (its file name; on Windows with .exe) under `sel`. `shown` names it in the
 // lines ("nvcc"). `store` is called only when a toolkit is to be run (the shim reads the config
 // files that list the store's layers then and only then). `launcher`: the shim's own file, never

@@ -70,8 +70,10 @@ bool is_host_program(const std::string& raw) {
     return false;
 }
 
-fs::path find_system_tool(const std::string& tool, const std::string& path_list,
-                          const fs::path& shims_dir, const std::optional<platform::FileId>& self) {
+namespace {
+
+fs::path first_system_tool(const std::string& tool, const std::string& path_list, const fs::path& shims_dir,
+                           const std::optional<platform::FileId>& self, const fs::path& copies_of) {
     std::optional<std::optional<platform::FileId>> shims_id; // looked up once, when first needed
     std::string shims = shims_dir.u8string();
     while (shims.size() > 1 && (shims.back() == '/' || shims.back() == '\\')) shims.pop_back();
@@ -95,15 +97,23 @@ fs::path find_system_tool(const std::string& tool, const std::string& path_list,
         if (d == shims) continue;
         if (!shims_id) shims_id = platform::file_id(shims_dir);
         if (*shims_id && platform::file_id(fs::u8path(dir)) == **shims_id) continue;
+        if (!copies_of.empty() && platform::same_bytes(candidate, copies_of)) continue;
         return candidate;
     }
     return {};
 }
 
+} // namespace
+
+fs::path find_system_tool(const std::string& tool, const std::string& path_list,
+                          const fs::path& shims_dir, const std::optional<platform::FileId>& self) {
+    return first_system_tool(tool, path_list, shims_dir, self, {});
+}
+
 fs::path find_system_tool(const std::string& tool, const std::string& path_list,
                           const fs::path& shims_dir, const fs::path& self) {
-    return find_system_tool(tool, path_list, shims_dir,
-                            self.empty() ? std::nullopt : platform::file_id(self));
+    return first_system_tool(tool, path_list, shims_dir,
+                             self.empty() ? std::nullopt : platform::file_id(self), self);
 }
 
 // The names of one bin folder's executables that deserve a shim.

@@ -46,6 +46,9 @@ std::vector<std::string> toolkits_with(const Store& store, const std::string& to
 // identity so links to it are skipped too). PATHEXT is honoured on Windows. Empty when none.
 fs::path find_system_tool(const std::string& tool, const std::string& path_list,
                           const fs::path& shims_dir, const std::optional<platform::FileId>& self);
+// What the shim's fall-through ends by running, for the commands that tell it (`cvm which`, `cvm
+// current`): as above, and a copy of the launcher (`self`: the same size and bytes, say cvm-shim
+// copied as ~/bin/nvcc), which would itself fall through, is passed over too.
 fs::path find_system_tool(const std::string& tool, const std::string& path_list,
                           const fs::path& shims_dir, const fs::path& self);
 

@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -190,23 +189,6 @@ EntryCheck verify_installed(const Entry& e, const VerifyProgress& progress) {
     return c;
 }
 
-// Whether two regular files hold the same bytes (read in blocks; false when either cannot be read).
-bool same_bytes(const fs::path& a, const fs::path& b) {
-    std::error_code ec1, ec2;
-    if (fs::file_size(a, ec1) != fs::file_size(b, ec2) || ec1 || ec2) return false;
-    std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
-    if (!fa || !fb) return false;
-    std::vector<char> ba(1 << 16), bb(1 << 16);
-    while (fa && fb) {
-        fa.read(ba.data(), static_cast<std::streamsize>(ba.size()));
-        fb.read(bb.data(), static_cast<std::streamsize>(bb.size()));
-        if (fa.gcount() != fb.gcount() ||
-            !std::equal(ba.begin(), ba.begin() + fa.gcount(), bb.begin()))
-            return false;
-    }
-    return fa.eof() && fb.eof();
-}
-
 // Compares a merged view with the one cvm would make now (fill_view): the same links to the
 // same targets, real folders where it has folders, nothing else.
 void compare_view(const fs::path& actual_root, const fs::path& expected_root,
@@ -232,7 +214,7 @@ void compare_view(const fs::path& actual_root, const fs::path& expected_root,
             const fs::path got_file = actual_root / fs::u8path(path);
             const fs::path want_file = expected_root / fs::u8path(path);
             if (platform::file_id(got_file) != platform::file_id(want_file) &&
-                !same_bytes(got_file, want_file))
+                !platform::same_bytes(got_file, want_file))
                 problems.push_back({path, "is not the file cvm puts there"});
         }
     }

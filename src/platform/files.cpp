@@ -2,14 +2,32 @@
 // words for errno, atomic writes over the OS's own new-file open, the lock's moves.
 #include "platform/platform.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <system_error>
+#include <vector>
 
 #include "platform/files_detail.h"
 
 namespace cvm::platform {
+
+bool same_bytes(const fs::path& a, const fs::path& b) {
+    std::error_code ec1, ec2;
+    if (fs::file_size(a, ec1) != fs::file_size(b, ec2) || ec1 || ec2) return false;
+    std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
+    if (!fa || !fb) return false;
+    std::vector<char> ba(1 << 16), bb(1 << 16);
+    while (fa && fb) {
+        fa.read(ba.data(), static_cast<std::streamsize>(ba.size()));
+        fb.read(bb.data(), static_cast<std::streamsize>(bb.size()));
+        if (fa.gcount() != fb.gcount() || !std::equal(ba.begin(), ba.begin() + fa.gcount(), bb.begin()))
+            return false;
+    }
+    return fa.eof() && fb.eof();
+}
 
 bool FileRead::absent() const {
     return error == ENOENT || error == ENOTDIR;

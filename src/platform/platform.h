@@ -79,6 +79,9 @@ std::optional<std::string> read_file(const std::string& utf8_path,
 // the temporary file is removed and a std::filesystem::filesystem_error naming `file` (never the
 // temporary name) is thrown, with the system's error code.
 void write_file_atomically(const fs::path& file, std::string_view text);
+// Whether two files hold the same bytes (the same size, then compared in blocks); false where
+// either cannot be read.
+bool same_bytes(const fs::path& a, const fs::path& b);
 // Writes `text` over the bytes of `file` where it is already a regular file of this user of
 // exactly that size (a stamp rewritten with the same text: its modification time moves, from the
 // clock every file write takes). Opened never through a link and without waiting on a FIFO; no

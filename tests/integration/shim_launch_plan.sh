@@ -4,7 +4,8 @@
 # for every case of one table, run or name the same program, and refuse with the same line and
 # exit code: nothing selected, `system`, a selection not installed, a tool of another toolkit, a
 # tool of no toolkit (on PATH or not), the launcher itself among the toolkit's programs, a
-# toolkit's program another user could change, a toolkit's name (import --as).
+# toolkit's program another user could change, a toolkit's name (import --as), a copy of the
+# shim first on PATH.
 source "$(dirname "$0")/lib.sh"
 
 T=$TEST_TMP
@@ -62,17 +63,28 @@ cases=(
     "11.8|ncu|run:ncu of 11.8"
     "mine|nvcc|run:named nvcc 11.8.0"
     "nosuch|nvcc|refuse:no toolkit is named nosuch"
+    # A copy of cvm-shim under the tool's name first on PATH (~/bin/nvcc): it is the shim there.
+    "|nowhere|refuse:no CUDA version is selected here and nowhere is not on PATH outside cvm's shims|copy"
+    "12.4|nvcc|run:fake nvcc 12.4.1|copy"
+    "12.4|sysonly|run:the machine's sysonly|copy"
 )
 n=0
 for row in "${cases[@]}"; do
-    IFS='|' read -r spec tool want <<< "$row"
+    IFS='|' read -r spec tool want copy <<< "$row"
     dir=$T/case$((n += 1))
     mkdir -p "$dir"
+    start=$S/$tool
+    if [[ -n $copy ]]; then
+        mkdir -p "$dir/copy"
+        cp "$shim" "$dir/copy/$tool"
+        start=$dir/copy/$tool
+        PATH=$dir/copy:$PATH
+    fi
     [[ -z $spec ]] || echo "$spec" > "$dir/.cudaversion"
     cd "$dir"
     where="case $n ($spec, $tool)"
     src=0 wrc=0
-    sout=$("$S/$tool" 2>&1) || src=$?
+    sout=$("$start" 2>&1) || src=$?
     wout=$("$CVM" which "$tool" 2>&1) || wrc=$?
     # cvm exec: the selection's bin first on PATH, then the shims, as an activated shell has it.
     erc=0
@@ -125,6 +137,7 @@ for row in "${cases[@]}"; do
             done
             ;;
     esac
+    [[ -z $copy ]] || PATH=${PATH#"$dir/copy:"}
 done
 
 # A toolkit's program another user could change: every caller refuses it with the shim's line.

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "core/launch_plan.h"
 #include "core/shims.h"
 #include "test_support.h"
 
@@ -76,4 +77,32 @@ TEST_CASE("toolkit_tools lists CUDA programs only and flags a system bin folder"
     CHECK(toolkits_with(store, "cicc") == std::vector<std::string>{"11.8.89"});
     CHECK(toolkits_with(store, "ls").empty()); // /usr/bin is never searched
     CHECK(toolkits_with(store, "gcc").empty());
+}
+
+// The name a shim was started by, or `cvm which` was given, as the launch plan takes it: one rule
+// for both (launch_plan.h), so `NVCC`, `Nvcc.Exe` and `nvcc.exe` are one tool on Windows.
+TEST_CASE("tool_name: the file the plan looks for and the name its lines give") {
+    struct Row {
+        const char* typed;
+        cvm::platform::Os os;
+        const char* file;
+        const char* shown;
+    };
+    using cvm::platform::Os;
+    const Row rows[] = {
+        {"nvcc", Os::Linux, "nvcc", "nvcc"},
+        {"/home/u/.local/share/cvm/shims/nvcc", Os::Linux, "nvcc", "nvcc"},
+        {"NVCC", Os::Linux, "NVCC", "NVCC"}, // Linux names are case-sensitive
+        {"tool.exe", Os::Linux, "tool.exe", "tool.exe"},
+        {"NVCC", Os::Windows, "nvcc.exe", "nvcc"},
+        {"Nvcc.Exe", Os::Windows, "nvcc.exe", "nvcc"},
+        {"nvcc.exe", Os::Windows, "nvcc.exe", "nvcc"},
+        {"exe", Os::Windows, "exe.exe", "exe"},
+    };
+    for (const auto& row : rows) {
+        INFO(row.typed);
+        auto t = cvm::tool_name(row.typed, row.os);
+        CHECK(t.file == row.file);
+        CHECK(t.shown == row.shown);
+    }
 }
