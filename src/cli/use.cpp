@@ -36,9 +36,7 @@ std::string unknown_nccl_reason(const Store& store, const Spec& s,
     std::vector<NcclId> builds;
     try {
         for (const auto& r : registry::load_nccl_releases())
-            if (r.version.has_prefix(*s.nccl))
-                for (const auto& b : r.builds)
-                    builds.push_back({r.version, b.cuda});
+            for (const auto& b : r.builds) builds.push_back({r.version, b.cuda});
     } catch (const registry::RegistryError&) {
         // Without the list, what is installed decides.
     }

@@ -72,8 +72,12 @@ bool is_host_program(const std::string& raw) {
 
 namespace {
 
+// `passed_over`: what else to pass over (a copy of the launcher); a plain function, so the shim,
+// which passes none, links no file comparison (and no iostreams: shims/check_no_locale.cmake).
 fs::path first_system_tool(const std::string& tool, const std::string& path_list, const fs::path& shims_dir,
-                           const std::optional<platform::FileId>& self, const fs::path& copies_of) {
+                           const std::optional<platform::FileId>& self,
+                           bool (*passed_over)(const fs::path& candidate, const fs::path& self_file),
+                           const fs::path& self_file) {
     std::optional<std::optional<platform::FileId>> shims_id; // looked up once, when first needed
     std::string shims = shims_dir.u8string();
     while (shims.size() > 1 && (shims.back() == '/' || shims.back() == '\\')) shims.pop_back();
@@ -97,7 +101,7 @@ fs::path first_system_tool(const std::string& tool, const std::string& path_list
         if (d == shims) continue;
         if (!shims_id) shims_id = platform::file_id(shims_dir);
         if (*shims_id && platform::file_id(fs::u8path(dir)) == **shims_id) continue;
-        if (!copies_of.empty() && platform::same_bytes(candidate, copies_of)) continue;
+        if (passed_over && passed_over(candidate, self_file)) continue;
         return candidate;
     }
     return {};
@@ -107,13 +111,13 @@ fs::path first_system_tool(const std::string& tool, const std::string& path_list
 
 fs::path find_system_tool(const std::string& tool, const std::string& path_list,
                           const fs::path& shims_dir, const std::optional<platform::FileId>& self) {
-    return first_system_tool(tool, path_list, shims_dir, self, {});
+    return first_system_tool(tool, path_list, shims_dir, self, nullptr, {});
 }
 
 fs::path find_system_tool(const std::string& tool, const std::string& path_list,
                           const fs::path& shims_dir, const fs::path& self) {
-    return first_system_tool(tool, path_list, shims_dir,
-                             self.empty() ? std::nullopt : platform::file_id(self), self);
+    if (self.empty()) return first_system_tool(tool, path_list, shims_dir, std::nullopt, nullptr, {});
+    return first_system_tool(tool, path_list, shims_dir, platform::file_id(self), platform::same_bytes, self);
 }
 
 // The names of one bin folder's executables that deserve a shim.
