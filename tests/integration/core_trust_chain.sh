@@ -28,15 +28,6 @@ echo "store_path = [\"$LAYER\"]" > "$CVM_CONFIG"
 expect_rc 0 "$CVM" list
 assert_contains "$OUT" "11.8.0"
 
-# refused WANT CMD...: exit 2, one line naming WANT.
-refused() {
-    local want=$1
-    shift
-    expect_rc 2 "$@"
-    assert_contains "$ERR" "$want"
-    one_line "$ERR"
-}
-
 # --- A folder above the layer that everybody may write to: nobody really can swap the layer.
 chmod 777 "$SRV/x"
 WANT="refusing the store folder $LAYER: the folder $SRV/x above it is writable by every user (owner root (uid 0)), so another user could put their own in its place; run \`chmod o-w $SRV/x\`"
@@ -45,9 +36,9 @@ if as_nobody sh -c "mv '$LAYER' '$SRV/x/moved' && mkdir '$LAYER' && mv '$SRV/x/m
 else
     fail "nobody could not rename the layer in a world-writable folder"
 fi
-refused "$WANT" "$CVM" list
-refused "$WANT" "$CVM" current
-refused "$WANT" "$NVCC" --version
+expect_refused "$WANT" "$CVM" list
+expect_refused "$WANT" "$CVM" current
+expect_refused "$WANT" "$NVCC" --version
 # Sticky (/tmp-style): others cannot rename what is not theirs.
 chmod 1777 "$SRV/x"
 expect_rc 0 "$CVM" list
@@ -56,7 +47,7 @@ chmod 755 "$SRV/x"
 
 # --- Owned by another user, or group-writable: the rules of trust.h, trusted_owners included.
 chown nobody "$SRV"
-refused "the folder $SRV above it is owned by nobody (uid $(id -u nobody)), not by you or root" "$CVM" list
+expect_refused "the folder $SRV above it is owned by nobody (uid $(id -u nobody)), not by you or root" "$CVM" list
 assert_contains "$ERR" "run \`chown \$(id -u) $SRV\` if it is yours, or have root add \"nobody\" to trusted_owners"
 mkdir -p "$(dirname "$CVM_SYSTEM_CONFIG")"
 echo 'trusted_owners = ["nobody"]' > "$CVM_SYSTEM_CONFIG"
@@ -65,12 +56,12 @@ rm "$CVM_SYSTEM_CONFIG"
 chown root "$SRV"
 chgrp nogroup "$SRV"
 chmod 775 "$SRV"
-refused "the folder $SRV above it is writable by its group" "$CVM" list
+expect_refused "the folder $SRV above it is writable by its group" "$CVM" list
 chmod 755 "$SRV"
 
 # --- The layer folder itself.
 chown nobody "$LAYER"
-refused "refusing the store folder $LAYER: it is owned by nobody" "$CVM" list
+expect_refused "refusing the store folder $LAYER: it is owned by nobody" "$CVM" list
 chown root "$LAYER"
 
 # --- Through a link: the folders above the link's target count too.
@@ -79,7 +70,7 @@ mv "$LAYER" "$T/elsewhere/open/layer"
 ln -s "$T/elsewhere/open/layer" "$LAYER"
 expect_rc 0 "$CVM" list
 chmod 777 "$T/elsewhere/open"
-refused "the folder $T/elsewhere/open above it is writable by every user" "$CVM" list
+expect_refused "the folder $T/elsewhere/open above it is writable by every user" "$CVM" list
 assert_contains "$ERR" "through the link $LAYER"
 chmod 755 "$T/elsewhere/open"
 rm "$LAYER"
@@ -94,8 +85,8 @@ expect_rc 0 "$CVM" rehash
 NVCC=$CVM_ROOT/shims/nvcc
 expect_rc 0 "$NVCC" --version
 chmod 777 "$T/home"
-refused "refusing the store folder $CVM_ROOT: the folder $T/home above it is writable by every user" "$NVCC" --version
-refused "the folder $T/home above it" "$CVM" which nvcc
+expect_refused "refusing the store folder $CVM_ROOT: the folder $T/home above it is writable by every user" "$NVCC" --version
+expect_refused "the folder $T/home above it" "$CVM" which nvcc
 chmod 755 "$T/home"
 expect_rc 0 "$NVCC" --version
 
@@ -106,11 +97,11 @@ mkdir -p "$SYSDIR"
 echo 'trusted_owners = ["nobody"]' > "$CVM_SYSTEM_CONFIG"
 expect_rc 0 "$NVCC" --version
 chmod 777 "$SYSDIR"
-refused "refusing the machine config folder $SYSDIR: the folder is writable by every user" "$CVM" list
-refused "refusing the machine config folder" "$NVCC" --version
+expect_refused "refusing the machine config folder $SYSDIR: the folder is writable by every user" "$CVM" list
+expect_refused "refusing the machine config folder" "$NVCC" --version
 chmod 755 "$SYSDIR"
 chown nobody "$(dirname "$SYSDIR")"
-refused "refusing the machine config folder $SYSDIR: the folder $(dirname "$SYSDIR") above it is owned by nobody" "$CVM" list
+expect_refused "refusing the machine config folder $SYSDIR: the folder $(dirname "$SYSDIR") above it is owned by nobody" "$CVM" list
 assert_not_contains "$ERR" "trusted_owners"
 chown root "$(dirname "$SYSDIR")"
 expect_rc 0 "$CVM" list

@@ -21,11 +21,7 @@ expect_rc 0 "$NVCC" --version
 ENTRY=$CVM_ROOT/cuda/12.4.1
 
 # refused CMD...: exit 2 with one line naming $WANT.
-refused() {
-    expect_rc 2 "$@"
-    assert_contains "$ERR" "$WANT"
-    one_line "$ERR"
-}
+refused() { expect_refused "$WANT" "$@"; }
 
 # --- The entry's folder of another user (the entry file in it stays root's): they could replace it.
 chown nobody "$ENTRY"

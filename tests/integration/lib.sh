@@ -152,6 +152,14 @@ expect_rc() {
     ERR=$(cat "$TEST_TMP/.stderr")
     [[ $rc == "$want" ]] || fail "expected exit $want from [$*], got $rc; stderr: $ERR"
 }
+# expect_refused TEXT CMD...: CMD refuses its input as cvm does: exit 2, and one line on stderr
+# that holds TEXT.
+expect_refused() {
+    local text=$1; shift
+    expect_rc 2 "$@"
+    assert_contains "$ERR" "$text"
+    one_line "$ERR"
+}
 
 # is_system_folder DIR: true for the folders cvm never adds, moves or removes on PATH and
 # LD_LIBRARY_PATH (as is_system_folder in src/core/environment.cpp).

@@ -45,7 +45,7 @@ refused() { # FILE TEXT
     wexpect 2 "$CVM_EXE" -q install "$(winpath "$1")"
     assert_contains "$ERR" "$(basename "$1")"
     assert_contains "$ERR" "$2"
-    assert_eq "$(printf '%s\n' "$ERR" | grep -c .)" 1 "one line: $ERR"
+    one_line "$ERR"
     [[ -z $(ls -A "$STORE/cuda" 2> /dev/null) ]] || fail "something was installed: $(ls "$STORE/cuda")"
 }
 mkdir -p "$D/bad" "$D/cut" "$D/net" "$D/linux"
