@@ -1,4 +1,5 @@
 # Helpers for the teams_* integration tests (sourced after lib.sh).
+source "$(dirname "${BASH_SOURCE[0]}")/lib_http.sh"
 
 # lmod_init: prints the path of Lmod's bash init, or nothing when Lmod is not installed
 # (Debian: `apt-get install -y lmod`).
@@ -123,10 +124,8 @@ PY
 # serve DIR: serves DIR on 127.0.0.1 with tests/integration/http_server.py; sets SERVER_PID and
 # MIRROR_URL (the caller kills SERVER_PID).
 serve() {
-    local portfile=$TEST_TMP/.port.$RANDOM
-    python3 "$CVM_SOURCE_DIR/tests/integration/http_server.py" --root "$1" --timeout 600 >"$portfile" &
-    SERVER_PID=$!
-    wait_until 60 test -s "$portfile" || true
-    [[ -s $portfile ]] || fail "the test HTTP server did not start"
-    MIRROR_URL="http://127.0.0.1:$(head -1 "$portfile")"
+    HTTP_TIMEOUT=600 start_server "$1"
+    SERVER_PID=$HTTP_PID
+    HTTP_PID=
+    MIRROR_URL="http://127.0.0.1:$HTTP_PORT"
 }

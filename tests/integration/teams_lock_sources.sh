@@ -16,12 +16,9 @@ mkdir -p "$T/elsewhere/files"
 cp "$T/mirror/cudnn/redist/cudnn/linux-x86_64/$DNN_NAME" "$T/elsewhere/files/"
 DNN_SHA=$(sha256sum "$T/elsewhere/files/$DNN_NAME" | cut -d' ' -f1)
 # Another server, not the mirror: its log shows whether cvm fetched from it.
-OTHER_LOG=$T/other.log
-python3 "$CVM_SOURCE_DIR/tests/integration/http_server.py" --root "$T/elsewhere" --timeout 600 \
-    --log "$OTHER_LOG" >"$T/other.port" &
-OTHER_PID=$!
-wait_until 60 test -s "$T/other.port" || fail "the other HTTP server did not start"
-OTHER_URL="http://127.0.0.1:$(head -1 "$T/other.port")"
+HTTP_TIMEOUT=600 start_server "$T/elsewhere"
+OTHER_PID=$HTTP_PID OTHER_LOG=$HTTP_LOG OTHER_URL="http://127.0.0.1:$HTTP_PORT"
+HTTP_PID=
 serve "$T/mirror"
 export CVM_MIRROR=$MIRROR_URL
 
