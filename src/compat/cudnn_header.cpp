@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/detect.h"
+#include "core/folder_facts.h"
 #include "core/environment.h"
 #include "platform/platform.h"
 

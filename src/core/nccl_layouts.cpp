@@ -4,7 +4,7 @@
 #include <system_error>
 
 #include "binary/nccl_version.h"
-#include "core/detect.h"
+#include "core/folder_facts.h"
 #include "core/pattern.h"
 #include "core/wheel_record.h"
 

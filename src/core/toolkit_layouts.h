@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/assemble.h"
-#include "core/detect.h"
+#include "core/folder_facts.h"
 #include "core/store.h"
 
 namespace cvm {

@@ -6,7 +6,7 @@
 #include "variable_checks.h"
 #include "windows_loader.h"
 
-#include "core/detect.h"
+#include "core/folder_facts.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
 

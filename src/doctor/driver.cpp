@@ -5,7 +5,7 @@
 #include "cuda_libraries.h"
 #include "file_system_view.h"
 
-#include "core/detect.h"
+#include "core/folder_facts.h"
 #include "core/program_trust.h"
 #include "platform/platform.h"
 

@@ -4,7 +4,7 @@
 #include "binary/elf_reader.h"
 #include "binary/nccl_version.h"
 
-#include "core/detect.h"
+#include "core/folder_facts.h"
 #include "core/program_trust.h"
 #include "platform/platform.h"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/discover.h"
+#include "core/machine_search.h"
 #include "core/store.h"
 #include "test_support.h"
 

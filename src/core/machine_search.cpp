@@ -1,4 +1,4 @@
-#include "core/discover.h"
+#include "core/machine_search.h"
 
 #include <algorithm>
 #include <system_error>

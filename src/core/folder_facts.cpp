@@ -1,4 +1,4 @@
-#include "core/detect.h"
+#include "core/folder_facts.h"
 #include "core/pattern.h"
 #include "core/redist_platform.h"
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "core/detect.h"
+#include "core/folder_facts.h"
 #include "core/redist_platform.h"
 #include "core/view.h"
 #include "test_support.h"
