@@ -3,12 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
-#include <tuple>
 #include <variant>
 
-#include "compat/auto_host_compiler.h"
+#include "compat/toolkit_candidates.h"
 #include "core/ascii.h"
-#include "core/spec_match.h"
 #include "core/suggest.h"
 
 namespace cvm::compat {
@@ -21,55 +19,22 @@ Version major_minor(const Version& v) {
     return Version{{v.major(), v.minor()}};
 }
 
-std::string join(const std::vector<std::string>& parts, const std::string& sep = ", ") {
-    std::string out;
-    for (const auto& p : parts)
-        out += (out.empty() ? "" : sep) + p;
-    return out;
-}
-
-std::string minors_text(const std::vector<Version>& minors) {
-    std::vector<std::string> s;
-    for (const auto& m : minors)
-        s.push_back(m.str());
-    return "CUDA " + join(s);
-}
-
 // What one framework allows: CUDA minors, each with the cuDNN it was tested with (TensorFlow).
 struct Allowed {
     Version minor;
     std::optional<Version> cudnn;
 };
 
-struct Candidate {
-    Version toolkit;
-    bool installed = false;
-    std::optional<Version> cudnn_prefix;
-    std::optional<CudnnId> cudnn;
-    bool cudnn_installed = false;
-    bool driver_full =
-        true; // meets the toolkit's own minimum, not only minor-version compatibility
-    bool gpu_native = true;
-    bool compiler_fits = true; // an installed host compiler nvcc accepts (or cvm cannot tell)
-    std::vector<Reason> reasons;
-    bool own_cudnn = false; // c.cudnn is the framework's own wheel
-};
-
-struct Failed {
-    Constraint constraint;
-    std::string why;
-};
-
-// The CUDA minors (and cuDNN) one framework allows, with the line saying why; a Failed when none.
-std::variant<std::vector<Allowed>, Failed> allowed_by(const FrameworkWant& w,
-                                                      const registry::Registry& reg,
-                                                      Platform platform,
-                                                      std::vector<Reason>& lines) {
+// The CUDA minors (and cuDNN) one framework allows, with the line saying why; a RuledOut when none.
+std::variant<std::vector<Allowed>, RuledOut> allowed_by(const FrameworkWant& w,
+                                                        const registry::Registry& reg,
+                                                        Platform platform,
+                                                        std::vector<Reason>& lines) {
     const registry::FrameworkRelease* rel =
         w.version.empty() ? nullptr : registry::find_framework(reg, w.name, w.version);
     const bool torch = w.name == "pytorch";
     if (w.installed && !w.built_cuda)
-        return Failed{
+        return RuledOut{
             Constraint::Framework,
             w.label + " is a CPU build (" +
                 (torch ? "torch.version.cuda is None" : "its build_info.py names no CUDA") +
@@ -77,10 +42,10 @@ std::variant<std::vector<Allowed>, Failed> allowed_by(const FrameworkWant& w,
                 "--for " +
                 (torch ? "torch==" : "tensorflow==") + (rel ? rel->version.str() : "VERSION")};
     if (!torch && platform == Platform::Windows && rel && !rel->windows_gpu)
-        return Failed{Constraint::Platform,
-                      w.label +
-                          " has no native Windows GPU build (TensorFlow's last is 2.10); run it "
-                          "in WSL2, or use --for tensorflow==2.10"};
+        return RuledOut{Constraint::Platform,
+                        w.label +
+                            " has no native Windows GPU build (TensorFlow's last is 2.10); run it "
+                            "in WSL2, or use --for tensorflow==2.10"};
     std::vector<Allowed> out;
     if (w.built_cuda) {
         Allowed a{major_minor(*w.built_cuda), std::nullopt};
@@ -109,8 +74,8 @@ std::variant<std::vector<Allowed>, Failed> allowed_by(const FrameworkWant& w,
         return out;
     }
     if (!rel)
-        return Failed{Constraint::Framework,
-                      w.label + ": cvm's registry does not know this release"};
+        return RuledOut{Constraint::Framework,
+                        w.label + ": cvm's registry does not know this release"};
     std::vector<Version> minors;
     for (const auto& b : rel->builds) {
         out.push_back({b.cuda, torch ? std::nullopt : std::optional<Version>(b.cudnn)});
@@ -131,7 +96,8 @@ std::variant<std::vector<Allowed>, Failed> allowed_by(const FrameworkWant& w,
 // The framework whose own wheels a pick selects: the first that brings some. Two that bring
 // different builds cannot both load their own under one selection (one cuDNN, one NCCL comes
 // first on the library path): refused, naming both.
-std::variant<const FrameworkWant*, Failed> own_wheels_of(const std::vector<FrameworkWant>& wants) {
+std::variant<const FrameworkWant*, RuledOut>
+own_wheels_of(const std::vector<FrameworkWant>& wants) {
     auto text = [](const auto& id) { return id ? id->str() : std::string("none"); };
     const FrameworkWant* own = nullptr;
     for (const auto& w : wants) {
@@ -142,13 +108,13 @@ std::variant<const FrameworkWant*, Failed> own_wheels_of(const std::vector<Frame
         }
         if (text(own->own_cudnn_build) != text(w.own_cudnn_build) ||
             text(own->own_nccl_build) != text(w.own_nccl_build))
-            return Failed{Constraint::Cudnn,
-                          own->label + " brings cuDNN " + text(own->own_cudnn_build) +
-                              " and NCCL " + text(own->own_nccl_build) + ", " + w.label +
-                              " brings cuDNN " + text(w.own_cudnn_build) + " and NCCL " +
-                              text(w.own_nccl_build) +
-                              ": one selection puts one of each first on the library path; run "
-                              "`cvm use --for .` with a Python that has one of them"};
+            return RuledOut{Constraint::Cudnn,
+                            own->label + " brings cuDNN " + text(own->own_cudnn_build) +
+                                " and NCCL " + text(own->own_nccl_build) + ", " + w.label +
+                                " brings cuDNN " + text(w.own_cudnn_build) + " and NCCL " +
+                                text(w.own_nccl_build) +
+                                ": one selection puts one of each first on the library path; run "
+                                "`cvm use --for .` with a Python that has one of them"};
     }
     return own;
 }
@@ -172,42 +138,7 @@ Reason own_wheels_line(const FrameworkWant& w, const std::optional<CudnnId>& cud
                 "without cvm (another release there would mix with its own or be refused)"};
 }
 
-bool driver_older(const registry::DriverVersion& have, const registry::DriverVersion& need) {
-    return have.value < need.value;
-}
-
 } // namespace
-
-const char* constraint_name(Constraint c) {
-    switch (c) {
-    case Constraint::Framework:
-        return "framework";
-    case Constraint::Platform:
-        return "platform";
-    case Constraint::Driver:
-        return "driver";
-    case Constraint::Gpu:
-        return "gpu";
-    case Constraint::HostCompiler:
-        return "host_compiler";
-    case Constraint::Cudnn:
-        return "cudnn";
-    }
-    return "framework";
-}
-
-const char* constraint_words(Constraint c) {
-    switch (c) {
-    case Constraint::Gpu:
-        return "GPU";
-    case Constraint::HostCompiler:
-        return "host compiler";
-    case Constraint::Cudnn:
-        return "cuDNN";
-    default:
-        return constraint_name(c);
-    }
-}
 
 Spec Pick::spec() const {
     Spec s;
@@ -297,63 +228,74 @@ FrameworkWant parse_framework_want(const registry::Registry& reg, const std::str
     return w;
 }
 
-SolveResult solve(const std::vector<FrameworkWant>& wants, const MachineFacts& machine,
-                  const Knowledge& know) {
-    SolveResult result;
-    const registry::Registry& reg = *know.reg;
-    auto fail = [&result](Constraint c, std::string why) {
-        result.ruled_out_by = c;
-        result.why = std::move(why);
-        return result;
-    };
-    if (wants.empty()) return fail(Constraint::Framework, "no framework to suit");
+namespace {
 
-    // 1. The frameworks: the CUDA minors all of them allow.
-    std::vector<Reason> framework_lines;
-    std::optional<std::vector<Allowed>> allowed;
+// What all the frameworks allow together: the CUDA minors (each with the cuDNN they were tested
+// with), the lines saying why, and their labels joined ("tensorflow==2.10 and torch==2.1").
+struct Agreement {
+    std::vector<Allowed> allowed;
+    std::vector<Reason> lines;
     std::string labels;
+};
+
+std::vector<Version> minors_of(const std::vector<Allowed>& allowed) {
+    std::vector<Version> minors;
+    for (const auto& a : allowed)
+        minors.push_back(a.minor);
+    return minors;
+}
+
+// The minors both allow, with the more exact of the two cuDNNs where both name one; a minor
+// whose cuDNNs disagree is out.
+std::vector<Allowed> shared_minors(const std::vector<Allowed>& ours,
+                                   const std::vector<Allowed>& theirs) {
+    std::vector<Allowed> both;
+    for (const auto& a : ours)
+        for (const auto& b : theirs) {
+            if (a.minor != b.minor) continue;
+            Allowed c = a;
+            if (b.cudnn && (!c.cudnn || b.cudnn->has_prefix(*c.cudnn)))
+                c.cudnn = b.cudnn;
+            else if (b.cudnn && !c.cudnn->has_prefix(*b.cudnn))
+                continue;
+            both.push_back(c);
+        }
+    return both;
+}
+
+// The frameworks: the CUDA minors all of them allow. `wants` is not empty.
+std::variant<Agreement, RuledOut> frameworks_agree(const std::vector<FrameworkWant>& wants,
+                                                   const registry::Registry& reg,
+                                                   Platform platform) {
+    Agreement agreed;
+    std::optional<std::vector<Allowed>> allowed;
     for (const auto& w : wants) {
-        auto got = allowed_by(w, reg, machine.platform, framework_lines);
-        if (auto* f = std::get_if<Failed>(&got)) return fail(f->constraint, f->why);
+        auto got = allowed_by(w, reg, platform, agreed.lines);
+        if (auto* f = std::get_if<RuledOut>(&got)) return *f;
         auto& mine = std::get<std::vector<Allowed>>(got);
         if (!allowed) {
             allowed = mine;
         } else {
-            std::vector<Allowed> both;
-            for (const auto& a : *allowed)
-                for (const auto& b : mine) {
-                    if (a.minor != b.minor) continue;
-                    Allowed c = a;
-                    if (b.cudnn && (!c.cudnn || b.cudnn->has_prefix(*c.cudnn)))
-                        c.cudnn = b.cudnn;
-                    else if (b.cudnn && !c.cudnn->has_prefix(*b.cudnn))
-                        continue;
-                    both.push_back(c);
-                }
-            if (both.empty()) {
-                std::vector<Version> left, right;
-                for (const auto& a : *allowed)
-                    left.push_back(a.minor);
-                for (const auto& b : mine)
-                    right.push_back(b.minor);
-                return fail(Constraint::Framework, labels + " (" + minors_text(left) + ") and " +
-                                                       w.label + " (" + minors_text(right) +
-                                                       ") share no CUDA version");
-            }
+            std::vector<Allowed> both = shared_minors(*allowed, mine);
+            if (both.empty())
+                return RuledOut{Constraint::Framework,
+                                agreed.labels + " (" + minors_text(minors_of(*allowed)) + ") and " +
+                                    w.label + " (" + minors_text(minors_of(mine)) +
+                                    ") share no CUDA version"};
             allowed = both;
         }
-        labels += (labels.empty() ? "" : " and ") + w.label;
+        agreed.labels += (agreed.labels.empty() ? "" : " and ") + w.label;
     }
+    agreed.allowed = std::move(*allowed);
+    return agreed;
+}
 
-    auto own_got = own_wheels_of(wants);
-    if (auto* f = std::get_if<Failed>(&own_got)) return fail(f->constraint, f->why);
-    const FrameworkWant* own_wheels = std::get<const FrameworkWant*>(own_got);
-
-    // The toolkits of those minors: the registry's releases and the installed ones.
+// The toolkits of those minors: the registry's releases and the installed ones.
+std::variant<std::vector<Candidate>, RuledOut> list_candidates(const Agreement& agreed,
+                                                               const MachineFacts& machine,
+                                                               const registry::Registry& reg) {
     std::vector<Candidate> cands;
-    std::vector<Version> minors;
-    for (const auto& a : *allowed) {
-        minors.push_back(a.minor);
+    for (const auto& a : agreed.allowed) {
         std::set<std::vector<unsigned>> seen;
         for (const auto& t : machine.toolkits)
             if (t.has_prefix(a.minor) && seen.insert(t.parts).second)
@@ -363,251 +305,40 @@ SolveResult solve(const std::vector<FrameworkWant>& wants, const MachineFacts& m
                 cands.push_back({r->version, false, a.cudnn, {}, false, true, true, {}});
     }
     if (cands.empty())
-        return fail(Constraint::Framework, "no release of " + minors_text(minors) + " (as " +
-                                               labels +
-                                               " needs) is in cvm's registry or installed");
+        return RuledOut{Constraint::Framework,
+                        "no release of " + minors_text(minors_of(agreed.allowed)) + " (as " +
+                            agreed.labels + " needs) is in cvm's registry or installed"};
+    return cands;
+}
 
-    // Applies one constraint: `check` returns "" to keep a candidate (after adding its line) or
-    // why it is out. When none is left, the constraint rules everything out.
-    auto apply = [&](Constraint c, auto check) -> bool {
-        std::vector<Candidate> kept;
-        std::string last_why;
-        for (auto& cand : cands) {
-            std::string why = check(cand);
-            if (why.empty())
-                kept.push_back(std::move(cand));
-            else
-                last_why = why;
-        }
-        if (kept.empty()) {
-            result.ruled_out_by = c;
-            result.why = last_why;
-            return false;
-        }
-        cands = std::move(kept);
-        return true;
-    };
-
-    // 2. The driver.
-    const char* plat = registry::platform_name(machine.platform);
-    if (!machine.driver) {
-        result.notes.push_back(
-            "no NVIDIA driver found: the driver check is skipped (fine on a build or CI machine; "
-            "running programs needs one)");
-    } else {
-        const auto& have = *machine.driver;
-        std::optional<registry::DriverVersion> lowest_need;
-        if (!apply(Constraint::Driver, [&](Candidate& c) -> std::string {
-                auto own = registry::minimum_driver(reg, c.toolkit, machine.platform,
-                                                    registry::DriverRule::Toolkit);
-                auto compat = registry::minimum_driver(reg, c.toolkit, machine.platform,
-                                                       registry::DriverRule::MinorCompat);
-                std::optional<registry::DriverVersion> hard;
-                if (own) hard = own->driver;
-                if (compat && (!hard || driver_older(compat->driver, *hard))) hard = compat->driver;
-                const std::string cuda = "CUDA " + c.toolkit.str();
-                if (!hard) {
-                    c.reasons.push_back(
-                        {Constraint::Driver, "driver " + have.text +
-                                                 ": cvm knows no minimum driver of " + cuda +
-                                                 " on " + plat + ", so it is not checked"});
-                    return {};
-                }
-                if (driver_older(have, *hard)) {
-                    if (!lowest_need || driver_older(*hard, *lowest_need)) lowest_need = hard;
-                    return "too old";
-                }
-                if (own && driver_older(have, own->driver)) {
-                    c.driver_full = false;
-                    c.reasons.push_back(
-                        {Constraint::Driver,
-                         "driver " + have.text + " is older than " + cuda + "'s minimum " +
-                             own->driver.text + ": it runs through minor-version compatibility (" +
-                             hard->text + " or newer), without JIT compilation of newer PTX"});
-                } else {
-                    c.reasons.push_back({Constraint::Driver,
-                                         "driver " + have.text + " runs " + cuda + " (it needs " +
-                                             (own ? own->driver.text : hard->text) + " or newer)"});
-                }
-                return {};
-            }))
-            return fail(Constraint::Driver,
-                        "driver " + have.text + " is too old for " + minors_text(minors) + " (as " +
-                            labels + " needs): the oldest of them needs " + lowest_need->text +
-                            " or newer; update the NVIDIA driver");
-    }
-
-    // 3. The GPUs.
-    if (machine.gpus.empty()) {
-        result.notes.push_back("no GPU seen: the GPU architecture check is skipped");
-    } else if (!know.archs) {
-        result.notes.push_back(
-            "cvm cannot read its table of GPU architectures: the GPU check is skipped");
-    } else if (!apply(Constraint::Gpu, [&](Candidate& c) -> std::string {
-                   const GpuArchRow* row = arch_row(*know.archs, c.toolkit);
-                   if (!row) {
-                       c.reasons.push_back(
-                           {Constraint::Gpu, "GPU: cvm does not know which architectures CUDA " +
-                                                 c.toolkit.str() + " builds for; not checked"});
-                       return {};
-                   }
-                   std::vector<std::string> fine, slow;
-                   for (const auto& g : machine.gpus) {
-                       ArchJudgement j = judge_arch(*row, g, *know.archs);
-                       if (j.support == ArchSupport::None) return j.message;
-                       if (j.support == ArchSupport::PtxJit)
-                           slow.push_back(j.message);
-                       else if (std::find(fine.begin(), fine.end(),
-                                          "sm_" + std::to_string(g.cc) + " (" + g.name + ")") ==
-                                fine.end())
-                           fine.push_back("sm_" + std::to_string(g.cc) + " (" + g.name + ")");
-                   }
-                   if (!slow.empty()) {
-                       c.gpu_native = false;
-                       c.reasons.push_back({Constraint::Gpu, slow.front()});
-                   } else {
-                       c.reasons.push_back({Constraint::Gpu, "GPU: CUDA " + c.toolkit.str() +
-                                                                 " builds for " + join(fine)});
-                   }
-                   return {};
-               })) {
-        return result;
-    }
-
-    // 4. An installed host compiler nvcc accepts: never a reason to refuse, since frameworks from
-    // wheels need no nvcc; a toolkit with one that fits is taken first, and the others get a note
-    // with what to install for the builds that will need one (CUDA extensions).
-    const bool windows = machine.platform == Platform::Windows;
-    if (machine.compilers.empty()) {
-        result.notes.push_back(
-            "no host compiler found: the framework's wheels need none, but nvcc cannot build here "
-            "until one is installed");
-    } else {
-        for (auto& c : cands) {
-            const HostCompilerLimits* limits = nullptr;
-            if (auto it = machine.toolkit_limits.find(c.toolkit.str());
-                it != machine.toolkit_limits.end())
-                limits = &it->second;
-            else if (know.compilers)
-                limits = limits_for(*know.compilers, c.toolkit);
-            if (!limits) {
-                c.reasons.push_back(
-                    {Constraint::HostCompiler, "host compiler: cvm does not know which ones CUDA " +
-                                                   c.toolkit.str() + " accepts; not checked"});
-                continue;
-            }
-            std::vector<std::string> seen;
-            bool unknown = false, fits = false;
-            for (const auto& id : machine.compilers) {
-                Verdict v = judge(*limits, id);
-                if (v == Verdict::Supported) {
-                    c.reasons.push_back({Constraint::HostCompiler,
-                                         "host compiler: " + describe(id) + " is one CUDA " +
-                                             c.toolkit.str() + " accepts (" +
-                                             limits->describe(windows) + ")"});
-                    fits = true;
-                    break;
-                }
-                unknown = unknown || v == Verdict::Unknown;
-                seen.push_back(describe(id));
-            }
-            if (fits) continue;
-            if (unknown) {
-                c.reasons.push_back(
-                    {Constraint::HostCompiler, "host compiler: cvm cannot tell whether CUDA " +
-                                                   c.toolkit.str() + " accepts " + join(seen)});
-                continue;
-            }
-            c.compiler_fits = false;
-            c.reasons.push_back(
-                {Constraint::HostCompiler,
-                 "note: no installed host compiler is one CUDA " + c.toolkit.str() +
-                     " accepts (installed: " + join(seen) + "; it takes " +
-                     limits->describe(windows) +
-                     "): the framework's wheels need none; to build CUDA code with nvcc, " +
-                     host_compiler_fix(*limits,
-                                       windows ? platform::Os::Windows : platform::Os::Linux,
-                                       machine.packaged)});
-        }
-    }
-
-    // 5. The cuDNN the framework was tested with (TensorFlow); PyTorch brings its own.
-    if (!apply(Constraint::Cudnn, [&](Candidate& c) -> std::string {
-            // The cuDNN part a spec would have: what the frameworks were tested with, if anything.
-            Spec wanted;
-            wanted.cudnn = c.cudnn_prefix ? *c.cudnn_prefix : Version{};
-            // The framework's own cuDNN wheel, where it serves the toolkit and suits what any
-            // other framework was tested with.
-            if (own_wheels && own_wheels->own_cudnn_build &&
-                cudnn_fits(wanted, *own_wheels->own_cudnn_build, c.toolkit)) {
-                c.cudnn = *own_wheels->own_cudnn_build;
-                c.cudnn_installed = true;
-                c.own_cudnn = true;
-                return {};
-            }
-            if (!c.cudnn_prefix) return {};
-            for (const auto& id : machine.cudnn)
-                if (cudnn_fits(wanted, id, c.toolkit) && (!c.cudnn || c.cudnn->version < id.version)) {
-                    c.cudnn = id;
-                    c.cudnn_installed = true;
-                }
-            if (!c.cudnn) {
-                auto rels = registry::find_cudnn_releases(reg, *c.cudnn_prefix);
-                for (auto it = rels.rbegin(); it != rels.rend() && !c.cudnn; ++it)
-                    for (const auto& b : (*it)->builds)
-                        if (registry::cudnn_build_supports(b, c.toolkit)) {
-                            c.cudnn = CudnnId{(*it)->version, b.cuda};
-                            break;
-                        }
-            }
-            if (!c.cudnn)
-                return "no cuDNN " + c.cudnn_prefix->str() + " build for CUDA " + c.toolkit.str() +
-                       " is installed or in cvm's registry (" + labels + " was tested with cuDNN " +
-                       c.cudnn_prefix->str() + ")";
-            return {};
-        })) {
-        return result;
-    }
-
-    // The choice: what is installed first, then what runs without compromise, then the newest.
-    std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
-        auto key = [](const Candidate& c) {
-            return std::make_tuple(c.installed, c.cudnn_installed || !c.cudnn_prefix, c.driver_full,
-                                   c.gpu_native, c.compiler_fits);
-        };
-        if (key(a) != key(b)) return key(a) > key(b);
-        return b.toolkit < a.toolkit;
-    });
-    Candidate& best = cands.front();
-    Pick pick;
-    pick.toolkit = best.toolkit;
-    pick.toolkit_installed = best.installed;
-    pick.cudnn = best.cudnn;
-    pick.cudnn_installed = best.cudnn_installed;
-    pick.reasons = framework_lines;
+// The line naming the toolkit taken and, where several fit, how cvm chose among them.
+Reason toolkit_line(const std::vector<Candidate>& ranked) {
+    const Candidate& best = ranked.front();
     std::set<std::string> fitting;
-    for (const auto& c : cands)
+    for (const auto& c : ranked)
         fitting.insert(major_minor(c.toolkit).str());
-    std::string toolkit_line =
-        "toolkit: CUDA " + best.toolkit.str() +
-        (best.installed ? ", installed"
-                        : ", the newest known " + major_minor(best.toolkit).str() +
-                              " release, not installed yet (--install installs it)");
+    std::string line = "toolkit: CUDA " + best.toolkit.str() +
+                       (best.installed ? ", installed"
+                                       : ", the newest known " + major_minor(best.toolkit).str() +
+                                             " release, not installed yet (--install installs it)");
     if (fitting.size() > 1)
-        toolkit_line += "; of the " + std::to_string(fitting.size()) +
-                        " CUDA versions that fit, cvm takes an installed one first, then one the "
-                        "driver and GPUs "
-                        "run without compromise, then the newest";
-    pick.reasons.push_back({Constraint::Framework, toolkit_line});
-    for (auto& r : best.reasons)
-        pick.reasons.push_back(std::move(r));
-    if (own_wheels && own_wheels->own_nccl_build &&
-        own_wheels->own_nccl_build->serves(best.toolkit))
-        pick.nccl = own_wheels->own_nccl_build;
-    pick.own_builds = best.own_cudnn || pick.nccl;
-    if (pick.own_builds)
-        pick.reasons.push_back(
-            own_wheels_line(*own_wheels, best.own_cudnn ? best.cudnn : std::nullopt, pick.nccl));
+        line += "; of the " + std::to_string(fitting.size()) +
+                " CUDA versions that fit, cvm takes an installed one first, then one the "
+                "driver and GPUs "
+                "run without compromise, then the newest";
+    return {Constraint::Framework, line};
+}
+
+// The framework's own NCCL wheel, where it serves the toolkit taken.
+std::optional<NcclId> own_nccl_for(const FrameworkWant* own_wheels, const Version& toolkit) {
+    if (own_wheels && own_wheels->own_nccl_build && own_wheels->own_nccl_build->serves(toolkit))
+        return own_wheels->own_nccl_build;
+    return std::nullopt;
+}
+
+// The lines about cuDNN: the one paired and why, and that PyTorch loads its own.
+void explain_cudnn(Pick& pick, const Candidate& best, const std::vector<FrameworkWant>& wants,
+                   const std::string& labels) {
     if (best.cudnn && !best.own_cudnn) {
         pick.reasons.push_back(
             {Constraint::Cudnn,
@@ -628,7 +359,68 @@ SolveResult solve(const std::vector<FrameworkWant>& wants, const MachineFacts& m
                  "unused and at worst mix with it"});
         break;
     }
-    result.pick = std::move(pick);
+}
+
+// The pick from the first of the ranked candidates, with its lines in constraint order: the
+// frameworks', the toolkit's, the candidate's own, the framework's own wheels, cuDNN's.
+Pick explain_pick(std::vector<Candidate>& ranked, const std::vector<FrameworkWant>& wants,
+                  const FrameworkWant* own_wheels, const Agreement& agreed) {
+    Candidate& best = ranked.front();
+    Pick pick;
+    pick.toolkit = best.toolkit;
+    pick.toolkit_installed = best.installed;
+    pick.cudnn = best.cudnn;
+    pick.cudnn_installed = best.cudnn_installed;
+    pick.reasons = agreed.lines;
+    pick.reasons.push_back(toolkit_line(ranked));
+    for (auto& r : best.reasons)
+        pick.reasons.push_back(std::move(r));
+    pick.nccl = own_nccl_for(own_wheels, best.toolkit);
+    pick.own_builds = best.own_cudnn || pick.nccl;
+    if (pick.own_builds)
+        pick.reasons.push_back(
+            own_wheels_line(*own_wheels, best.own_cudnn ? best.cudnn : std::nullopt, pick.nccl));
+    explain_cudnn(pick, best, wants, agreed.labels);
+    return pick;
+}
+
+} // namespace
+
+SolveResult solve(const std::vector<FrameworkWant>& wants, const MachineFacts& machine,
+                  const Knowledge& know) {
+    SolveResult result;
+    const registry::Registry& reg = *know.reg;
+    auto fail = [&result](const RuledOut& out) {
+        result.ruled_out_by = out.constraint;
+        result.why = out.why;
+        return result;
+    };
+    if (wants.empty()) return fail({Constraint::Framework, "no framework to suit"});
+
+    auto agreed_got = frameworks_agree(wants, reg, machine.platform);
+    if (auto* out = std::get_if<RuledOut>(&agreed_got)) return fail(*out);
+    const Agreement& agreed = std::get<Agreement>(agreed_got);
+
+    auto own_got = own_wheels_of(wants);
+    if (auto* out = std::get_if<RuledOut>(&own_got)) return fail(*out);
+    const FrameworkWant* own_wheels = std::get<const FrameworkWant*>(own_got);
+
+    auto listed = list_candidates(agreed, machine, reg);
+    if (auto* out = std::get_if<RuledOut>(&listed)) return fail(*out);
+    auto& cands = std::get<std::vector<Candidate>>(listed);
+
+    // The machine's constraints, in their order (toolkit_candidates.h).
+    const std::vector<Version> minors = minors_of(agreed.allowed);
+    if (auto out = apply_driver(cands, machine, reg, minors, agreed.labels, result.notes))
+        return fail(*out);
+    if (auto out = apply_gpus(cands, machine, know, result.notes)) return fail(*out);
+    note_host_compilers(cands, machine, know, result.notes);
+    const std::optional<CudnnId> own_cudnn =
+        own_wheels ? own_wheels->own_cudnn_build : std::nullopt;
+    if (auto out = choose_cudnn(cands, machine, reg, own_cudnn, agreed.labels)) return fail(*out);
+
+    rank_candidates(cands);
+    result.pick = explain_pick(cands, wants, own_wheels, agreed);
     return result;
 }
 
