@@ -23,6 +23,7 @@
 #include "core/error_line.h"
 #include "core/host_compiler_choice.h"
 #include "core/launch_plan.h"
+#include "core/resolve.h"
 #include "core/selection.h"
 #include "core/shims.h"
 #include "core/store.h"

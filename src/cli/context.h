@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/environment.h"
+#include "core/resolve.h"
 #include "core/selection.h"
 #include "core/store.h"
 

@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "compat/auto_host_compiler.h"
+#include "core/resolve.h"
 #include "core/shims.h"
 #include "core/terminal_text.h"
 #include "platform/platform.h"

@@ -22,6 +22,7 @@
 #include "compat/nccl_checks.h"
 #include "compat/torch_arch.h"
 #include "core/installed_files.h"
+#include "core/resolve.h"
 #include "core/terminal_text.h"
 #include "core/trust.h"
 #include "doctor/diagnose.h"

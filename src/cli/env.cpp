@@ -11,6 +11,7 @@
 #include "cli/errors.h"
 #include "cli/framework_warning.h"
 #include "cli/hook_env.h"
+#include "core/resolve.h"
 #include "core/shell.h"
 #include "platform/platform.h"
 

@@ -4,6 +4,7 @@
 #include "cli/context.h"
 #include "cli/usage.h"
 #include "core/environment.h"
+#include "core/resolve.h"
 #include "core/suggest.h"
 #include "core/trust.h"
 #include "platform/platform.h"

@@ -15,6 +15,7 @@
 #include "core/error_line.h"
 #include "core/hook.h"
 #include "core/launch_plan.h"
+#include "core/resolve.h"
 #include "core/view.h"
 #include "platform/platform.h"
 

@@ -8,6 +8,7 @@
 #include "cli/lock_install.h"
 #include "cli/release_registry.h"
 #include "cli/use_hint.h"
+#include "core/resolve.h"
 #include "core/shims.h"
 #include "install/error.h"
 #include "install/offline_fix.h"

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "core/entry_trust.h"
+#include "core/resolve.h"
 #include "core/spec_match.h"
 #include "core/terminal_text.h"
 #include "core/trust.h"

@@ -7,6 +7,7 @@
 #include "cli/context.h"
 #include "cli/errors.h"
 #include "core/lockfile.h"
+#include "core/resolve.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {

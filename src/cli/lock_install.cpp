@@ -5,6 +5,7 @@
 #include "cli/errors.h"
 #include "core/lockfile.h"
 #include "core/redist_platform.h"
+#include "core/resolve.h"
 #include "install/lock_sources.h"
 #include "platform/platform.h"
 

@@ -8,6 +8,7 @@
 #include "cli/context.h"
 #include "cli/probe_python.h"
 #include "core/environment.h"
+#include "core/resolve.h"
 #include "core/shims.h"
 #include "platform/platform.h"
 

@@ -5,6 +5,7 @@
 
 #include "cli/context.h"
 #include "core/program_trust.h"
+#include "core/resolve.h"
 #include "doctor/framework_check.h"
 #include "doctor/framework_cudnn.h"
 #include "doctor/python_env.h"

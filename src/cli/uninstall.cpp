@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "core/projects.h"
+#include "core/resolve.h"
 #include "core/shims.h"
 #include "core/trust.h"
 #include "platform/platform.h"

@@ -11,6 +11,7 @@
 #include "cli/use_for.h"
 #include "compat/auto_host_compiler.h"
 #include "core/projects.h"
+#include "core/resolve.h"
 #include "core/spec_match.h"
 #include "core/terminal_text.h"
 #include "platform/platform.h"

@@ -9,6 +9,7 @@
 #include "compat/project_wants.h"
 #include "compat/solver.h"
 #include "core/projects.h"
+#include "core/resolve.h"
 #include "core/terminal_text.h"
 #include "doctor/driver.h"
 #include "doctor/python_env.h"

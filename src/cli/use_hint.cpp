@@ -1,6 +1,7 @@
 #include "cli/use_hint.h"
 
 #include "cli/context.h"
+#include "core/resolve.h"
 #include "core/spec.h"
 
 namespace cvm::cli {

@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "core/resolve.h"
 #include "core/terminal_text.h"
 #include "install/progress.h"
 #include "install/verify.h"

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "core/resolve.h"
 #include "core/store.h"
 #include "doctor/diagnose.h"
 

@@ -8,7 +8,7 @@
 //   - every stamp, the list of files (CVM_CONFIG, CVM_SYSTEM_CONFIG...), the user it runs as (and
 //     SUDO_UID) and HOME (store_path's "~/") are what they were,
 //   - the cache file is whole (its size and hash hold) and its own: the user's (or root's) and
-//     writable by nobody else, as the listing index (store.cpp) is judged;
+//     writable by nobody else, as the listing index (store_index.cpp) is judged;
 // anything else (missing, stale, damaged, another user's, a Windows store) reads the files as
 // before, with the same errors, and writes the cache anew where the store can be written. A
 // cache is only written for files whose times are two seconds old, so that an edit within the

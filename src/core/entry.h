@@ -1,7 +1,8 @@
 #pragma once
 // An entry of the store: which component it is (Kind: the store's folder and the word of specs
 // and commands) and what it holds (Entry). Below the store and the trust checks of an entry
-// (entry_trust.h), which both speak of entries; the entry file and the store are store.h's.
+// (entry_trust.h), which both speak of entries; the entry file is entry_format.h's and the
+// store is store.h's.
 #include <filesystem>
 #include <optional>
 #include <string>

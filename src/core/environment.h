@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/resolve.h"
 #include "core/store.h"
 #include "platform/platform.h"
 

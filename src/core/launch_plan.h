@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/environment.h"
+#include "core/resolve.h"
 #include "core/selection.h"
 #include "core/store.h"
 #include "platform/platform.h"

@@ -8,6 +8,7 @@
 
 #include <toml++/toml.h>
 
+#include "core/combination_name.h"
 #include "core/redist_platform.h"
 #include "core/selection.h"
 #include "core/toml_input.h"

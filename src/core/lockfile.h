@@ -35,7 +35,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/store.h"
+#include "core/resolve.h"
 
 namespace cvm {
 

@@ -25,6 +25,7 @@
 
 #include "core/environment.h"
 #include "core/module_driver.h"
+#include "core/resolve.h"
 #include "core/store.h"
 #include "platform/platform.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 // How a spec (CUDA[+CUDNN][+ncclVERSION]) matches toolkits, cuDNN builds and NCCL builds: the one
-// place that decides it. Resolution (store.cpp), install (install/store_install.cpp), the known-
+// place that decides it. Resolution (resolve.cpp), install (install/store_install.cpp), the known-
 // release check of `cvm use` and the registry's choice of a cuDNN build (install/release_choice)
 // ask it. Pure; tests/unit/core/spec_match_test.cpp holds its cases in one table.
 #include <string_view>

@@ -9,7 +9,7 @@
 //   $CVM_ROOT/version                   the global default spec
 //   $CVM_ROOT/shims/  views/  .staging/  locks/  cache/   (only ever in the writable layer)
 //
-// The entry format is plain text so the shim can read it without a parser library.
+// The entry file is entry_format.h's; which entries a spec selects, resolve.h's.
 #include <filesystem>
 #include <list>
 #include <optional>
@@ -25,12 +25,6 @@
 namespace cvm {
 
 namespace fs = std::filesystem;
-
-// The entry file (<layer>/<kind>/<id>/entry) of an Entry (entry.h).
-std::string serialize_entry(const Entry& e);
-// Parses an entry file's text; `dir` is the entry folder (for a relative or absent path=).
-// Throws std::runtime_error naming `source` on malformed content.
-Entry parse_entry(const std::string& text, const fs::path& dir, const std::string& source);
 
 // "<size> <mtime> <path>" of `file` (links followed); empty when it cannot be read.
 std::string source_stamp(const fs::path& file);
@@ -120,55 +114,8 @@ private:
     std::vector<fs::path> layers_;
 };
 
-// The kind of entry `id` names: a toolkit id (12.4.1); an NCCL id where `store` holds an NCCL of
-// that id (2.21.5-cuda12.4 reads as a cuDNN id too); else a cuDNN id (9.1.0.70-cuda12). None
-// for anything else: the message then names kEntryIdForms.
-std::optional<Kind> kind_of_id(const Store& store, const std::string& id);
-extern const char* const kEntryIdForms; // "a toolkit id (12.4.1), cuDNN id (...) or NCCL id (...)"
-
 // Throws ConfigError when `folder` holds the PATH list separator (':'; ';' on Windows): a
 // toolkit there would split PATH in two. `what` names it ("CVM_ROOT", "the folder").
 void refuse_list_separator(const std::string& what, const fs::path& folder);
-
-// The name of a combination (Resolved::active, cvm.lock's `active`, a view's folder):
-// TOOLKIT[+CUDNN][+ncclNCCL], "11.2.2+8.1.0.77-cuda11.2", "12.4.1+nccl2.21.5-cuda12.4".
-std::string combination_name(const std::string& cuda, const std::string* cudnn,
-                             const std::string* nccl);
-
-// The parts of a combination's name, combination_name's inverse: each '+' part after the first
-// is the NCCL's ("nccl" and its id) or the cuDNN's. Empty strings for absent parts.
-struct CombinationParts {
-    std::string cuda, cudnn, nccl;
-};
-CombinationParts combination_parts(const std::string& name);
-
-// The combination a spec resolves to in a store.
-struct Resolved {
-    Entry toolkit;
-    std::optional<Entry> cudnn;
-    std::optional<Entry> nccl;
-    std::string active() const; // "11.2.2+8.1.0.77-cuda11.2", "12.4.1+nccl2.21.5-cuda12.4"
-    // Every entry of the combination, in all_kinds() order.
-    std::vector<const Entry*> entries() const;
-    // The entries beside the toolkit (cuDNN, then NCCL): what a merged view adds to it.
-    std::vector<const Entry*> libraries() const;
-    // The entry of `kind`, or null.
-    const Entry* of(Kind kind) const;
-};
-
-// Thrown when a spec names nothing installed; the message says what to run.
-class ResolveError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
-// Newest toolkit matching spec.cuda (for which, when the spec asks for cuDNN, a matching build
-// exists), and the newest matching cuDNN build for it. Reads only the entries it picks.
-Resolved resolve(const Store& store, const Spec& spec);
-// The same, choosing among the given ids (for callers that have listed the store already).
-Resolved resolve_among(const Store& store, const Spec& spec,
-                       const std::vector<std::string>& cuda_ids,
-                       const std::vector<std::string>& cudnn_ids,
-                       const std::vector<std::string>& nccl_ids = {});
 
 } // namespace cvm

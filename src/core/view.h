@@ -14,6 +14,7 @@
 #include <filesystem>
 
 #include "core/environment.h"
+#include "core/resolve.h"
 #include "core/store.h"
 #include "platform/platform.h"
 

@@ -12,7 +12,7 @@
 
 #include "core/environment.h"
 #include "core/selection.h"
-#include "core/store.h"
+#include "core/resolve.h"
 #include "platform/platform.h"
 
 #include <map>

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/resolve.h"
 #include "core/store.h"
 #include "image/layer_plan.h"
 #include "image/layer_writer.h"

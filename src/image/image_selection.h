@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/environment.h"
-#include "core/store.h"
+#include "core/resolve.h"
 #include "image/layer_plan.h"
 
 namespace cvm::image {

@@ -2,6 +2,7 @@
 // install into the store in one rename (install_staging.h).
 #include "install/install_staging.h"
 
+#include "core/entry_format.h"
 #include "core/installed_files.h"
 #include "core/redist_platform.h"
 #include "install/archive_name.h"

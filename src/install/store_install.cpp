@@ -6,6 +6,7 @@
 
 #include "core/installed_files.h"
 #include "core/redist_platform.h"
+#include "core/resolve.h"
 #include "core/spec_match.h"
 #include "install/error.h"
 #include "install/extract.h"

@@ -1,7 +1,9 @@
 #include "install/verify.h"
 
+#include "core/combination_name.h"
 #include "core/entry_trust.h"
 #include "core/installed_files.h"
+#include "core/resolve.h"
 #include "core/trust.h"
 #include "core/view.h"
 #include "install/owner_records.h"

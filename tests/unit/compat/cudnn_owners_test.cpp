@@ -5,7 +5,7 @@
 
 #include "compat/cudnn_owners.h"
 #include "core/installed_files.h"
-#include "core/store.h"
+#include "core/entry_format.h"
 #include "install/sha256.h"
 #include "test_support.h"
 

@@ -2,6 +2,7 @@
 
 #include "core/folder_facts.h"
 #include "core/redist_platform.h"
+#include "core/resolve.h"
 #include "core/view.h"
 #include "test_support.h"
 

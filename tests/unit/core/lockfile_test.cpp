@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/lockfile.h"
+#include "core/resolve.h"
 #include "test_support.h"
 
 using namespace cvm;

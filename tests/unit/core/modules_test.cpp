@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/modules.h"
+#include "core/resolve.h"
 #include "core/view.h"
 #include "entries.h"
 #include "test_support.h"

@@ -3,6 +3,9 @@
 #include <chrono>
 #include <fstream>
 
+#include "core/combination_name.h"
+#include "core/entry_format.h"
+#include "core/resolve.h"
 #include "core/store.h"
 #include "entries.h"
 #include "test_support.h"

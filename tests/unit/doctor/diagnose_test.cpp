@@ -1,3 +1,4 @@
+#include "core/resolve.h"
 #include "doctor/diagnose.h"
 #include "doctor/report.h"
 

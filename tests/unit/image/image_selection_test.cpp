@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/entries.h"
+#include "core/resolve.h"
 #include "core/view.h"
 #include "image/image_config.h"
 #include "image/image_selection.h"
