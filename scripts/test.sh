@@ -3,8 +3,10 @@
 #   - one clang build with AddressSanitizer, UBSan and libFuzzer's coverage, warnings as errors
 #     (build-test): the whole suite runs on it, and the fuzzers link its libraries;
 #   - the Windows cross build (mingw-w64, warnings as errors), built beside it: the Wine tests;
-#   - the build users get (gcc, warnings as errors, the shim static against musl; build-plain):
-#     the tests of what only that build has (label `plain`: the musl shim, the packages).
+#   - the build users get (gcc, warnings as errors, the shim static against musl; build-plain),
+#     every file compiled alone (no unity batches, so a file that lacks an #include a batch-mate
+#     gave it fails here): the tests of what only that build has (label `plain`: the musl shim,
+#     the packages).
 # Usage: scripts/test.sh            everything, as CI
 #        scripts/test.sh --quick [BASE]
 #            a developer's check: rebuilds build-test incrementally and runs the unit tests and the
@@ -172,13 +174,15 @@ fi
 
 # GCC's warnings, and the programs as users get them: the shim static against musl, the packages.
 # No debug information: this build is never debugged, and without it GCC takes half the time. It
-# runs at a low priority beside the sanitized tests, on the CPU time their waits leave.
+# runs at a low priority beside the sanitized tests, on the CPU time their waits leave. Every
+# target compiles file by file here (CMAKE_UNITY_BUILD=OFF), the one build that shows a file
+# leaning on an #include of a batch-mate; build-test keeps the batches.
 plain_build_and_tests() {
     local rc=0 at=$SECONDS
-    { cmake -S . -B build-plain -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCVM_WERROR=ON \
+    { cmake -S . -B build-plain -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCVM_WERROR=ON -DCMAKE_UNITY_BUILD=OFF \
         -DCMAKE_C_FLAGS_DEBUG=-g0 -DCMAKE_CXX_FLAGS_DEBUG=-g0 >/dev/null &&
       nice -n 10 cmake --build build-plain -j"$jobs"; } || rc=$?
-    row "build-plain: gcc, -Werror, no debug information" $at $SECONDS
+    row "build-plain: gcc, -Werror, no debug information, no unity batches" $at $SECONDS
     [ $rc = 0 ] || { echo "the plain build FAILED"; return $rc; }
     # Its own tests (label plain), and the shim's against the static shim too.
     at=$SECONDS

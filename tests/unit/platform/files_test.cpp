@@ -11,6 +11,7 @@
 #endif
 
 using namespace cvm;
+namespace fs = std::filesystem;
 using cvm::test::TempDir;
 using cvm::test::write_file;
 
