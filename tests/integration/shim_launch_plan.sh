@@ -168,4 +168,21 @@ eout=$("$CVM" exec -- nvcc 2>&1) || erc=$?
 [[ $erc == 2 ]] || fail "exec handed over a changeable ptxas: $eout"
 assert_contains "$eout" "refusing a file of cuda 12.4.1 $T/cuda-12.4/bin/ptxas"
 chmod o-w "$T/cuda-12.4/bin/ptxas"
-echo "shim_launch_plan: ${#cases[@]} cases x 7 callers + trust ok"
+# A folder of the toolkit another user could change: every caller refuses the selection.
+chmod o+w "$T/cuda-12.4/bin"
+src=0 wrc=0 erc=0
+sout=$("$S/nvcc" 2>&1) || src=$?
+wout=$("$CVM" which nvcc 2>&1) || wrc=$?
+eout=$("$CVM" exec -- nvcc 2>&1) || erc=$?
+[[ $src == 2 && $wrc == 2 && $erc == 2 ]] || fail "a changeable bin folder: exit $src from the shim, $wrc from which, $erc from exec"
+assert_contains "$sout" "refusing a folder of cuda 12.4.1 $T/cuda-12.4/bin: the folder is writable by every user"
+assert_eq "$wout" "$sout" "which's line for the changeable folder"
+assert_eq "$eout" "$sout" "exec's line for the changeable folder"
+for act in env script hook shell; do
+    arc=0
+    aout=$(activated "$act" 12.4 nvcc "$T/case6" 2>&1) || arc=$?
+    [[ $arc == 2 ]] || fail "a changeable bin folder: exit $arc after cvm $act: $aout"
+    assert_contains "$aout" "$sout" "the line after cvm $act"
+done
+chmod o-w "$T/cuda-12.4/bin"
+echo "shim_launch_plan: ${#cases[@]} cases x 7 callers + a changeable program and folder ok"
