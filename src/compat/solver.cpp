@@ -290,6 +290,16 @@ std::variant<Agreement, RuledOut> frameworks_agree(const std::vector<FrameworkWa
     return agreed;
 }
 
+// A candidate before the machine is asked: every judgement (driver, GPU, host compiler) still
+// true. Named fields, not a positional list, which once left compiler_fits false.
+Candidate candidate_of(const Version& toolkit, bool installed, const std::optional<Version>& cudnn) {
+    Candidate c;
+    c.toolkit = toolkit;
+    c.installed = installed;
+    c.cudnn_prefix = cudnn;
+    return c;
+}
+
 // The toolkits of those minors: the registry's releases and the installed ones.
 std::variant<std::vector<Candidate>, RuledOut> list_candidates(const Agreement& agreed,
                                                                const MachineFacts& machine,
@@ -299,10 +309,10 @@ std::variant<std::vector<Candidate>, RuledOut> list_candidates(const Agreement& 
         std::set<std::vector<unsigned>> seen;
         for (const auto& t : machine.toolkits)
             if (t.has_prefix(a.minor) && seen.insert(t.parts).second)
-                cands.push_back({t, true, a.cudnn, {}, false, true, true, {}});
+                cands.push_back(candidate_of(t, true, a.cudnn));
         for (const auto* r : registry::find_cuda_releases(reg, a.minor))
             if (seen.insert(r->version.parts).second)
-                cands.push_back({r->version, false, a.cudnn, {}, false, true, true, {}});
+                cands.push_back(candidate_of(r->version, false, a.cudnn));
     }
     if (cands.empty())
         return RuledOut{Constraint::Framework,

@@ -423,3 +423,19 @@ TEST_CASE("use --for: framework arguments") {
           std::string::npos);
     CHECK(error_of("tensorflow==2.10+cu112").find("is not a CUDA build tag") != std::string::npos);
 }
+
+TEST_CASE("use --for: among toolkits equal otherwise, one whose nvcc takes an installed host "
+          "compiler ranks first") {
+    // torch 2.9 has CUDA 12.6, 12.8 and 13.0 builds. CUDA 13.0's nvcc refuses Visual Studio 2017
+    // (_MSC_VER 1916); 12.8's takes it (host_compilers.toml).
+    MachineFacts m = machine("580.95.05", {h200}, {CompilerId{CompilerKind::Msvc, v("19.16.27048")}});
+    m.platform = registry::Platform::Windows;
+    SolveResult r = solve({want("torch==2.9")}, m, tables().know());
+    REQUIRE(r.pick);
+    CHECK(r.pick->toolkit.str().rfind("12.8", 0) == 0);
+    // Visual Studio 2022 (1940) fits every one of them: the newest.
+    m.compilers = {CompilerId{CompilerKind::Msvc, v("19.40.33811")}};
+    r = solve({want("torch==2.9")}, m, tables().know());
+    REQUIRE(r.pick);
+    CHECK(r.pick->toolkit.str().rfind("13.0", 0) == 0);
+}
