@@ -74,6 +74,19 @@ LibraryLoad base_row(const Scenario& sc, const LibraryName& lib) {
     return l;
 }
 
+// What a search (Linux's or Windows', whose results have the same fields) tried, and where none
+// was chosen, the one it stopped at.
+template <class Search> void take_candidates(LibraryLoad& l, const Search& r) {
+    for (const auto& cand : r.candidates)
+        l.candidates.push_back(
+            {cand.path, to_string(cand.mechanism), to_string(cand.status), cand.detail});
+    if (!r.selected() && r.failed_at) {
+        const auto& bad = r.candidates[*r.failed_at];
+        l.failure = bad.path + ": " + bad.detail;
+        l.mechanism = to_string(bad.mechanism);
+    }
+}
+
 LibraryLoad load_linux(const DoctorInputs& in, const Scenario& sc, const LibraryName& lib,
                        const std::optional<LinuxRequester>& requester) {
     const FileSystemView& files = *in.fs;
@@ -87,19 +100,13 @@ LibraryLoad load_linux(const DoctorInputs& in, const Scenario& sc, const Library
     if (!in.cwd.empty()) c.current_dir = in.cwd;
     auto r = search_linux_library(lib.file, c, files);
     LibraryLoad l = base_row(sc, lib);
-    for (const auto& cand : r.candidates)
-        l.candidates.push_back(
-            {cand.path, to_string(cand.mechanism), to_string(cand.status), cand.detail});
+    take_candidates(l, r);
     if (const auto* w = r.selected()) {
         l.path = w->path;
         l.real_path = w->real_path;
         l.mechanism = to_string(w->mechanism);
         l.origin = w->origin;
         if (auto v = linux_library_version(w->path, files)) l.version = v->version;
-    } else if (r.failed_at) {
-        const auto& bad = r.candidates[*r.failed_at];
-        l.failure = bad.path + ": " + bad.detail;
-        l.mechanism = to_string(bad.mechanism);
     }
     // Another name for the winner or for a file already listed (/lib -> /usr/lib) is no
     // second copy.
@@ -129,19 +136,13 @@ LibraryLoad load_windows(const DoctorInputs& in, const Scenario& sc, const Libra
     const FileSystemView& files = *in.fs;
     auto r = search_windows_dll(lib.file, windows_config(in, sc, mode), files);
     LibraryLoad l = base_row(sc, lib);
-    for (const auto& cand : r.candidates)
-        l.candidates.push_back(
-            {cand.path, to_string(cand.mechanism), to_string(cand.status), cand.detail});
+    take_candidates(l, r);
     if (const auto* w = r.selected()) {
         l.path = w->path;
         l.real_path = files.real_path(w->path);
         l.mechanism = to_string(w->mechanism);
         l.origin = w->origin;
         if (auto v = dll_file_version(w->path, files)) l.version = v->str();
-    } else if (r.failed_at) {
-        const auto& bad = r.candidates[*r.failed_at];
-        l.failure = bad.path + ": " + bad.detail;
-        l.mechanism = to_string(bad.mechanism);
     }
     for (const auto* s : r.shadowed())
         l.shadowed.push_back(s->path);

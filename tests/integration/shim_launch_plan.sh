@@ -140,27 +140,32 @@ for row in "${cases[@]}"; do
     [[ -z $copy ]] || PATH=${PATH#"$dir/copy:"}
 done
 
+# all_refuse WHAT LINE: in case6 (12.4), every caller refuses nvcc with exit 2 and the shim's one
+# line, which holds LINE; the activations refuse the selection at once.
+all_refuse() {
+    local what=$1 line=$2 src=0 wrc=0 erc=0 sout wout eout act arc aout
+    cd "$T/case6" # 12.4
+    sout=$("$S/nvcc" 2>&1) || src=$?
+    wout=$("$CVM" which nvcc 2>&1) || wrc=$?
+    eout=$("$CVM" exec -- nvcc 2>&1) || erc=$?
+    [[ $src == 2 && $wrc == 2 && $erc == 2 ]] || fail "$what: exit $src from the shim, $wrc from which, $erc from exec"
+    assert_contains "$sout" "$line"
+    assert_eq "$wout" "$sout" "which's line for $what"
+    assert_eq "$eout" "$sout" "exec's line for $what"
+    for act in env script hook shell; do
+        arc=0
+        aout=$(activated "$act" 12.4 nvcc "$T/case6" 2>&1) || arc=$?
+        [[ $arc == 2 ]] || fail "$what: exit $arc after cvm $act: $aout"
+        assert_eq "$(tail -1 <<< "$aout")" "$sout" "the line after cvm $act for $what"
+    done
+}
 # A toolkit's program another user could change: every caller refuses it with the shim's line.
 # What puts the toolkit's folder first on PATH (exec, env, script) refuses the selection at once.
 chmod o+w "$T/cuda-12.4/bin/nvcc"
-cd "$T/case6" # 12.4
-src=0 wrc=0 erc=0
-sout=$("$S/nvcc" 2>&1) || src=$?
-wout=$("$CVM" which nvcc 2>&1) || wrc=$?
-eout=$("$CVM" exec -- nvcc 2>&1) || erc=$?
-[[ $src == 2 && $wrc == 2 && $erc == 2 ]] || fail "a changeable nvcc: exit $src from the shim, $wrc from which, $erc from exec"
-assert_contains "$sout" "refusing a file of cuda 12.4.1 $T/cuda-12.4/bin/nvcc: the file is writable by every user"
-assert_eq "$wout" "$sout" "which's line for the changeable program"
-assert_eq "$eout" "$sout" "exec's line for the changeable program"
-for act in env script hook shell; do
-    arc=0
-    aout=$(activated "$act" 12.4 nvcc "$T/case6" 2>&1) || arc=$?
-    [[ $arc == 2 ]] || fail "a changeable nvcc: exit $arc after cvm $act: $aout"
-    assert_eq "$(tail -1 <<< "$aout")" "$sout" "the line after cvm $act"
-done
+all_refuse "a changeable nvcc" "refusing a file of cuda 12.4.1 $T/cuda-12.4/bin/nvcc: the file is writable by every user"
+chmod o-w "$T/cuda-12.4/bin/nvcc"
 # A program of the toolkit that is not the one asked for: handed over all the same by what puts the
 # folder on PATH, never by the shim, which runs only the tool it stands for.
-chmod o-w "$T/cuda-12.4/bin/nvcc"
 chmod o+w "$T/cuda-12.4/bin/ptxas"
 sout=$("$S/nvcc" 2>&1) || fail "the shim refused nvcc for a changeable ptxas: $sout"
 erc=0
@@ -170,19 +175,6 @@ assert_contains "$eout" "refusing a file of cuda 12.4.1 $T/cuda-12.4/bin/ptxas"
 chmod o-w "$T/cuda-12.4/bin/ptxas"
 # A folder of the toolkit another user could change: every caller refuses the selection.
 chmod o+w "$T/cuda-12.4/bin"
-src=0 wrc=0 erc=0
-sout=$("$S/nvcc" 2>&1) || src=$?
-wout=$("$CVM" which nvcc 2>&1) || wrc=$?
-eout=$("$CVM" exec -- nvcc 2>&1) || erc=$?
-[[ $src == 2 && $wrc == 2 && $erc == 2 ]] || fail "a changeable bin folder: exit $src from the shim, $wrc from which, $erc from exec"
-assert_contains "$sout" "refusing a folder of cuda 12.4.1 $T/cuda-12.4/bin: the folder is writable by every user"
-assert_eq "$wout" "$sout" "which's line for the changeable folder"
-assert_eq "$eout" "$sout" "exec's line for the changeable folder"
-for act in env script hook shell; do
-    arc=0
-    aout=$(activated "$act" 12.4 nvcc "$T/case6" 2>&1) || arc=$?
-    [[ $arc == 2 ]] || fail "a changeable bin folder: exit $arc after cvm $act: $aout"
-    assert_contains "$aout" "$sout" "the line after cvm $act"
-done
+all_refuse "a changeable bin folder" "refusing a folder of cuda 12.4.1 $T/cuda-12.4/bin: the folder is writable by every user"
 chmod o-w "$T/cuda-12.4/bin"
 echo "shim_launch_plan: ${#cases[@]} cases x 7 callers + a changeable program and folder ok"
