@@ -1,9 +1,10 @@
 #include "core/shims.h"
 
-#include <algorithm>
 #include <set>
+#include <utility>
 #include <system_error>
 
+#include "core/ascii.h"
 #include "core/environment.h"
 #include "core/trust.h"
 #include "platform/platform.h"
@@ -129,9 +130,7 @@ static void tools_in(const fs::path& bin, std::set<std::string>& tools) {
         if (name.empty() || name[0] == '.' || name[0] == '_') continue;
         if (platform::host_os() == platform::Os::Windows) {
             // Only .exe files get a shim; .bat/.cmd cannot be started directly.
-            std::string lower = name;
-            std::transform(lower.begin(), lower.end(), lower.begin(),
-                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            std::string lower = ascii_lower(name);
             if (lower.size() < 4 || lower.compare(lower.size() - 4, 4, ".exe") != 0) continue;
             name = lower;
         }
