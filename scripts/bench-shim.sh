@@ -29,7 +29,7 @@ cd "$deep"
 "$CVM_ROOT/shims/cvmbench"   # creates the merged view once, as the first real use would
 
 # A config.toml that lists a read-only store (holding another toolkit), as a cluster's would.
-# Its answer is kept, precompiled, once its times are two seconds old (core/config_cache.h).
+# Its answer is kept, precompiled, once its times are two seconds old (config/config_cache.h).
 bench_toolkit "$tmp/cuda-11.8" 11.8.0
 CVM_ROOT="$tmp/shared" "$cvm" import "$tmp/cuda-11.8" 2>/dev/null
 printf 'store_path = ["%s"]\n' "$tmp/shared" > "$tmp/config.toml"

@@ -27,7 +27,7 @@ deep="$proj/1/2/3/4/5/6"
 mkdir -p "$deep"
 (cd "$proj" && "$cvm" use 12.4 2>/dev/null)
 cd "$deep"
-# The config file's answer is kept once its times are two seconds old (core/config_cache.h).
+# The config file's answer is kept once its times are two seconds old (config/config_cache.h).
 sleep 2.1
 CVM_CONFIG="$tmp/config.toml" "$cvm" current > /dev/null
 

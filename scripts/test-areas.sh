@@ -43,7 +43,9 @@ for f in "$@"; do
         src/compat/*) add 'compat_.*' ;;
         src/image/*) add 'image_.*' ;;
         src/binary/*) add 'doctor_.*' 'compat_.*' 'import_.*' ;;
-        src/core/* | src/platform/* | src/toml/* | shims/*)
+        src/layouts/*) add 'core_.*' 'import_.*' 'build_.*' ;;
+        src/text/* | src/config/* | src/spec/* | src/store/* | src/project/* | src/activation/* | \
+            src/shells/* | src/modules/* | src/platform/* | src/toml/* | shims/*)
             add 'core_.*' 'shim_.*' 'cli_.*' 'shell_.*' 'build_.*' ;;
         src/*/CMakeLists.txt | cmake/*) add 'build_.*' 'package_.*' ;;
         scripts/package.sh) add 'package_.*' ;;

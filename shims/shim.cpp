@@ -6,29 +6,30 @@
 //
 // Kept small on purpose: it runs before every nvcc. No CLI parser, no TOML, no network; it reads
 // a version file, lists two store folders and reads two entry files. The config files' store_path
-// comes precompiled from $CVM_ROOT/cache/config while they are unchanged (core/config_cache.h):
+// comes precompiled from $CVM_ROOT/cache/config while they are unchanged (config/config_cache.h):
 // TOML is parsed only the first time after a config file changed.
 //
 // It is also the nvcc of a view made for a toolkit older than CUDA 12.0 whose host compiler cvm
-// hands over (core/view.h): started as <root>/views/<id>/bin/nvcc, it adds -ccbin and starts the
+// hands over (activation/view.h): started as <root>/views/<id>/bin/nvcc, it adds -ccbin and starts the
 // toolkit's nvcc as if from there.
 #include <cstdio>
 #include <string>
 #include <system_error>
 #include <vector>
 
-#include "core/config.h"
-#include "core/entry_trust.h"
-#include "core/environment.h"
-#include "core/error_line.h"
-#include "core/host_compiler_choice.h"
-#include "core/launch_plan.h"
-#include "core/resolve.h"
-#include "core/selection.h"
-#include "core/shims.h"
-#include "core/store.h"
-#include "core/view.h"
+#include "config/config.h"
+#include "store/entry_trust.h"
+#include "activation/environment.h"
+#include "store/error_line.h"
+#include "activation/host_compiler_choice.h"
+#include "activation/launch_plan.h"
+#include "store/resolve.h"
+#include "project/selection.h"
+#include "activation/shims.h"
+#include "store/store.h"
+#include "activation/view.h"
 #include "platform/platform.h"
+#include "text/path_list.h"
 
 namespace {
 
@@ -161,7 +162,7 @@ int main(int argc, char** argv) {
             if (!store) store = Store::from_environment();
             return *store;
         };
-        // Which program, in which environment: core/launch_plan.h decides, as for `cvm which`.
+        // Which program, in which environment: activation/launch_plan.h decides, as for `cvm which`.
         // This launcher's identity (one stat): never run as a tool, nor fallen through to.
         const auto self = platform::file_id(platform::self_path_for_identity());
         LaunchPlan plan = plan_launch(tool, base, sel, open, self);

@@ -7,7 +7,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "cli/release_registry.h"
-#include "core/terminal_text.h"
+#include "text/terminal_text.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/spec.h"
-#include "core/store.h"
+#include "spec/spec.h"
+#include "store/store.h"
 #include "registry/nccl.h"
 #include "registry/overlay.h"
 #include "registry/registry.h"

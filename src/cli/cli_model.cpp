@@ -8,8 +8,8 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.h"
-#include "core/ascii.h"
-#include "core/shims.h"
+#include "text/ascii.h"
+#include "activation/shims.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {

@@ -6,7 +6,7 @@
 
 #include "cli/completion.h"
 #include "cli/context.h"
-#include "core/shell.h"
+#include "shells/shell.h"
 
 namespace cvm::cli {
 

@@ -7,7 +7,7 @@
 
 #include "cli/completion.h"
 #include "cli/context.h"
-#include "core/spec.h"
+#include "spec/spec.h"
 #include "platform/platform.h"
 #include "registry/nccl.h"
 #include "registry/overlay.h"

@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <iostream>
 
-#include "core/launch_plan.h"
-#include "core/terminal_text.h"
-#include "core/view.h"
+#include "activation/launch_plan.h"
+#include "text/terminal_text.h"
+#include "activation/view.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {

@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/environment.h"
-#include "core/resolve.h"
-#include "core/selection.h"
-#include "core/store.h"
+#include "activation/environment.h"
+#include "store/resolve.h"
+#include "project/selection.h"
+#include "store/store.h"
 
 namespace CLI {
 class App;
@@ -68,7 +68,7 @@ Resolved resolve_selection(const Store& store, const Selection& sel);
 Spec spec_argument(const std::string& text, const std::string& what = "SPEC");
 
 // The full environment change list of a resolved selection for the host OS (creates the merged
-// view if needed): core's selection_environment (launch_plan.h) with the selection's layout, for
+// view if needed): activation's selection_environment (launch_plan.h) with the selection's layout, for
 // exec, env, script, probe and exports, after checking the programs it hands over
 // (check_selection_programs: TrustError).
 // `current`: the environment the activation starts from (default: this process's).

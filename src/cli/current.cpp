@@ -4,9 +4,9 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "compat/auto_host_compiler.h"
-#include "core/resolve.h"
-#include "core/shims.h"
-#include "core/terminal_text.h"
+#include "store/resolve.h"
+#include "activation/shims.h"
+#include "text/terminal_text.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {

@@ -1,5 +1,5 @@
 // `cvm env`, `cvm deactivate`, `cvm script`, `cvm init`: shell code for a selection. The text
-// itself comes from core/shell.h; this file picks the shell, the selection and the output.
+// itself comes from shells/shell.h; this file picks the shell, the selection and the output.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <fstream>
@@ -11,8 +11,8 @@
 #include "cli/errors.h"
 #include "cli/framework_warning.h"
 #include "cli/hook_env.h"
-#include "core/resolve.h"
-#include "core/shell.h"
+#include "store/resolve.h"
+#include "shells/shell.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {

@@ -8,10 +8,10 @@
 #include <utility>
 
 #include "cli/context.h"
-#include "core/config.h"
-#include "core/spec.h"
-#include "core/store.h"
-#include "core/terminal_text.h"
+#include "config/config.h"
+#include "spec/spec.h"
+#include "store/store.h"
+#include "text/terminal_text.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {

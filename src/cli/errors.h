@@ -9,11 +9,11 @@
 #include <system_error>
 #include <vector>
 
-#include "core/error_line.h"
+#include "store/error_line.h"
 
 namespace cvm::cli {
 
-// system_error_line and error_text: core/error_line.h, shared with the shim and the hook.
+// system_error_line and error_text: store/error_line.h, shared with the shim and the hook.
 using cvm::error_text;
 using cvm::system_error_line;
 

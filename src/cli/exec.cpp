@@ -3,10 +3,11 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "cli/usage.h"
-#include "core/environment.h"
-#include "core/resolve.h"
-#include "core/suggest.h"
-#include "core/trust.h"
+#include "activation/environment.h"
+#include "store/resolve.h"
+#include "text/path_list.h"
+#include "text/suggest.h"
+#include "config/trust.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {

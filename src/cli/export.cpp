@@ -8,7 +8,7 @@
 #include "cli/context.h"
 #include "cli/errors.h"
 #include "cli/install_backend.h"
-#include "core/modules.h"
+#include "modules/modules.h"
 #include "registry/registry.h"
 
 namespace cvm::cli {

@@ -5,7 +5,7 @@
 #include "cli/context.h"
 #include "cli/errors.h"
 #include "cli/install_backend.h"
-#include "core/resolve.h"
+#include "store/resolve.h"
 #include "registry/registry.h"
 #include "image/export_oci.h"
 #include "image/gzip_stream.h"

@@ -5,6 +5,7 @@
 #include "doctor/framework_cudnn.h"
 #include "doctor/python_env.h"
 #include "platform/platform.h"
+#include "text/path_list.h"
 
 namespace cvm::cli {
 

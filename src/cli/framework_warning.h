@@ -2,8 +2,8 @@
 // The lines `cvm use`, `cvm use --for`, `cvm shell` and `cvm script` say when the Python that would
 // run has a framework that would load another cuDNN or cuBLAS than its own under the selection
 // (doctor/framework_cudnn.h, doctor/framework_cublas.h).
-#include "core/resolve.h"
-#include "core/store.h"
+#include "store/resolve.h"
+#include "store/store.h"
 
 namespace cvm::cli {
 

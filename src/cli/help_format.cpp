@@ -6,7 +6,7 @@
 #include <memory>
 #include <sstream>
 
-#include "core/ascii.h"
+#include "text/ascii.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {

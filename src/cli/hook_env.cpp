@@ -1,6 +1,6 @@
 // `cvm hook-env` (hidden): what the prompt hook of `cvm init` runs when the folder, a version
 // file, CVM_VERSION or the store changed. It prints assignments that take back what the hook
-// applied before (core/hook.h) and apply the selection of this folder; nothing when that
+// applied before (shells/hook.h) and apply the selection of this folder; nothing when that
 // selection is already applied. A bad version file or a selection that is not installed gets
 // one line on stderr and leaves the environment as it is.
 #include "cli/hook_env.h"
@@ -12,11 +12,11 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
-#include "core/error_line.h"
-#include "core/hook.h"
-#include "core/launch_plan.h"
-#include "core/resolve.h"
-#include "core/view.h"
+#include "store/error_line.h"
+#include "shells/hook.h"
+#include "activation/launch_plan.h"
+#include "store/resolve.h"
+#include "activation/view.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {

@@ -7,8 +7,8 @@ namespace CLI {
 class App;
 }
 
-#include "core/environment.h"
-#include "core/shell.h"
+#include "activation/environment.h"
+#include "shells/shell.h"
 
 namespace cvm::cli {
 

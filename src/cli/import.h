@@ -8,10 +8,10 @@
 #include <string>
 
 #include "cli/context.h"
-#include "core/cudnn_layouts.h"
-#include "core/nccl_layouts.h"
-#include "core/store.h"
-#include "core/toolkit_layouts.h"
+#include "layouts/cudnn_layouts.h"
+#include "layouts/nccl_layouts.h"
+#include "store/store.h"
+#include "layouts/toolkit_layouts.h"
 #include <nlohmann/json.hpp>
 
 namespace cvm::cli {

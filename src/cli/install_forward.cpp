@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "cli/install_backend.h"
-#include "core/shims.h"
+#include "activation/shims.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {

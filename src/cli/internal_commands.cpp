@@ -8,7 +8,7 @@
 #include "cli/completion.h"
 #include "cli/context.h"
 #include "cli/manpage.h"
-#include "core/shims.h"
+#include "activation/shims.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {

@@ -6,11 +6,11 @@
 #include "cli/available.h"
 #include "cli/commands.h"
 #include "cli/context.h"
-#include "core/entry_trust.h"
-#include "core/resolve.h"
-#include "core/spec_match.h"
-#include "core/terminal_text.h"
-#include "core/trust.h"
+#include "store/entry_trust.h"
+#include "store/resolve.h"
+#include "spec/spec_match.h"
+#include "text/terminal_text.h"
+#include "config/trust.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {

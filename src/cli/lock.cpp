@@ -6,8 +6,8 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "cli/errors.h"
-#include "core/lockfile.h"
-#include "core/resolve.h"
+#include "project/lockfile.h"
+#include "store/resolve.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {

@@ -3,9 +3,9 @@
 
 #include "cli/context.h"
 #include "cli/errors.h"
-#include "core/lockfile.h"
-#include "core/redist_platform.h"
-#include "core/resolve.h"
+#include "project/lockfile.h"
+#include "spec/redist_platform.h"
+#include "store/resolve.h"
 #include "install/lock_sources.h"
 #include "platform/platform.h"
 

@@ -2,7 +2,7 @@
 // `cvm install --locked`, for install.cpp: installs exactly what the project's cvm.lock records.
 #include <vector>
 
-#include "core/store.h"
+#include "store/store.h"
 #include "install/store_install.h"
 #include "registry/registry.h"
 

@@ -7,9 +7,9 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "cli/probe_python.h"
-#include "core/environment.h"
-#include "core/resolve.h"
-#include "core/shims.h"
+#include "activation/environment.h"
+#include "store/resolve.h"
+#include "activation/shims.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {

@@ -4,8 +4,8 @@
 #include "cli/probe_python.h"
 
 #include "cli/context.h"
-#include "core/program_trust.h"
-#include "core/resolve.h"
+#include "config/program_trust.h"
+#include "store/resolve.h"
 #include "doctor/framework_check.h"
 #include "doctor/framework_cudnn.h"
 #include "doctor/python_env.h"

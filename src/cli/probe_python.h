@@ -3,8 +3,8 @@
 // the Python that would run (or PY) under the selection's environment; see probe_python.cpp.
 #include <string>
 
-#include "core/selection.h"
-#include "core/store.h"
+#include "project/selection.h"
+#include "store/store.h"
 
 namespace cvm::cli {
 

@@ -3,9 +3,10 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "compat/auto_host_compiler.h"
-#include "core/environment.h"
-#include "core/shims.h"
+#include "activation/environment.h"
+#include "activation/shims.h"
 #include "platform/platform.h"
+#include "text/path_list.h"
 
 namespace cvm::cli {
 
@@ -21,7 +22,7 @@ void register_rehash(CLI::App& app) {
             throw Failure("the shim launcher " + shim.u8string() + " is missing; reinstall cvm (scripts/setup.sh)");
         RehashResult r = rehash(store, shim);
         for (const auto& w : r.warnings) note("warning: " + w);
-        // The shims hand nvcc the host compiler chosen here (core/host_compiler_choice.h).
+        // The shims hand nvcc the host compiler chosen here (activation/host_compiler_choice.h).
         for (const Entry& toolkit : store.list(Kind::Cuda)) compat::refresh_host_compiler(store, toolkit);
         note(std::to_string(r.total) + " shims in " + store.shims_dir().u8string() + " (" +
              std::to_string(r.created) + " new, " + std::to_string(r.removed) + " removed)");

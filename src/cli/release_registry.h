@@ -3,7 +3,7 @@
 // keeps in $CVM_ROOT/cache (registry/overlay.h), and a line saying how current it is.
 #include <string>
 
-#include "core/store.h"
+#include "store/store.h"
 #include "registry/overlay.h"
 #include "registry/registry.h"
 

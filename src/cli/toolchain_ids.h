@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "core/toolkit_layouts.h"
+#include "layouts/toolkit_layouts.h"
 
 namespace cvm::cli {
 

@@ -8,10 +8,10 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
-#include "core/projects.h"
-#include "core/resolve.h"
-#include "core/shims.h"
-#include "core/trust.h"
+#include "project/projects.h"
+#include "store/resolve.h"
+#include "activation/shims.h"
+#include "config/trust.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {

@@ -9,7 +9,7 @@
 
 #include "cli/context.h"
 #include "cli/help_format.h"
-#include "core/suggest.h"
+#include "text/suggest.h"
 
 namespace cvm::cli {
 

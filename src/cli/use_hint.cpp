@@ -1,8 +1,8 @@
 #include "cli/use_hint.h"
 
 #include "cli/context.h"
-#include "core/resolve.h"
-#include "core/spec.h"
+#include "store/resolve.h"
+#include "spec/spec.h"
 
 namespace cvm::cli {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/store.h"
+#include "store/store.h"
 
 namespace cvm::cli {
 

@@ -11,8 +11,8 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
-#include "core/resolve.h"
-#include "core/terminal_text.h"
+#include "store/resolve.h"
+#include "text/terminal_text.h"
 #include "install/progress.h"
 #include "install/verify.h"
 #include "platform/platform.h"

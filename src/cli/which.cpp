@@ -3,9 +3,9 @@
 
 #include "cli/commands.h"
 #include "cli/context.h"
-#include "core/launch_plan.h"
-#include "core/shims.h"
-#include "core/terminal_text.h"
+#include "activation/launch_plan.h"
+#include "activation/shims.h"
+#include "text/terminal_text.h"
 #include "platform/platform.h"
 
 namespace cvm::cli {
@@ -27,7 +27,7 @@ void register_which(CLI::App& app) {
             else
                 std::printf("%s\n", escape_controls(found.u8string()).c_str());
         };
-        // The shim's plan (core/launch_plan.h), fall-through included.
+        // The shim's plan (activation/launch_plan.h), fall-through included.
         LaunchPlan plan = plan_launch(name.file, name.shown, sel, [&store]() -> const Store& { return store; },
                                       platform::file_id(shim_binary()));
         if (plan.kind == LaunchPlan::Kind::Refuse) throw Failure(plan.message, plan.error_code);

@@ -4,8 +4,8 @@
 #include <system_error>
 
 #include "compat/visual_studio.h"
-#include "core/program_trust.h"
-#include "core/view.h"
+#include "config/program_trust.h"
+#include "activation/view.h"
 #include "registry/registry.h"
 
 namespace cvm::compat {

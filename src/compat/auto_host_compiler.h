@@ -1,7 +1,7 @@
 #pragma once
 // `host_compiler = "auto"`: works out, for one toolkit of the store, whether nvcc's own choice
 // of host compiler fits it and which installed compiler to hand over when not, and keeps the
-// answer in the toolkit's cache file for the shim (core/host_compiler_choice.h). Run by `cvm use`, `cvm rehash`
+// answer in the toolkit's cache file for the shim (activation/host_compiler_choice.h). Run by `cvm use`, `cvm rehash`
 // and `cvm current`.
 #include <functional>
 #include <optional>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "compat/host_compiler.h"
-#include "core/store.h"
+#include "store/store.h"
 
 namespace cvm::compat {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/spec.h"
+#include "spec/spec.h"
 
 namespace cvm::compat {
 

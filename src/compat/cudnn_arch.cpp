@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <toml++/toml.h>
 
-#include "core/toml_input.h"
+#include "text/toml_input.h"
 #include "registry/registry.h"
 
 namespace cvm::registry {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "compat/gpu_arch.h"
-#include "core/spec.h"
+#include "spec/spec.h"
 
 namespace cvm::compat {
 

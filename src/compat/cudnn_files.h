@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "compat/cudnn_owners.h"
-#include "core/spec.h"
+#include "spec/spec.h"
 
 namespace cvm::compat {
 

@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "core/folder_facts.h"
-#include "core/environment.h"
+#include "layouts/folder_facts.h"
+#include "activation/environment.h"
 #include "platform/platform.h"
+#include "text/path_list.h"
 
 namespace cvm::compat {
 

@@ -1,7 +1,7 @@
 #include "compat/cudnn_owners.h"
 
-#include "core/installed_files.h"
-#include "core/entry_format.h"
+#include "install/installed_files.h"
+#include "store/entry_format.h"
 #include "install/owner_records.h"
 #include "install/sha256.h"
 #include "platform/platform.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/spec.h"
+#include "spec/spec.h"
 
 namespace cvm::compat {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "core/resolve.h"
-#include "core/store.h"
+#include "store/resolve.h"
+#include "store/store.h"
 #include "doctor/diagnose.h"
 
 namespace cvm::compat {

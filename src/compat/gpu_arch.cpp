@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <toml++/toml.h>
 
-#include "core/program_trust.h"
-#include "core/toml_input.h"
+#include "config/program_trust.h"
+#include "text/toml_input.h"
 #include "doctor/driver.h"
 #include "platform/platform.h"
 #include "registry/registry.h"

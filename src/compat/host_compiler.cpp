@@ -4,8 +4,8 @@
 #include <cctype>
 
 #include "compat/visual_studio.h"
-#include "core/config.h"
-#include "core/program_trust.h"
+#include "config/config.h"
+#include "config/program_trust.h"
 
 namespace cvm::compat {
 

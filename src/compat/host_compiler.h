@@ -1,14 +1,14 @@
 #pragma once
 // The host compiler nvcc would use here, the compilers installed, and the choice cvm hands to
 // nvcc with `host_compiler = "auto"`. These run compilers (`--version`), so they belong to `cvm
-// use`, `cvm rehash`, `cvm current` and `cvm doctor`, never to the shim (core/host_compiler_choice.h reads the result).
+// use`, `cvm rehash`, `cvm current` and `cvm doctor`, never to the shim (activation/host_compiler_choice.h reads the result).
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "core/host_compiler_choice.h"
+#include "activation/host_compiler_choice.h"
 #include "compat/compiler_id.h"
 #include "compat/host_compiler_limits.h"
 #include "platform/platform.h"
@@ -31,7 +31,7 @@ struct FoundCompiler {
     std::string origin; // "-ccbin on the command line", "NVCC_APPEND_FLAGS", "NVCC_CCBIN", "PATH", ...
     std::optional<CompilerId> id;
     std::string said; // unidentified: the first line it printed (stderr too)
-    // Not run: why another user could change it (core/program_trust.h); "" when trusted.
+    // Not run: why another user could change it (config/program_trust.h); "" when trusted.
     std::string untrusted;
     bool exists = false;
     // nvcc picked it itself (from PATH), rather than the user naming it: auto may replace it.

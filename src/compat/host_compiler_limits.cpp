@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <toml++/toml.h>
 
-#include "core/pattern.h"
-#include "core/toml_input.h"
+#include "text/pattern.h"
+#include "text/toml_input.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "compat/compiler_id.h"
-#include "core/spec.h"
+#include "spec/spec.h"
 
 namespace cvm::compat {
 

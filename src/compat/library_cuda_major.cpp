@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "core/cudnn_cuda_major.h"
+#include "layouts/cudnn_cuda_major.h"
 
 namespace cvm::compat {
 

@@ -1,6 +1,6 @@
 #pragma once
 // `cvm doctor`: the cuDNN a program started here or through cvm would load, read for the CUDA
-// major it was built for (core/cudnn_cuda_major.h: the CUDA libraries its files name), against
+// major it was built for (layouts/cudnn_cuda_major.h: the CUDA libraries its files name), against
 // the selected toolkit's. A cuDNN 9 built for CUDA 13 that an 11.8 project loads through
 // ld.so.cache fails at its first call, whether or not the selection names a cuDNN.
 #include "doctor/diagnose.h"

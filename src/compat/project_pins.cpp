@@ -6,9 +6,9 @@
 #include <sstream>
 #include <toml++/toml.h>
 
-#include "core/ascii.h"
+#include "text/ascii.h"
 #include "registry/registry.h"
-#include "core/toml_input.h"
+#include "text/toml_input.h"
 
 namespace cvm::compat {
 

@@ -6,8 +6,8 @@
 #include <variant>
 
 #include "compat/toolkit_candidates.h"
-#include "core/ascii.h"
-#include "core/suggest.h"
+#include "text/ascii.h"
+#include "text/suggest.h"
 
 namespace cvm::compat {
 

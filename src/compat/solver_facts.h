@@ -11,7 +11,7 @@
 #include "compat/compiler_id.h"
 #include "compat/gpu_arch.h"
 #include "compat/host_compiler_limits.h"
-#include "core/spec.h"
+#include "spec/spec.h"
 #include "registry/registry.h"
 
 namespace cvm::compat {

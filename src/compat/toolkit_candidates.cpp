@@ -8,7 +8,7 @@
 #include "compat/compiler_id.h"
 #include "compat/gpu_arch.h"
 #include "compat/host_compiler_limits.h"
-#include "core/spec_match.h"
+#include "spec/spec_match.h"
 #include "platform/platform.h"
 
 namespace cvm::compat {

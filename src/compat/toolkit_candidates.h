@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "compat/solver_facts.h"
-#include "core/spec.h"
+#include "spec/spec.h"
 #include "registry/registry.h"
 
 namespace cvm::compat {

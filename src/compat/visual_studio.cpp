@@ -5,8 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "compat/compiler_id.h"
-#include "core/environment.h"
+#include "activation/environment.h"
 #include "platform/platform.h"
+#include "text/path_list.h"
 
 namespace cvm::compat {
 

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "core/cudnn_libraries.h"
+#include "store/cudnn_libraries.h"
 
 namespace cvm::doctor {
 

@@ -19,7 +19,7 @@ struct LibraryName {
     bool main = false; // the library a program links; the others are loaded by it
 };
 
-// cuDNN's main library first, then its sub-libraries (core/cudnn_libraries.h): none for 7 and
+// cuDNN's main library first, then its sub-libraries (store/cudnn_libraries.h): none for 7 and
 // earlier; 8: ops/cnn/adv x infer/train; 9 on: ops, cnn, adv, graph, heuristic, engines_*.
 std::vector<LibraryName> cudnn_libraries(int cudnn_major, TargetOs os);
 

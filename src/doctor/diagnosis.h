@@ -10,9 +10,9 @@
 #include "finding.h"
 #include "python_env.h"
 
-#include "core/environment.h"
-#include "core/selection.h"
-#include "core/resolve.h"
+#include "activation/environment.h"
+#include "project/selection.h"
+#include "store/resolve.h"
 #include "platform/platform.h"
 
 #include <map>

@@ -1,12 +1,12 @@
 #include "driver.h"
 
 #include "binary/elf_reader.h"
-#include "core/ascii.h"
+#include "text/ascii.h"
 #include "cuda_libraries.h"
 #include "file_system_view.h"
 
-#include "core/folder_facts.h"
-#include "core/program_trust.h"
+#include "layouts/folder_facts.h"
+#include "config/program_trust.h"
 #include "platform/platform.h"
 
 #include <cctype>

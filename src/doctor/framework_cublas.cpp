@@ -1,6 +1,6 @@
 #include "framework_cublas.h"
 
-#include "core/spec.h"
+#include "spec/spec.h"
 
 namespace cvm::doctor {
 

@@ -18,7 +18,7 @@
 #include <optional>
 #include <string>
 
-#include "core/spec.h"
+#include "spec/spec.h"
 #include "python_env.h"
 
 namespace cvm::doctor {

@@ -4,9 +4,10 @@
 #include "framework_cublas.h"
 #include "framework_cudnn.h"
 
-#include "core/environment.h"
-#include "core/spec.h"
+#include "activation/environment.h"
+#include "spec/spec.h"
 #include "platform/platform.h"
+#include "text/path_list.h"
 
 namespace cvm::doctor {
 

@@ -4,8 +4,8 @@
 #include "file_system_view.h"
 #include "library_loads.h"
 
-#include "core/environment.h"
-#include "core/spec.h"
+#include "activation/environment.h"
+#include "spec/spec.h"
 #include "platform/platform.h"
 
 #include <algorithm>

@@ -3,8 +3,9 @@
 #include "diagnose_support.h"
 #include "file_system_view.h"
 
-#include "core/environment.h"
+#include "activation/environment.h"
 #include "platform/platform.h"
+#include "text/path_list.h"
 
 #include <filesystem>
 #include <set>

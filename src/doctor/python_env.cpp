@@ -4,8 +4,8 @@
 #include "binary/elf_reader.h"
 #include "binary/nccl_version.h"
 
-#include "core/folder_facts.h"
-#include "core/program_trust.h"
+#include "layouts/folder_facts.h"
+#include "config/program_trust.h"
 #include "platform/platform.h"
 
 #include <nlohmann/json.hpp>

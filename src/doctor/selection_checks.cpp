@@ -4,8 +4,8 @@
 #include "diagnose_support.h"
 #include "file_system_view.h"
 
-#include "core/folder_facts.h"
-#include "core/spec.h"
+#include "layouts/folder_facts.h"
+#include "spec/spec.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
 

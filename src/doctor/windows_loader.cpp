@@ -1,7 +1,7 @@
 #include "windows_loader.h"
 
 #include "binary/pe_reader.h"
-#include "core/ascii.h"
+#include "text/ascii.h"
 
 #include <map>
 #include <set>

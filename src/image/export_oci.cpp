@@ -4,7 +4,7 @@
 #include <system_error>
 #include <unistd.h>
 
-#include "core/view.h"
+#include "activation/view.h"
 #include "image/image_config.h"
 #include "image/blob_file.h"
 #include "image/image_selection.h"

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/resolve.h"
-#include "core/store.h"
+#include "store/resolve.h"
+#include "store/store.h"
 #include "image/layer_plan.h"
 #include "image/layer_writer.h"
 

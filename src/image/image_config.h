@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/environment.h"
+#include "activation/environment.h"
 
 namespace cvm::image {
 

@@ -1,8 +1,8 @@
 #include "image/image_selection.h"
 
-#include "core/lockfile.h"
-#include "core/shims.h"
-#include "core/view.h"
+#include "project/lockfile.h"
+#include "activation/shims.h"
+#include "activation/view.h"
 #include "image/image_config.h"
 #include "install/error.h"
 #include "platform/platform.h"
@@ -39,7 +39,7 @@ bool in_packages(const fs::path& where) {
 }
 
 // What an import was made from, in words, from the phrases the importers write into its note
-// (core/*_layouts) and the shape of its folder: never the folder, whose path would make the
+// (layouts/*_layouts) and the shape of its folder: never the folder, whose path would make the
 // image differ by where the files were and would carry a home folder into a registry.
 std::string imported_from(const Entry& e) {
     auto says = [&](const char* phrase) { return e.note.find(phrase) != std::string::npos; };

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/environment.h"
-#include "core/resolve.h"
+#include "activation/environment.h"
+#include "store/resolve.h"
 #include "image/layer_plan.h"
 
 namespace cvm::image {
@@ -35,7 +35,7 @@ struct ImageSelection {
 };
 
 // The parts of `r` in the image, and where its view goes (`view`: ensure_view's answer, or empty
-// where needs_merged_view() (core/view.h) says no: a toolkit's own view, which exists only to
+// where needs_merged_view() (activation/view.h) says no: a toolkit's own view, which exists only to
 // hand this machine's host compiler to an old nvcc, has no place in an image).
 ImageSelection image_selection(const Resolved& r, const fs::path& view, bool runtime);
 

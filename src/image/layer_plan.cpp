@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <utility>
 
-#include "core/trust.h"
+#include "config/trust.h"
 #include "image/runtime_filter.h"
 
 namespace cvm::image {

@@ -11,7 +11,7 @@
 // stored once and repeated as a hard link.
 //
 // Nothing another user owns or can write goes into a layer (trust.h's rules): such a folder or
-// file stops the walk with core::TrustError, naming it and what to run.
+// file stops the walk with TrustError (config/trust.h), naming it and what to run.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -72,7 +72,7 @@ struct LayerPlan {
 
 // Walks `trees` (the folders above each tree's `layer` become folders of the layer too). Throws
 // std::filesystem::filesystem_error for a folder or link that cannot be read, TrustError
-// (core/trust.h) for one another user could change.
+// (config/trust.h) for one another user could change.
 LayerPlan plan_layer(std::vector<LayerTree> trees, const PlanOptions& options);
 
 // True when `p` is `root` or lies under it, compared as text (both absolute and lexically normal;

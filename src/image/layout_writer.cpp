@@ -7,7 +7,7 @@
 #include <system_error>
 #include <unistd.h>
 
-#include "core/trust.h"
+#include "config/trust.h"
 #include "image/blob_file.h"
 #include "install/error.h"
 

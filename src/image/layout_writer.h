@@ -8,7 +8,7 @@
 // A signal (Ctrl-C) removes the staging folder or temporary files at once (cleanup_on_signal.h).
 // Failures are std::filesystem::filesystem_error naming DIR, never a temporary name.
 // DIR (an empty folder or a layout), its blobs and blobs/sha256 must be the user's (or root's,
-// core/trust.h) folders and no links (check_destination); files are made and renamed relative
+// config/trust.h) folders and no links (check_destination); files are made and renamed relative
 // to the folders opened (openat, renameat, O_NOFOLLOW), so a link put there later is not followed.
 // Temporary files of exports killed with -9 (`.NAME.tmp<pid>`, that pid gone) are removed.
 #include <filesystem>
@@ -31,7 +31,7 @@ class BlobFile;
 
 // Refuses (install::InstallError, input: one line naming the path and what to do) a destination
 // that exists and is a link, or whose folder, blobs or blobs/sha256 is a link, not a folder, or
-// not trusted (owned by another user, writable by others: core/trust.h). Changes nothing.
+// not trusted (owned by another user, writable by others: config/trust.h). Changes nothing.
 void check_destination(const fs::path& dir);
 
 class LayoutWriter {

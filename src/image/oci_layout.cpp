@@ -13,7 +13,7 @@
 
 #include "image/blob_file.h"
 #include "install/error.h"
-#include "core/trust.h"
+#include "config/trust.h"
 #include "install/sha256.h"
 #include "platform/cleanup_on_signal.h"
 

@@ -74,7 +74,7 @@ BaseImage read_base_image(const fs::path& layout, const std::optional<std::strin
                           const std::string& architecture);
 
 // The layout's index.json (`{"schemaVersion": 2, "manifests": []}` for a new layout). Read
-// without following a link; one not owned by the user (or root, core/trust.h) keeps only the
+// without following a link; one not owned by the user (or root, config/trust.h) keeps only the
 // fields an index has (schemaVersion, mediaType, manifests, annotations), so that nothing of
 // another user's file is carried into one cvm writes.
 nlohmann::json read_index(const fs::path& layout);

@@ -1,6 +1,6 @@
 #include "install/archive_name.h"
 
-#include "core/redist_platform.h"
+#include "spec/redist_platform.h"
 
 #include <algorithm>
 #include <cctype>

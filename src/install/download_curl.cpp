@@ -1,6 +1,6 @@
 #include "install/download.h"
 
-#include "core/url_credentials.h"
+#include "config/url_credentials.h"
 
 #include "install/download_tap.h"
 #include "install/error.h"

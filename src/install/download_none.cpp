@@ -1,7 +1,7 @@
 // Built instead of download_curl.cpp when CVM_WITH_NETWORK is off: only file:// URLs work.
 #include "install/download.h"
 
-#include "core/url_credentials.h"
+#include "config/url_credentials.h"
 #include "install/error.h"
 #include "install/sha256.h"
 #include "platform/platform.h"

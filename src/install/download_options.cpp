@@ -1,5 +1,5 @@
 // DownloadOptions::from_environment, for both download_curl.cpp and download_none.cpp.
-#include "core/config.h"
+#include "config/config.h"
 #include "install/download.h"
 #include "platform/platform.h"
 

@@ -1,9 +1,9 @@
 #include "install/first_use.h"
 
-#include "core/store.h"
-#include "core/toml_input.h"
-#include "core/toml_output.h"
-#include "core/trust.h"
+#include "store/store.h"
+#include "text/toml_input.h"
+#include "text/toml_output.h"
+#include "config/trust.h"
 #include "install/error.h"
 #include "install/sha256.h"
 #include "platform/platform.h"

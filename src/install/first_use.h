@@ -35,7 +35,7 @@ struct FirstUseRecord {
 std::filesystem::path first_use_file(const Store& store);
 
 // The records in `file` (none when it does not exist). Throws InstallError naming the file and
-// line when it is malformed, and when it is not the user's own (core/trust.h).
+// line when it is malformed, and when it is not the user's own (config/trust.h).
 std::vector<FirstUseRecord> read_first_use(const std::filesystem::path& file);
 std::vector<FirstUseRecord> parse_first_use(const std::string& text, const std::string& origin);
 std::string format_first_use(const std::vector<FirstUseRecord>& records);

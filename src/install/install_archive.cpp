@@ -3,9 +3,9 @@
 #include "install/install_staging.h"
 #include "install/store_install.h"
 
-#include "core/cudnn_layouts.h"
-#include "core/installed_files.h"
-#include "core/redist_platform.h"
+#include "layouts/cudnn_layouts.h"
+#include "install/installed_files.h"
+#include "spec/redist_platform.h"
 #include "install/archive_name.h"
 #include "install/error.h"
 #include "install/extract.h"

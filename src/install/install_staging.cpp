@@ -2,9 +2,9 @@
 // install into the store in one rename (install_staging.h).
 #include "install/install_staging.h"
 
-#include "core/entry_format.h"
-#include "core/installed_files.h"
-#include "core/redist_platform.h"
+#include "store/entry_format.h"
+#include "install/installed_files.h"
+#include "spec/redist_platform.h"
 #include "install/archive_name.h"
 #include "install/error.h"
 #include "install/extract.h"

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/installed_files.h"
-#include "core/store.h"
+#include "install/installed_files.h"
+#include "store/store.h"
 #include "install/extract.h"
 #include "platform/cleanup_on_signal.h"
 #include "platform/platform.h"

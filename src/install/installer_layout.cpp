@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "core/pattern.h"
+#include "text/pattern.h"
 
 namespace cvm::install {
 

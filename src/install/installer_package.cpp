@@ -1,8 +1,8 @@
 #include "install/installer_package.h"
 #include "install/sha256.h"
 
-#include "core/redist_platform.h"
-#include "core/spec.h"
+#include "spec/redist_platform.h"
+#include "spec/spec.h"
 #include "install/error.h"
 #include "install/manifest.h"
 #include "install/recognize.h"

@@ -3,7 +3,7 @@
 // finds the archive inside, extracts only the toolkit's components, and places their files in
 // the layout of a redist install (installer_layout.h). The installer's script or program is
 // never run.
-#include "core/installed_files.h"
+#include "install/installed_files.h"
 #include "install/extract.h"
 #include "install/installer_layout.h"
 

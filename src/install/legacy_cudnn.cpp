@@ -1,7 +1,7 @@
 #include "install/legacy_cudnn.h"
 
-#include "core/redist_platform.h"
-#include "core/toml_input.h"
+#include "spec/redist_platform.h"
+#include "text/toml_input.h"
 #include "install/error.h"
 #include "install/sha256.h"
 #include "registry/registry.h"

@@ -2,9 +2,9 @@
 // (lock_sources.h).
 #include "install/lock_sources.h"
 
-#include "core/redist_platform.h"
-#include "core/spec.h"
-#include "core/store.h"
+#include "spec/redist_platform.h"
+#include "spec/spec.h"
+#include "store/store.h"
 #include "registry/nccl.h"
 
 namespace cvm::install {

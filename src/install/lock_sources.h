@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/lockfile.h"
+#include "project/lockfile.h"
 #include "registry/registry.h"
 
 namespace cvm::install {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/wheel_record.h"
+#include "layouts/wheel_record.h"
 
 namespace cvm::install {
 
@@ -35,7 +35,7 @@ void read_dpkg_records(const std::map<std::filesystem::path, std::string>& files
                        const std::filesystem::path& info,
                        std::map<std::filesystem::path, OwnerRecord>& out);
 
-// The RECORD parser is core's (imports check wheels with it too).
+// The RECORD parser is layouts' (imports check wheels with it too).
 using cvm::WheelRecordLine;
 using cvm::parse_wheel_record;
 

@@ -1,10 +1,10 @@
 #include "install/recognize.h"
 
 #include "binary/nccl_version.h"
-#include "core/cudnn_cuda_major.h"
-#include "core/cudnn_libraries.h"
-#include "core/nccl_layouts.h"
-#include "core/redist_platform.h"
+#include "layouts/cudnn_cuda_major.h"
+#include "store/cudnn_libraries.h"
+#include "layouts/nccl_layouts.h"
+#include "spec/redist_platform.h"
 #include "install/error.h"
 #include "platform/platform.h"
 

@@ -1,7 +1,7 @@
 #include "install/release_choice.h"
 
-#include "core/spec_match.h"
-#include "core/redist_platform.h"
+#include "spec/spec_match.h"
+#include "spec/redist_platform.h"
 #include "install/error.h"
 #include "registry/registry.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "core/spec.h"
+#include "spec/spec.h"
 
 namespace cvm::registry {
 struct Registry;

@@ -7,8 +7,8 @@
 // moved into place with one rename, under a lock per version: two installs of the same thing
 // end with one copy, a killed install leaves nothing listed (its staging folder is removed by
 // the next run), and a failure of any kind leaves the store as it was.
-#include "core/spec.h"
-#include "core/store.h"
+#include "spec/spec.h"
+#include "store/store.h"
 #include "install/download.h"
 #include "install/held_download.h"
 #include "install/manifest.h"

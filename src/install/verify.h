@@ -1,12 +1,12 @@
 #pragma once
 // `cvm verify`: are the store's files still what was installed?
 //
-// An installed entry is compared with its record (<entry dir>/files, core/installed_files.h):
+// An installed entry is compared with its record (<entry dir>/files, install/installed_files.h):
 // every file's size and SHA-256, every link's target. An imported entry's files were not written
 // by cvm; they are compared with their owner's record where one exists (a wheel's
 // *.dist-info/RECORD, dpkg's /var/lib/dpkg/info/<package>.md5sums). A merged view is checked for
 // links that lead nowhere.
-#include "core/store.h"
+#include "store/store.h"
 #include "install/verify_problem.h"
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 #include "install/verify_tree.h"
 
-#include "core/trust.h"
+#include "config/trust.h"
 
 #include <cstdio>
 #include <system_error>

@@ -1,7 +1,7 @@
 #pragma once
 // The lock of one version in the store (<locks>/<kind>-<id>.lock), held from the decision to
 // install until the entry is in place: two installs of the same thing end with one copy.
-#include "core/store.h"
+#include "store/store.h"
 #include "platform/platform.h"
 
 #include <memory>

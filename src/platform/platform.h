@@ -105,7 +105,7 @@ namespace win {
 struct SecurityVerdict; // windows/security.h
 }
 
-// Who owns a file and who may write it: what the trust checks (core/trust.h) look at. On POSIX
+// Who owns a file and who may write it: what the trust checks (config/trust.h) look at. On POSIX
 // the stat's. On Windows the security descriptor, read once with the file and judged there
 // (windows/security.h): `security` holds that verdict (owner and writers), and uid, gid and mode
 // stay 0. Portable code asks file_doubt or the questions after it (owned_by_own...) rather than
@@ -138,7 +138,7 @@ std::optional<FileMeta> file_meta(const fs::path& p, int* error = nullptr);
 // The FileMeta of a stat the caller made (lstat, fstatat on an open folder). POSIX only.
 FileMeta meta_of_stat(const struct stat& st);
 #endif
-// What a cache built from a file must compare to know the file unchanged (core/config_cache.h).
+// What a cache built from a file must compare to know the file unchanged (config/config_cache.h).
 // On POSIX one stat (links followed): `text` is "<dev> <inode> <type and mode> <uid> <gid> <size>
 // <mtime> <ctime>" (times in nanoseconds; a write, a rename over it, a chmod or chown changes the
 // ctime, which no user can set back), "absent" for ENOENT/ENOTDIR, "error <errno>" for another
@@ -156,7 +156,7 @@ ChangeStamp change_stamp(const fs::path& p);
 std::optional<FileMeta> link_meta(const fs::path& p, bool& link);
 // The system's text for an errno value ("Permission denied").
 std::string error_text(int error);
-// The trust rules' question about a file (core/trust.h words the answer), answered by this OS's
+// The trust rules' question about a file (config/trust.h words the answer), answered by this OS's
 // rules: on POSIX from the stat's owner and mode bits (owned by the user, root or, for root,
 // SUDO_UID's user; not writable by everybody; writable by the group only for a listed owner or
 // the user's private group), on Windows from the security descriptor read with the file (owned by

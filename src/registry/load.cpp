@@ -9,7 +9,7 @@
 
 #include <toml++/toml.h>
 
-#include "core/toml_input.h"
+#include "text/toml_input.h"
 
 #include "platform/platform.h"
 #include "registry/registry.h"

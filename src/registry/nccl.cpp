@@ -1,6 +1,6 @@
 #include "registry/nccl.h"
 
-#include "core/toml_input.h"
+#include "text/toml_input.h"
 #include "registry/registry.h"
 
 #include <algorithm>

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/spec.h"
+#include "spec/spec.h"
 
 namespace cvm::registry {
 

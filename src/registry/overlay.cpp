@@ -8,8 +8,8 @@
 
 #include <toml++/toml.h>
 
-#include "core/toml_input.h"
-#include "core/trust.h"
+#include "text/toml_input.h"
+#include "config/trust.h"
 #include "platform/platform.h"
 #include "registry/rows.h"
 

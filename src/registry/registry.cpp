@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "core/ascii.h"
-#include "core/redist_platform.h"
+#include "text/ascii.h"
+#include "spec/redist_platform.h"
 #include "registry/registry.h"
 
 namespace cvm::registry {

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/spec.h"
+#include "spec/spec.h"
 
 namespace cvm::registry {
 

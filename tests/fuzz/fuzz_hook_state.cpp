@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/hook.h"
+#include "shells/hook.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     std::string text(reinterpret_cast<const char*>(data), size);

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/lockfile.h"
+#include "project/lockfile.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     std::string text(reinterpret_cast<const char*>(data), size);

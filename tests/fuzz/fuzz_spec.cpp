@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "core/selection.h"
-#include "core/spec.h"
+#include "project/selection.h"
+#include "spec/spec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     std::string text(reinterpret_cast<const char*>(data), size);

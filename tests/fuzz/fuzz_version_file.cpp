@@ -9,7 +9,7 @@
 #include <string>
 #include <unistd.h>
 
-#include "core/selection.h"
+#include "project/selection.h"
 
 namespace fs = std::filesystem;
 

@@ -62,7 +62,7 @@ forge_base() {
 # A layout of this selection to export into again.
 expect_rc 0 "$CVM" export --oci "$I/good" --tag first
 # The error is one line, the last (progress lines may come before it).
-one_line() {
+export_error_alone() {
     (($(grep -c '^cvm export: ' <<<"$ERR") == 1)) && [[ $(tail -1 <<<"$ERR") == "cvm export: "* ]] ||
         fail "not one line: $ERR"
 }
@@ -80,7 +80,7 @@ if wants 2; then
     before=$(snap "$I/l2")
     expect_rc 2 "$CVM" export --oci "$I/l2" --base "$BASE:latest" --tag t
     assert_contains "$ERR" "$I/l2/blobs/sha256 is a link"
-    one_line
+    export_error_alone
     assert_eq "$(ls -A "$CROND")" "" "the folder the link names"
     assert_eq "$(snap "$I/l2")" "$before" "the layout after the refusal"
     rm "$I/l2/blobs/sha256"
@@ -101,7 +101,7 @@ if wants 2; then
     before=$(snap "$I/l2")
     expect_rc 2 "$CVM" export --oci "$I/l2" --tag t
     assert_contains "$ERR" "$I/l2/blobs/sha256 is owned by nobody"
-    one_line
+    export_error_alone
     assert_eq "$(snap "$I/l2")" "$before" "the layout after the refusal"
     chown root "$I/l2/blobs/sha256"
     chmod 0777 "$I/l2/blobs/sha256"
@@ -128,7 +128,7 @@ if wants 2; then
     forge_base "$BASE" "$TEST_TMP/base-script" "$TEST_TMP/cron-job"
     expect_rc 2 "$CVM" export --oci "$I/from-script" --base "$TEST_TMP/base-script:latest"
     assert_contains "$ERR" "is not a application/vnd.oci.image.layer.v1.tar+gzip (a tar stream, compressed so)"
-    one_line
+    export_error_alone
     [[ ! -e $I/from-script ]] || fail "a refused export made $I/from-script"
     # A plain tar declared as gzip is refused too; as a plain tar layer it is taken, and so is zstd.
     tar -C "$TEST_TMP/bb/rootfs" -cf "$TEST_TMP/plain.tar" etc
@@ -159,7 +159,7 @@ if wants 3; then
     before=$(snap "$I/l3")
     expect_rc 2 "$CVM" export --oci "$I/l3" --tag t
     assert_contains "$ERR" "$I/l3/index.json is a link"
-    one_line
+    export_error_alone
     assert_eq "$(snap "$I/l3")" "$before" "the layout after the refusal"
     assert_eq "$(snap "$TEST_TMP" | grep ' ./config.json' || true)" "$secret_before" "the linked file"
     cp -a "$I/good" "$I/l3b"
@@ -190,7 +190,7 @@ if wants 6; then
     mkfifo "$TEST_TMP/base-fifo/blobs/sha256/$BASE_LAYER"
     expect_rc 2 timeout "$WAIT" "$CVM" export --oci "$I/from-fifo" --base "$TEST_TMP/base-fifo:latest"
     assert_contains "$ERR" "the blob sha256:$BASE_LAYER is not a regular file"
-    one_line
+    export_error_alone
     [[ ! -e $I/from-fifo ]] || fail "a refused export made $I/from-fifo"
     cp -a "$BASE" "$TEST_TMP/base-zero"
     ln -sf /dev/zero "$TEST_TMP/base-zero/blobs/sha256/$BASE_LAYER"
@@ -214,7 +214,7 @@ if wants 7; then
     expect_rc 2 "$CVM" export --oci "$I/l7" --tag t
     [[ -n ${HOSTILE_DEBUG:-} ]] && echo "ERR: $ERR" >&2
     assert_contains "$ERR" "$I/l7/index.json is nested deeper than 64 levels"
-    one_line
+    export_error_alone
     assert_eq "$(snap "$I/l7")" "$before" "the layout after the refusal"
 fi
 
@@ -230,7 +230,7 @@ if wants 9; then
     before=$(snap "$I/l9")
     expect_rc 2 "$CVM" export --oci "$I/l9" --base "$I/l9:latest" --tag cuda
     assert_contains "$ERR" "the layer sha256:$BASE_LAYER of --base $I/l9 does not match its digest"
-    one_line
+    export_error_alone
     assert_eq "$(snap "$I/l9")" "$before" "the layout after the refusal"
     cp "$BASE/blobs/sha256/$BASE_LAYER" "$I/l9/blobs/sha256/$BASE_LAYER"
     expect_rc 0 "$CVM" export --oci "$I/l9" --base "$I/l9:latest" --tag cuda
@@ -241,7 +241,7 @@ if wants 9; then
     before=$(snap "$I/d9")
     expect_rc 2 "$CVM" export --oci "$I/d9" --base "$BASE:latest" --tag cuda
     assert_contains "$ERR" "the layer sha256:$BASE_LAYER of $I/d9 does not match its digest"
-    one_line
+    export_error_alone
     assert_eq "$(snap "$I/d9")" "$before" "the layout after the refusal"
 fi
 

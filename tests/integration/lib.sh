@@ -162,7 +162,7 @@ expect_refused() {
 }
 
 # is_system_folder DIR: true for the folders cvm never adds, moves or removes on PATH and
-# LD_LIBRARY_PATH (as is_system_folder in src/core/environment.cpp).
+# LD_LIBRARY_PATH (as is_system_folder in src/activation/environment.cpp).
 is_system_folder() {
     local d=${1%/}
     case $d in

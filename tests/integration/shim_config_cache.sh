@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The config files' answer kept precompiled for the shim (core/config_cache.h): the shim with a
+# The config files' answer kept precompiled for the shim (config/config_cache.h): the shim with a
 # config.toml gives the answers reading the file gives; a file changed since (same size, or
 # made writable by others), a damaged cache or one others may write is noticed and the file read
 # again, never a wrong answer; a broken config.toml gives the same one line and exit code with a

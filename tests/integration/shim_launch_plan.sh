@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One launch plan (core/launch_plan.h, issue 42): the shim, `cvm which` and `cvm exec` (whose
+# One launch plan (activation/launch_plan.h, issue 42): the shim, `cvm which` and `cvm exec` (whose
 # PATH has the selection's bin, then the shims) take the same branch
 # for every case of one table, run or name the same program, and refuse with the same line and
 # exit code: nothing selected, `system`, a selection not installed, a tool of another toolkit, a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One launch plan on Windows (core/launch_plan.h, issue 42), under Wine: the rows of
+# One launch plan on Windows (activation/launch_plan.h, issue 42), under Wine: the rows of
 # shim_launch_plan.sh with Windows names (a tool typed in any case, with or without .exe, found by
 # cmd through PATHEXT), each driven through every caller in one cmd.exe: the shim cmd finds, `cvm
 # which`, `cvm exec`, and the cmd activations (`cvm env --shell cmd`, `cvm script --shell cmd`),

@@ -3,7 +3,7 @@
 // version fails the test.
 #include <catch2/catch.hpp>
 
-#include "core/spec.h"
+#include "spec/spec.h"
 
 namespace cvm::test {
 

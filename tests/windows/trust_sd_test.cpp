@@ -67,7 +67,7 @@ void null_dacl() {
 }
 
 // Every account besides the owner that may change the file, in the list's order, once each:
-// what trusted_owners is compared with (core/trust.cpp).
+// what trusted_owners is compared with (config/trust.cpp).
 void all_writers() {
     const std::string sddl = "O:" + kUser + "D:(A;;FA;;;" + kUser + ")(A;;0x2;;;S-1-5-21-1-2-3-1002)" +
                              "(A;;FR;;;WD)(A;;GA;;;BU)(A;;0x4;;;S-1-5-21-1-2-3-1002)";

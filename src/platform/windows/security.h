@@ -1,5 +1,5 @@
 #pragma once
-// Windows' side of the trust rules (core/trust.h): whose a file is and who may change it, read
+// Windows' side of the trust rules (config/trust.h): whose a file is and who may change it, read
 // from its security descriptor once, with the file (files.cpp), and judged there (trust.cpp). A
 // file or folder is trusted when
 //   - its owner is the user cvm runs as, SYSTEM, Administrators or TrustedInstaller (judged

@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include "compat/cudnn_owners.h"
-#include "core/installed_files.h"
-#include "core/entry_format.h"
+#include "install/installed_files.h"
+#include "store/entry_format.h"
 #include "install/sha256.h"
 #include "test_support.h"
 

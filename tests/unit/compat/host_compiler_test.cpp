@@ -11,7 +11,7 @@
 #include "compat/host_compiler.h"
 #include "compat/host_compiler_limits.h"
 #include "compat/visual_studio.h"
-#include "core/host_compiler_choice.h"
+#include "activation/host_compiler_choice.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
 #include "test_support.h"

@@ -5,7 +5,7 @@
 
 #include "compat/nccl_checks.h"
 #include "compat/torch_arch.h"
-#include "core/resolve.h"
+#include "store/resolve.h"
 #include "test_support.h"
 
 using namespace cvm;

@@ -3,10 +3,10 @@
 #include <cstdlib>
 #include <optional>
 
-#include "core/config.h"
-#include "core/toml_input.h"
+#include "config/config.h"
+#include "text/toml_input.h"
 #include <string_view>
-#include "core/store.h"
+#include "store/store.h"
 #include "test_support.h"
 #include "platform/platform.h"
 

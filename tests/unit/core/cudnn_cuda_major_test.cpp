@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "binary/binary_test_support.h"
-#include "core/cudnn_cuda_major.h"
-#include "core/cudnn_layouts.h"
+#include "layouts/cudnn_cuda_major.h"
+#include "layouts/cudnn_layouts.h"
 #include "test_support.h"
 
 using namespace cvm;

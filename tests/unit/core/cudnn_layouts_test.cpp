@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "core/cudnn_layouts.h"
+#include "layouts/cudnn_layouts.h"
 #include "test_support.h"
 
 using namespace cvm;

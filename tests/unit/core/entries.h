@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <string>
 
-#include "core/store.h"
+#include "store/store.h"
 
 namespace cvm::test {
 

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "core/environment.h"
-#include "core/resolve.h"
+#include "activation/environment.h"
+#include "store/resolve.h"
 #include "test_support.h"
 
 using namespace cvm;

@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 
-#include "core/folder_facts.h"
-#include "core/redist_platform.h"
-#include "core/resolve.h"
-#include "core/view.h"
+#include "layouts/folder_facts.h"
+#include "spec/redist_platform.h"
+#include "store/resolve.h"
+#include "activation/view.h"
 #include "test_support.h"
 
 using namespace cvm;

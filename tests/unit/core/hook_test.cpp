@@ -3,7 +3,7 @@
 
 #include <map>
 
-#include "core/hook.h"
+#include "shells/hook.h"
 
 using namespace cvm;
 using platform::Os;

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/machine_search.h"
-#include "core/store.h"
+#include "layouts/machine_search.h"
+#include "store/store.h"
 #include "test_support.h"
 
 using namespace cvm;

@@ -3,9 +3,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/modules.h"
-#include "core/resolve.h"
-#include "core/view.h"
+#include "modules/modules.h"
+#include "store/resolve.h"
+#include "activation/view.h"
 #include "entries.h"
 #include "test_support.h"
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "core/nccl_layouts.h"
+#include "layouts/nccl_layouts.h"
 #include "test_support.h"
 
 using namespace cvm;

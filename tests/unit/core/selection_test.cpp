@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/selection.h"
+#include "project/selection.h"
 #include "test_support.h"
 
 using namespace cvm;

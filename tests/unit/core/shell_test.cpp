@@ -9,7 +9,7 @@
 #include <map>
 #include <sstream>
 
-#include "core/shell.h"
+#include "shells/shell.h"
 #include "platform/platform.h"
 #include "test_support.h"
 

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "core/launch_plan.h"
-#include "core/shims.h"
+#include "activation/launch_plan.h"
+#include "activation/shims.h"
 #include "test_support.h"
 
 #include <sys/stat.h>

@@ -1,8 +1,8 @@
-// How a spec matches toolkits, cuDNN and NCCL builds (core/spec_match.h), one table per part:
+// How a spec matches toolkits, cuDNN and NCCL builds (spec/spec_match.h), one table per part:
 // the one matcher resolution, install, `cvm use` and the solver ask.
 #include <catch2/catch.hpp>
 
-#include "core/spec_match.h"
+#include "spec/spec_match.h"
 
 using namespace cvm;
 

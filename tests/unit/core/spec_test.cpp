@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "core/spec.h"
+#include "spec/spec.h"
 
 using namespace cvm;
 

@@ -3,10 +3,10 @@
 #include <chrono>
 #include <fstream>
 
-#include "core/combination_name.h"
-#include "core/entry_format.h"
-#include "core/resolve.h"
-#include "core/store.h"
+#include "spec/combination_name.h"
+#include "store/entry_format.h"
+#include "store/resolve.h"
+#include "store/store.h"
 #include "entries.h"
 #include "test_support.h"
 

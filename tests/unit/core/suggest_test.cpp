@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "core/suggest.h"
+#include "text/suggest.h"
 
 using namespace cvm;
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "core/terminal_text.h"
+#include "text/terminal_text.h"
 
 using cvm::escape_controls;
 

@@ -1,12 +1,12 @@
-// The one TOML string writer (core/toml_output.h): TOML basic-string escaping, and every string
+// The one TOML string writer (text/toml_output.h): TOML basic-string escaping, and every string
 // it writes reads back through parse_toml as the same text.
 #include <catch2/catch.hpp>
 
 #include <stdexcept>
 #include <string>
 
-#include "core/toml_input.h"
-#include "core/toml_output.h"
+#include "text/toml_input.h"
+#include "text/toml_output.h"
 
 using namespace cvm;
 

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "core/toolkit_layouts.h"
+#include "layouts/toolkit_layouts.h"
 #include "test_support.h"
 
 using namespace cvm;

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "core/config.h"
-#include "core/program_trust.h"
-#include "core/trust.h"
+#include "config/config.h"
+#include "config/program_trust.h"
+#include "config/trust.h"
 #include "platform/platform.h"
 #include "test_support.h"
 

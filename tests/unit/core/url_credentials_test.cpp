@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "core/url_credentials.h"
+#include "config/url_credentials.h"
 
 using namespace cvm;
 

@@ -1,4 +1,4 @@
-#include "core/resolve.h"
+#include "store/resolve.h"
 #include "doctor/diagnose.h"
 #include "doctor/report.h"
 

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "core/entries.h"
-#include "core/resolve.h"
-#include "core/view.h"
+#include "store/resolve.h"
+#include "activation/view.h"
 #include "image/image_config.h"
 #include "image/image_selection.h"
 #include "install/error.h"

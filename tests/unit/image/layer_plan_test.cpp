@@ -3,7 +3,7 @@
 #include <map>
 #include <sys/stat.h>
 
-#include "core/trust.h"
+#include "config/trust.h"
 #include "image/layer_plan.h"
 #include "test_support.h"
 

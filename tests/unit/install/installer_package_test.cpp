@@ -2,7 +2,7 @@
 // outside libarchive's 0x27000-0x60000 window too), and a Windows installer laid out like a
 // redist install. The installers are built by tests/integration/make_installers.py (mingw,
 // p7zip), as the integration tests build them.
-#include "core/store.h"
+#include "store/store.h"
 #include "install/error.h"
 #include "install/installer_layout.h"
 #include "install/installer_package.h"

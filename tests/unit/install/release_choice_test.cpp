@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/spec.h"
+#include "spec/spec.h"
 #include "install/error.h"
 #include "install/installer_package.h"
 #include "install/release_choice.h"

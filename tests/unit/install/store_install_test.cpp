@@ -2,8 +2,8 @@
 // into the store in one rename, a second install of the same id, what a killed install left, and
 // failures that leave the store as it was; and the mirror and specs store_install.cpp decides.
 #include "archive_builder.h"
-#include "core/installed_files.h"
-#include "core/spec.h"
+#include "install/installed_files.h"
+#include "spec/spec.h"
 #include "install/sha256.h"
 #include "install/store_install.h"
 #include "platform/platform.h"

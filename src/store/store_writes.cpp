@@ -1,0 +1,89 @@
+// What changes the store's writable layer: Store::add_imported and Store::remove (store.h).
+#include "store/store.h"
+
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "store/assemble.h"
+#include "spec/combination_name.h"
+#include "store/entry_format.h"
+#include "platform/platform.h"
+
+namespace cvm {
+
+void Store::add_imported(const Entry& e, bool replace, const std::vector<RootLink>& plan) const {
+    fs::path dir = root() / kind_dir(e.kind) / fs::u8path(e.id);
+    std::error_code ec;
+    if (fs::exists(dir / "entry", ec) && !replace)
+        throw std::runtime_error(std::string(kind_dir(e.kind)) + " " + e.id +
+                                 " is already in the store; run `cvm uninstall " + e.id +
+                                 "` first");
+    fs::create_directories(staging_dir(), ec);
+    fs::path stage = staging_dir() / ("import-" + std::to_string(platform::process_id()) + "-" + e.id);
+    fs::remove_all(stage, ec);
+    fs::create_directories(stage);
+    {
+        std::ofstream out(stage / "entry", std::ios::binary);
+        out << serialize_entry(e);
+        if (!out.flush()) throw std::runtime_error("cannot write " + (stage / "entry").u8string());
+    }
+    if (!plan.empty()) {
+        try {
+            build_assembled_root(stage / "root", plan);
+        } catch (...) {
+            fs::remove_all(stage, ec);
+            throw;
+        }
+    }
+    fs::create_directories(dir.parent_path());
+    if (replace) fs::remove_all(dir, ec);
+    fs::rename(stage, dir, ec);
+    if (ec) {
+        fs::remove_all(stage);
+        throw std::runtime_error("cannot register " + e.id + " in " + dir.u8string() + ": " +
+                                 ec.message());
+    }
+    // Views link the files the replaced entry had; they are rebuilt on next use.
+    if (replace) drop_views_of(e.kind, e.id);
+}
+
+void Store::remove(Kind kind, const std::string& id) const {
+    auto e = find(kind, id);
+    if (!e) throw std::runtime_error(std::string(kind_dir(kind)) + " " + id + " is not installed");
+    if (e->layer != 0)
+        throw std::runtime_error(id + " lives in the read-only store " +
+                                 layers_[e->layer].u8string() + "; it cannot be removed from here");
+    // Move aside first, so a crash never leaves a half-deleted entry that still lists.
+    std::error_code ec;
+    fs::create_directories(staging_dir(), ec);
+    fs::path trash = staging_dir() / ("remove-" + std::to_string(platform::process_id()) + "-" + id);
+    fs::remove_all(trash, ec);
+    fs::rename(e->entry_dir, trash, ec);
+    if (ec)
+        throw std::runtime_error("cannot remove " + e->entry_dir.u8string() + ": " + ec.message());
+    // An imported entry's files are not ours: the folder only holds the entry file. Removing
+    // `trash` never follows links out of it (remove_all does not follow symlinks).
+    fs::remove_all(trash, ec);
+    drop_views_of(kind, id);
+}
+
+void Store::drop_views_of(Kind kind, const std::string& id) const {
+    std::error_code ec;
+    for (fs::directory_iterator it(views_dir(), ec), end; !ec && it != end; it.increment(ec)) {
+        // A view is named as its combination is (Resolved::active): TOOLKIT[+CUDNN][+ncclNCCL];
+        // one without '+' is a toolkit's own (view.h).
+        CombinationParts parts = combination_parts(it->path().filename().u8string());
+        const std::string& part = kind == Kind::Cuda   ? parts.cuda
+                                  : kind == Kind::Nccl ? parts.nccl
+                                                       : parts.cudnn;
+        if (part == id) {
+            std::error_code ec2;
+            fs::remove_all(it->path(), ec2);
+        }
+    }
+}
+
+} // namespace cvm
