@@ -1,22 +1,19 @@
-// Built instead of download_curl.cpp when CVM_WITH_NETWORK is off: only file:// URLs work.
+// Built instead of download_curl.cpp (and the other *_curl.cpp) when CVM_WITH_NETWORK is off:
+// only file:// URLs work. file_url_path (download_url.cpp) and the credentials
+// (download_credentials.cpp) are the same as with network.
 #include "install/download.h"
+#include "install/download_url.h"
 
 #include "config/url_credentials.h"
 #include "install/error.h"
-#include "install/sha256.h"
 #include "platform/platform.h"
 
 namespace cvm::install {
 
-std::filesystem::path file_url_path(const std::string& url) {
+// Without libcurl's URL parser, what follows "file://" as it is written.
+std::string file_url_given_path(const std::string& url) {
     if (url.rfind("file://", 0) != 0) return {};
-    return std::filesystem::u8path(url.substr(7));
-}
-
-// No request is made, so nothing is kept; the URL comes back without them all the same (it is
-// shown in messages and recorded in entries).
-std::string register_url_credentials(const std::string& url) {
-    return without_url_credentials(url);
+    return url.substr(7);
 }
 
 bool url_allowed(const std::string& url, const DownloadOptions&, std::string* why) {

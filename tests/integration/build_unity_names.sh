@@ -17,7 +17,7 @@ root = pathlib.Path(sys.argv[1])
 # Files of which a build compiles only one.
 alternatives = [
     ("os_posix.cpp", "os_windows.cpp"),
-    ("download_curl.cpp", "download_none.cpp"),
+    ("_curl.cpp", "download_none.cpp"),  # the files of downloads with libcurl, and without
     ("sha256_openssl.cpp", "sha256_bcrypt.cpp"),
 ]
 # An OS's own files (platform/posix/, platform/windows/): a build compiles one folder of the two.
