@@ -65,8 +65,8 @@ TEST_CASE("commit_entry refuses an entry there, or replaces it and removes the o
     Store store({t.path / "root"});
     Entry e = cvm::test::cudnn_entry("9.1.0.70-cuda12", t.path / "cudnn");
     const fs::path aside = store.staging_dir() / "old";
-    fs::path target = store.commit_entry(e.kind, e.id, stage_commit(store.staging_dir() / "a", e, "first"),
-                                         aside, false);
+    fs::path target = store.commit_entry(
+        e.kind, e.id, stage_commit(store.staging_dir() / "a", e, "first"), aside, false);
 
     fs::path second = stage_commit(store.staging_dir() / "b", e, "second");
     CHECK(commit_step_of([&] { store.commit_entry(e.kind, e.id, second, aside, false); }) ==
@@ -84,8 +84,8 @@ TEST_CASE("commit_entry keeps the old entry when the new one cannot move in") {
     Store store({t.path / "root"});
     Entry e = cvm::test::cudnn_entry("9.1.0.70-cuda12", t.path / "cudnn");
     const fs::path aside = store.staging_dir() / "old";
-    fs::path target = store.commit_entry(e.kind, e.id, stage_commit(store.staging_dir() / "a", e, "kept"),
-                                         aside, false);
+    fs::path target = store.commit_entry(
+        e.kind, e.id, stage_commit(store.staging_dir() / "a", e, "kept"), aside, false);
     // A staged folder that is not there: the rename fails after the old entry was moved aside.
     CHECK(commit_step_of([&] {
               store.commit_entry(e.kind, e.id, store.staging_dir() / "missing", aside, true);
@@ -108,7 +108,8 @@ TEST_CASE("commit_entry goes past what a killed run left") {
 
     // An interrupted removal: the entry's folder without its entry file is no entry.
     put_commit_text(target / "root" / "stale.h", "left by a removal");
-    store.commit_entry(e.kind, e.id, stage_commit(store.staging_dir() / "a", e, "first"), aside, false);
+    store.commit_entry(e.kind, e.id, stage_commit(store.staging_dir() / "a", e, "first"), aside,
+                       false);
     CHECK_FALSE(fs::exists(target / "root" / "stale.h"));
     CHECK(commit_text_of(target / "root" / "marker") == "first");
 
@@ -116,7 +117,8 @@ TEST_CASE("commit_entry goes past what a killed run left") {
     // folder among it, does not stand in the way of the next one.
     put_commit_text(aside / "root" / "lib" / "old.so", "old");
     fs::permissions(aside / "root" / "lib", fs::perms::owner_read | fs::perms::owner_exec);
-    store.commit_entry(e.kind, e.id, stage_commit(store.staging_dir() / "b", e, "second"), aside, true);
+    store.commit_entry(e.kind, e.id, stage_commit(store.staging_dir() / "b", e, "second"), aside,
+                       true);
     CHECK(commit_text_of(target / "root" / "marker") == "second");
     CHECK_FALSE(fs::exists(aside));
 }
