@@ -4,9 +4,10 @@
 // NVIDIA's (runfile, sevenzip_installer, installer_layout, installer_package).
 //
 // Every install is staged in $CVM_ROOT/.staging/install-*/ (same filesystem as the store) and
-// moved into place with one rename, under a lock per version: two installs of the same thing
-// end with one copy, a killed install leaves nothing listed (its staging folder is removed by
-// the next run), and a failure of any kind leaves the store as it was.
+// moved into place with one rename by the store's one writer (Store::commit_entry, which imports
+// go through too), under a lock per version: two installs of the same thing end with one copy, a
+// killed install leaves nothing listed (its staging folder is removed by the next run), and a
+// failure of any kind leaves the store as it was.
 #include "core/spec.h"
 #include "core/store.h"
 #include "install/download.h"
