@@ -14,7 +14,7 @@
 #include "install/offline_fix.h"
 #include "install/installer_package.h"
 #include "install/progress.h"
-#include "install/sha256.h"
+#include "install/reinstall.h"
 #include "install/store_install.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
@@ -60,59 +60,6 @@ void install_hint(const Store& store, const std::vector<install::InstallResult>&
     std::vector<AddedEntry> added;
     for (const auto& r : results) added.push_back({r.kind, r.id});
     use_hint(store, added);
-}
-
-// `cvm install --reinstall ID`: from the archive it was installed from (checked against the
-// sum recorded then), else from NVIDIA's manifests; the old entry stays until the new one is whole.
-install::InstallResult reinstall(install::StoreInstaller& installer, const Store& store,
-                                 const std::string& id) {
-    auto found = kind_of_id(store, id);
-    if (!found)
-        throw UsageError("install --reinstall: '" + printable(id) + "' is not " + kEntryIdForms +
-                         "; see `cvm list`");
-    Kind kind = *found;
-    auto e = store.find(kind, id);
-    if (!e)
-        throw UsageError("install --reinstall: " + std::string(kind_dir(kind)) + " " + id +
-                         " is not installed; run `cvm install " +
-                         (kind == Kind::Cuda ? "cuda " + id : id) + "`");
-    if (e->imported)
-        throw UsageError("install --reinstall: " + id + " is imported: cvm did not install its files; " +
-                         "reinstall them with their owner (pip, apt) and run `cvm import --detect`");
-    if (e->note.rfind("recognised from", 0) == 0 && e->archives.size() == 1 && !e->archives[0].url.empty()) {
-        const ArchiveRecord& from = e->archives[0];
-        // A legacy cuDNN from NVIDIA's public folder: again from there, held to its sums.
-        if (kind == Kind::Cudnn && from.url.find("/redist/cudnn/") != std::string::npos) {
-            auto c = parse_cudnn_id(id);
-            return installer.install_cudnn(c->version.str(), c->cuda.str());
-        }
-        // An NCCL from NVIDIA's public folder: again from there, held to its sums.
-        if (kind == Kind::Nccl && from.url.find("/redist/nccl/") != std::string::npos) {
-            auto n = parse_nccl_id(id);
-            return installer.install_nccl(n->version.str(), n->cuda.str());
-        }
-        if (from.url.find("://") != std::string::npos) return installer.install_url(from.url, from.sha256);
-        fs::path archive = fs::u8path(from.url);
-        std::error_code ec;
-        if (!fs::is_regular_file(archive, ec))
-            throw Failure("install --reinstall: " + id + " was installed from " + from.url +
-                          ", which is gone; run `cvm install --reinstall " + id + "` with it back, or " +
-                          "`cvm uninstall " + id + "` and install it again");
-        if (!from.sha256.empty() && !install::sha256_equal(install::sha256_file(archive), from.sha256))
-            throw Failure("install --reinstall: " + from.url + " is no longer the archive " + id +
-                          " was installed from (sha256 differs); give the right one with `cvm install FILE` "
-                          "after `cvm uninstall " + id + "`");
-        // A renamed cuDNN or NCCL archive said its CUDA through --cuda: the same again.
-        const bool cuda_given = e->note.find("from --cuda") != std::string::npos;
-        return installer.install_file(archive, from.url, cuda_given ? e->cuda.str() : std::string());
-    }
-    if (kind == Kind::Cuda) return installer.install_toolkit(id, e->components);
-    if (kind == Kind::Nccl) {
-        auto n = parse_nccl_id(id);
-        return installer.install_nccl(n->version.str(), n->cuda.str());
-    }
-    auto c = parse_cudnn_id(id);
-    return installer.install_cudnn(c->version.str(), c->cuda.str());
 }
 
 nlohmann::json results_json(const std::vector<install::InstallResult>& results) {
@@ -195,7 +142,7 @@ run_install(const InstallArgs& a, install::StoreInstaller& installer, const Stor
         if (a.locked || w.size() != 1)
             throw UsageError("install --reinstall takes one installed ID, e.g. `cvm install --reinstall 12.4.1`");
         only(false, false);
-        results.push_back(reinstall(installer, store, w[0]));
+        results.push_back(install::reinstall(installer, store, w[0]));
     } else if (a.locked) {
         if (!w.empty())
             throw UsageError(

@@ -4,7 +4,7 @@
 #include "install/download_credentials.h"
 #include "install/download.h"
 
-#include "core/url_credentials.h"
+#include "config/url_credentials.h"
 
 #include <map>
 #include <mutex>

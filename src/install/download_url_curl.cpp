@@ -3,7 +3,7 @@
 #include "install/download.h"
 #include "install/download_url.h"
 
-#include "core/url_credentials.h"
+#include "config/url_credentials.h"
 
 #include <curl/curl.h>
 

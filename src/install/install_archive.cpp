@@ -97,14 +97,16 @@ void complete_cudnn_from_registry(const registry::Registry* reg, const std::stri
 } // namespace
 
 InstallResult StoreInstaller::install_archive(const fs::path& archive, const std::string& origin,
-                                              const StreamJob* download, const std::string& cuda) {
+                                              const StreamJob* download, const std::string& cuda,
+                                              const HeldInstall& held) {
     std::error_code ec;
     if (!cuda.empty() && !parse_version(cuda, 1, 2))
         fail_input("--cuda " + printable(cuda) + " is not a CUDA version like 12 or 11.2");
     if (!download && !fs::is_regular_file(archive, ec))
         fail_input(archive.u8string() +
                    " is not a file; give an archive (.tar.xz, .tgz, .zip, .whl) or a URL");
-    if (!download && detect_installer(archive)) return install_installer(archive, {}, origin);
+    if (!download && detect_installer(archive))
+        return install_installer_held(archive, {}, origin, held);
     const std::string display = archive.filename().u8string();
     // An archive installed before is said at once, from its name and digest: an 800 MB cuDNN is
     // not extracted again to find that out.
@@ -191,7 +193,8 @@ InstallResult StoreInstaller::install_archive(const fs::path& archive, const std
     if (!r.bin_dir.empty()) e.bin_dirs.push_back(r.bin_dir);
     e.archives.push_back(
         {display, origin.empty() ? fs::absolute(archive).u8string() : origin, digest});
-    e.archives.back().first_use = !first_use_archive_.empty() && display == first_use_archive_;
+    e.archives.back().first_use =
+        !held.first_use_archive.empty() && display == held.first_use_archive;
     if (r.kind == ProductKind::Nccl) {
         e.kind = Kind::Nccl;
         auto v = parse_version(r.version, 3, 3);
@@ -248,7 +251,7 @@ InstallResult StoreInstaller::install_archive(const fs::path& archive, const std
         e.id = toolkit->str();
     }
     std::unique_ptr<platform::FileLock> version_lock;
-    if (held_lock_ != std::string(kind_dir(e.kind)) + "-" + e.id)
+    if (held.version_lock != std::string(kind_dir(e.kind)) + "-" + e.id)
         version_lock = lock_version(store_, e.kind, e.id, options_.progress);
     if (auto existing = options_.reinstall ? std::nullopt : store_.find(e.kind, e.id)) {
         if (options_.progress)
@@ -264,6 +267,13 @@ InstallResult StoreInstaller::install_archive(const fs::path& archive, const std
 InstallResult StoreInstaller::install_installer(const fs::path& file,
                                                 const std::vector<std::string>& components,
                                                 const std::string& origin) {
+    return install_installer_held(file, components, origin, {});
+}
+
+InstallResult StoreInstaller::install_installer_held(const fs::path& file,
+                                                     const std::vector<std::string>& components,
+                                                     const std::string& origin,
+                                                     const HeldInstall& held) {
     std::error_code ec;
     const std::string display = file.filename().u8string();
     auto family = fs::is_regular_file(file, ec) ? detect_installer(file) : std::nullopt;
@@ -329,7 +339,7 @@ InstallResult StoreInstaller::install_installer(const fs::path& file,
     e.version = *parse_toolkit_id(t.version);
     e.id = e.version.str();
     std::unique_ptr<platform::FileLock> version_lock;
-    if (held_lock_ != "cuda-" + e.id)
+    if (held.version_lock != "cuda-" + e.id)
         version_lock = lock_version(store_, Kind::Cuda, e.id, options_.progress);
     if (auto existing = options_.reinstall ? std::nullopt : store_.find(Kind::Cuda, e.id)) {
         if (options_.progress) options_.progress->message("CUDA " + e.id + " is already installed");
@@ -347,7 +357,8 @@ InstallResult StoreInstaller::install_installer(const fs::path& file,
     e.note = "installed from the installer " + display;
     e.archives.push_back(
         {display, origin.empty() ? fs::absolute(file).u8string() : origin, digest});
-    e.archives.back().first_use = !first_use_archive_.empty() && display == first_use_archive_;
+    e.archives.back().first_use =
+        !held.first_use_archive.empty() && display == held.first_use_archive;
     return commit(staged, e);
 }
 

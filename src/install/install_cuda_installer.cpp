@@ -65,8 +65,11 @@ StoreInstaller::install_toolkit_installer(const ToolkitChoice& choice,
         options_.progress->message(name + ": MD5 checked against NVIDIA's md5sum.txt" +
                                    (want.sha256.empty() ? std::string() : ", sha256 against " + want.from));
 
-    return install_held([&] { return install_installer(file, components, url); }, Kind::Cuda, id, name, url,
-                        file, want);
+    return install_held(
+        [&](const HeldInstall& held) {
+            return install_installer_held(file, components, url, held);
+        },
+        Kind::Cuda, id, name, url, file, want);
 }
 
 } // namespace cvm::install

@@ -20,22 +20,14 @@ HeldSum StoreInstaller::held_sum(const std::string& name, const std::string& sha
     return held_sum_for(name, sha256, size, source, first_use_file(store_), pinned);
 }
 
-InstallResult StoreInstaller::install_held(const std::function<InstallResult()>& install, Kind kind,
-                                           const std::string& id, const std::string& name,
-                                           const std::string& url, const fs::path& file,
-                                           const HeldSum& want) {
-    held_lock_ = std::string(kind_dir(kind)) + "-" + id;
-    if (want.first_use) first_use_archive_ = name;
-    InstallResult result;
-    try {
-        result = install();
-    } catch (...) {
-        held_lock_.clear();
-        first_use_archive_.clear();
-        throw;
-    }
-    held_lock_.clear();
-    first_use_archive_.clear();
+InstallResult StoreInstaller::install_held(
+    const std::function<InstallResult(const HeldInstall&)>& install, Kind kind,
+    const std::string& id, const std::string& name, const std::string& url, const fs::path& file,
+    const HeldSum& want) {
+    HeldInstall held;
+    held.version_lock = std::string(kind_dir(kind)) + "-" + id;
+    if (want.first_use) held.first_use_archive = name;
+    InstallResult result = install(held);
     auto undo = [&](const std::string& message) {
         if (!result.already_installed) {
             try {

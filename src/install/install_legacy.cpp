@@ -41,7 +41,9 @@ InstallResult StoreInstaller::install_legacy_cudnn(const registry::CudnnRelease&
     if (options_.progress && !want.sha256.empty())
         options_.progress->message(name + ": sha256 checked against " + want.from);
     // install_file learns the id from the contents; when it is this one, the lock is ours.
-    return install_held([&] { return install_file(file, url); }, Kind::Cudnn, id, name, url, file, want);
+    return install_held(
+        [&](const HeldInstall& held) { return install_archive(file, url, nullptr, "", held); },
+        Kind::Cudnn, id, name, url, file, want);
 }
 
 } // namespace cvm::install

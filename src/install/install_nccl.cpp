@@ -122,8 +122,9 @@ InstallResult StoreInstaller::install_nccl_plan(const NcclPlan& plan) {
         options_.progress->message(name + ": sha256 checked against " + want.from);
     // install_file reads the version and CUDA from the library itself; when they are this id's,
     // the lock is ours.
-    return install_held([&] { return install_file(file, url); }, Kind::Nccl, id, name, url, file,
-                        want);
+    return install_held(
+        [&](const HeldInstall& held) { return install_archive(file, url, nullptr, "", held); },
+        Kind::Nccl, id, name, url, file, want);
 }
 
 } // namespace cvm::install

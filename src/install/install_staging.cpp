@@ -273,30 +273,20 @@ InstallResult StoreInstaller::commit(Staged& staged, Entry entry) {
     files = whole_tree_record(entry_dir / "root", staged.files);
     write_file(entry_dir / installed_files_name(), serialize_installed_files(files));
     write_file(entry_dir / "entry", serialize_entry(entry));
-    fs::path target = store_.root() / kind_dir(entry.kind) / fs::u8path(entry.id);
-    fs::create_directories(target.parent_path());
-    std::error_code ec;
-    fs::path old = staged.dir / "old";
-    bool replacing = false;
-    if (fs::exists(fs::symlink_status(target, ec))) {
-        if (fs::exists(target / "entry", ec) && !options_.reinstall)
+    // The store's one writer puts it in place; a reinstall's old entry waits in the staging
+    // folder until the new one is in.
+    fs::path target;
+    try {
+        target = store_.commit_entry(entry.kind, entry.id, entry_dir, staged.dir / "old",
+                                     options_.reinstall);
+    } catch (const EntryCommitError& e) {
+        if (e.step() == EntryCommitError::Step::Occupied)
             fail_operation(kind_word(entry.kind) + " " + entry.id +
                            " appeared in the store meanwhile");
-        // A reinstall moves the old entry aside (removed with the staging folder); a folder
-        // without an entry is no install (an interrupted removal): replace it.
-        if (options_.reinstall) {
-            fs::rename(target, old, ec);
-            if (ec) fail_operation("cannot replace " + target.u8string() + ": " + ec.message());
-            replacing = true;
-        } else {
-            fs::remove_all(target, ec);
-        }
-    }
-    fs::rename(entry_dir, target, ec);
-    if (ec) {
-        std::error_code back;
-        if (replacing) fs::rename(old, target, back);
-        fail_operation("cannot move the install into " + target.u8string() + ": " + ec.message());
+        if (e.step() == EntryCommitError::Step::MoveAside)
+            fail_operation("cannot replace " + e.target().u8string() + ": " + e.reason().message());
+        fail_operation("cannot move the install into " + e.target().u8string() + ": " +
+                       e.reason().message());
     }
     InstallResult result;
     result.kind = entry.kind;

@@ -312,16 +312,11 @@ InstallResult StoreInstaller::install_cudnn(const std::string& version_text,
     std::vector<fs::path> files = {jobs.front().local.empty() ? jobs.front().request.destination
                                                               : jobs.front().local};
     // install_file learns the id from the contents; when it is this one, the lock is ours.
-    held_lock_ = "cudnn-" + id;
-    InstallResult result;
-    try {
-        result = install_archive(files.front(), archive_url("cudnn", artifact.relative_path),
-                                 jobs.front().local.empty() ? &jobs.front() : nullptr);
-    } catch (...) {
-        held_lock_.clear();
-        throw;
-    }
-    held_lock_.clear();
+    HeldInstall held;
+    held.version_lock = "cudnn-" + id;
+    InstallResult result =
+        install_archive(files.front(), archive_url("cudnn", artifact.relative_path),
+                        jobs.front().local.empty() ? &jobs.front() : nullptr, "", held);
     if (result.id != id)
         fail_input("the archive " + files.front().filename().u8string() + " holds cuDNN " +
                    result.id + ", not " + id + " as its manifest says");

@@ -4,9 +4,10 @@
 // NVIDIA's (runfile, sevenzip_installer, installer_layout, installer_package).
 //
 // Every install is staged in $CVM_ROOT/.staging/install-*/ (same filesystem as the store) and
-// moved into place with one rename, under a lock per version: two installs of the same thing
-// end with one copy, a killed install leaves nothing listed (its staging folder is removed by
-// the next run), and a failure of any kind leaves the store as it was.
+// moved into place with one rename by the store's one writer (Store::commit_entry, which imports
+// go through too), under a lock per version: two installs of the same thing end with one copy, a
+// killed install leaves nothing listed (its staging folder is removed by the next run), and a
+// failure of any kind leaves the store as it was.
 #include "spec/spec.h"
 #include "store/store.h"
 #include "install/download.h"
@@ -64,6 +65,13 @@ struct StoreInstallerOptions {
     // Install even when the id is in the store, replacing the entry in one rename at the end
     // (`cvm install --reinstall ID`); a failure leaves the old one as it was.
     bool reinstall = false;
+};
+
+// What a caller that already decided part of an install hands to the step that stages its file
+// (install_held, install_cudnn): passed along with the call, never kept in the installer.
+struct HeldInstall {
+    std::string version_lock;      // "<kind>-<id>" whose version lock the caller holds
+    std::string first_use_archive; // the archive to record as trusted on first use
 };
 
 struct InstallResult {
@@ -126,11 +134,15 @@ private:
                                         const std::vector<const Artifact*>& items);
     // install_file, with the archive downloading while it is extracted when `download` is given.
     InstallResult install_archive(const std::filesystem::path& archive, const std::string& origin,
-                                  const StreamJob* download, const std::string& cuda = "");
+                                  const StreamJob* download, const std::string& cuda = "",
+                                  const HeldInstall& held = {});
+    // install_installer, for a caller that holds what `held` says.
+    InstallResult install_installer_held(const std::filesystem::path& installer,
+                                         const std::vector<std::string>& components,
+                                         const std::string& origin, const HeldInstall& held);
 
     Store store_;
     StoreInstallerOptions options_;
-    std::string held_lock_; // "<kind>-<id>" whose version lock a caller already holds
     // A cuDNN from before the manifests, from NVIDIA's public folder (install_legacy.cpp).
     InstallResult install_legacy_cudnn(const registry::CudnnRelease& release,
                                        const std::string& cuda);
@@ -144,13 +156,13 @@ private:
     HeldSum held_sum(const std::string& name, const std::string& sha256, std::uint64_t size,
                      const std::string& source) const;
     // Runs `install` (of the held download `file`, see held_download.h) under the version lock of
-    // `kind` `id` the caller holds; undoes it when it installed something else, and records the
-    // sum of an archive trusted on first use.
-    InstallResult install_held(const std::function<InstallResult()>& install, Kind kind,
+    // `kind` `id` the caller holds, handing it what is held; undoes it when it installed something
+    // else, and records the sum of an archive trusted on first use.
+    InstallResult install_held(const std::function<InstallResult(const HeldInstall&)>& install,
+                               Kind kind,
                                const std::string& id, const std::string& name,
                                const std::string& url, const std::filesystem::path& file,
                                const HeldSum& want);
-    std::string first_use_archive_; // the archive install_file records as trusted on first use
 };
 
 } // namespace cvm::install

@@ -13,8 +13,10 @@
 #include <filesystem>
 #include <list>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -35,6 +37,28 @@ enum class SourceState { Ok, Gone, Changed };
 // of older cvm versions) is only checked for the folder. One or two `stat` calls.
 SourceState source_state(const fs::path& source, std::string_view stamp);
 const char* source_state_name(SourceState s); // "ok", "gone", "changed"
+
+// Why Store::commit_entry put no entry in place: the step that failed, the entry's folder and the
+// system's reason. The caller words it (an install and an import each say it their own way).
+class EntryCommitError : public std::runtime_error {
+public:
+    enum class Step {
+        Occupied,  // an entry is there and was not to be replaced
+        MoveAside, // the entry there could not be moved aside
+        MoveIn,    // the staged folder could not be renamed into place (the old entry is back)
+    };
+    EntryCommitError(Step step, fs::path target, std::error_code ec)
+        : std::runtime_error("cannot commit " + target.u8string() + ": " + ec.message()),
+          step_(step), target_(std::move(target)), ec_(ec) {}
+    Step step() const { return step_; }
+    const fs::path& target() const { return target_; }
+    const std::error_code& reason() const { return ec_; }
+
+private:
+    Step step_;
+    fs::path target_;
+    std::error_code ec_;
+};
 
 // One line of `cvm list`: read from a compact per-layer index without parsing entry files, so
 // listing hundreds of entries costs little more than listing two. The views point into the
@@ -100,6 +124,16 @@ public:
     // with an assembled root/ of the links in `plan` when it is not empty (then `e.origin` says
     // where the files are). Throws if it exists unless `replace`.
     void add_imported(const Entry& e, bool replace = false, const std::vector<RootLink>& plan = {}) const;
+    // The one writer of an entry into the store's layout (installs, reinstalls and imports):
+    // `staged`, a folder on the store's filesystem holding the entry file (and root/), becomes
+    // <root>/<kind>/<id> in one rename. With `replace`, the entry there is moved to `aside` first
+    // (a killed run's leftover there is removed before) and removed once the new one is in, or
+    // put back when the rename fails; without it, an entry there is refused (Occupied). A folder
+    // without an entry file (an interrupted removal) is no entry: it is replaced. Returns the
+    // entry's folder; throws EntryCommitError, or filesystem_error when the kind's folder cannot
+    // be made. Merged views are the caller's to drop.
+    fs::path commit_entry(Kind kind, const std::string& id, const fs::path& staged,
+                          const fs::path& aside, bool replace) const;
     // Removes an entry (and the files of an installed one) from the writable layer, plus the
     // merged views that use it. Throws if it lives in a read-only layer.
     void remove(Kind kind, const std::string& id) const;

@@ -1,4 +1,5 @@
-// What changes the store's writable layer: Store::add_imported and Store::remove (store.h).
+// What changes the store's writable layer: Store::commit_entry (the one writer of an entry into
+// the layout, for installs and imports alike), Store::add_imported and Store::remove (store.h).
 #include "store/store.h"
 
 #include <fstream>
@@ -14,15 +15,64 @@
 
 namespace cvm {
 
+namespace {
+
+// Removes a folder moved out of the layout, read-only folders in it too (an installed entry may
+// have some). remove_all never follows links, so an import's files stay where they are.
+void remove_moved_aside(const fs::path& folder) {
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(folder, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_directory(ec) && !it->is_symlink(ec))
+            fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(folder, ec);
+}
+
+} // namespace
+
+fs::path Store::commit_entry(Kind kind, const std::string& id, const fs::path& staged,
+                             const fs::path& aside, bool replace) const {
+    fs::path target = root() / kind_dir(kind) / fs::u8path(id);
+    fs::create_directories(target.parent_path());
+    std::error_code ec;
+    bool replacing = false;
+    if (fs::exists(fs::symlink_status(target, ec))) {
+        if (fs::exists(target / "entry", ec) && !replace)
+            throw EntryCommitError(EntryCommitError::Step::Occupied, target, {});
+        // A replaced entry stays whole until the new one is in; a folder without an entry is no
+        // install (an interrupted removal): it goes at once.
+        if (replace) {
+            remove_moved_aside(aside);
+            fs::rename(target, aside, ec);
+            if (ec) throw EntryCommitError(EntryCommitError::Step::MoveAside, target, ec);
+            replacing = true;
+        } else {
+            fs::remove_all(target, ec);
+        }
+    }
+    fs::rename(staged, target, ec);
+    if (ec) {
+        std::error_code back;
+        if (replacing) fs::rename(aside, target, back);
+        throw EntryCommitError(EntryCommitError::Step::MoveIn, target, ec);
+    }
+    if (replacing) remove_moved_aside(aside);
+    return target;
+}
+
 void Store::add_imported(const Entry& e, bool replace, const std::vector<RootLink>& plan) const {
     fs::path dir = root() / kind_dir(e.kind) / fs::u8path(e.id);
     std::error_code ec;
-    if (fs::exists(dir / "entry", ec) && !replace)
-        throw std::runtime_error(std::string(kind_dir(e.kind)) + " " + e.id +
-                                 " is already in the store; run `cvm uninstall " + e.id +
-                                 "` first");
+    auto already_there = [&] {
+        return std::runtime_error(std::string(kind_dir(e.kind)) + " " + e.id +
+                                  " is already in the store; run `cvm uninstall " + e.id +
+                                  "` first");
+    };
+    if (fs::exists(dir / "entry", ec) && !replace) throw already_there();
     fs::create_directories(staging_dir(), ec);
     fs::path stage = staging_dir() / ("import-" + std::to_string(platform::process_id()) + "-" + e.id);
+    fs::path aside = stage;
+    aside += ".old";
     fs::remove_all(stage, ec);
     fs::create_directories(stage);
     {
@@ -38,13 +88,13 @@ void Store::add_imported(const Entry& e, bool replace, const std::vector<RootLin
             throw;
         }
     }
-    fs::create_directories(dir.parent_path());
-    if (replace) fs::remove_all(dir, ec);
-    fs::rename(stage, dir, ec);
-    if (ec) {
-        fs::remove_all(stage);
+    try {
+        commit_entry(e.kind, e.id, stage, aside, replace);
+    } catch (const EntryCommitError& x) {
+        fs::remove_all(stage, ec);
+        if (x.step() == EntryCommitError::Step::Occupied) throw already_there();
         throw std::runtime_error("cannot register " + e.id + " in " + dir.u8string() + ": " +
-                                 ec.message());
+                                 x.reason().message());
     }
     // Views link the files the replaced entry had; they are rebuilt on next use.
     if (replace) drop_views_of(e.kind, e.id);

@@ -193,6 +193,37 @@ TEST_CASE("a failed install leaves the store as it was", "[store_install]") {
     CHECK(s.staging_left().empty());
 }
 
+TEST_CASE("an install, a reinstall and an import go through the store's one writer",
+          "[store_install]") {
+    StoreWithArchive s;
+    const fs::path entry_folder = s.tmp / "store" / "cudnn" / s.id;
+    cvm::Entry imported;
+    imported.kind = cvm::Kind::Cudnn;
+    imported.id = s.id;
+    imported.version = *cvm::parse_version("9.1.0.70");
+    imported.cuda = *cvm::parse_version("12");
+    imported.path = s.tmp / "elsewhere";
+    imported.imported = true;
+
+    // An interrupted removal stands in the way of both alike: it is no entry, and is replaced.
+    write_text(entry_folder / "root" / "stale.h", "left by a removal");
+    s.store.add_imported(imported);
+    CHECK_FALSE(fs::exists(entry_folder / "root" / "stale.h"));
+    REQUIRE(s.store.find(cvm::Kind::Cudnn, s.id));
+    CHECK(s.store.find(cvm::Kind::Cudnn, s.id)->imported);
+
+    // An install finds the import there; a reinstall replaces it, and an import replaces that.
+    CHECK(StoreInstaller(s.store, s.options()).install_file(s.archive).already_installed);
+    InstallResult r = StoreInstaller(s.store, s.options(true)).install_file(s.archive);
+    CHECK_FALSE(r.already_installed);
+    CHECK_FALSE(s.store.find(cvm::Kind::Cudnn, s.id)->imported);
+    CHECK_THROWS_WITH(s.store.add_imported(imported), Catch::Contains("is already in the store"));
+    s.store.add_imported(imported, true);
+    CHECK(s.store.find(cvm::Kind::Cudnn, s.id)->imported);
+    CHECK_FALSE(fs::exists(r.path / "include"));
+    CHECK(s.staging_left().empty());
+}
+
 TEST_CASE("the mirror: CVM_MIRROR without its credentials or trailing slashes", "[store_install]") {
     const std::optional<std::string> saved = cvm::platform::get_env("CVM_MIRROR");
     cvm::platform::set_env("CVM_MIRROR", std::nullopt);
