@@ -10,8 +10,9 @@
 
 namespace cvm {
 
-void read_machine_config() {
-    if (auto file = machine_config_file()) read_config_file(*file, true);
+std::vector<std::string> machine_trusted_owners() {
+    auto file = machine_config_file();
+    return file ? read_config_file(*file).trusted_owners : std::vector<std::string>();
 }
 
 Config parse_config(const std::string& text, const std::string& origin) {
@@ -85,7 +86,8 @@ void check_config_file_trusted(const fs::path& file, const platform::FileMeta& m
     if (machine) check_machine_config_folder(file); // nobody else may put another file there
 }
 
-Config read_config_file(const fs::path& file, bool machine) {
+Config read_config_file(const fs::path& file) {
+    const bool machine = is_machine_config_file(file);
     auto read = platform::read_whole_file(file.u8string(), 1 << 20);
     if (read.absent()) return Config{};
     if (read.too_large)
@@ -101,9 +103,7 @@ Config read_config_file(const fs::path& file, bool machine) {
             ", not a regular file; remove it and write the settings into a file of that name");
     check_config_file_trusted(file, read.meta, machine);
     Config config = parse_config(*read.text, file.u8string());
-    if (machine) {
-        set_trusted_owners(config.trusted_owners, file.u8string());
-    } else if (!config.trusted_owners.empty()) {
+    if (!machine && !config.trusted_owners.empty()) {
         auto where = machine_config_file();
         throw ConfigError(file.u8string() +
                           ": trusted_owners is only read from the machine's config file (" +

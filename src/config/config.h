@@ -25,7 +25,8 @@
 // (exit code 2): a misspelt key would otherwise be silently ignored.
 //
 // The store's layers (Store::from_environment) take store_path and trusted_owners through
-// config_cache.h, which keeps them precompiled while the files are unchanged.
+// config_cache.h, which keeps them precompiled while the files are unchanged; the store hands the
+// owners to the trust rules, which otherwise ask machine_trusted_owners() (config_files.h).
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -54,9 +55,11 @@ struct Config {
 // (config_cache.h) both apply it.
 void check_config_file_trusted(const fs::path& file, const platform::FileMeta& meta, bool machine);
 
-// Reads one file; an absent file is an empty Config. `machine`: the machine's file, the only one
-// that may hold trusted_owners (and which may only be its user's or root's). Throws ConfigError.
-Config read_config_file(const fs::path& file, bool machine = false);
+// Reads one file; an absent file is an empty Config. The machine's file (machine_config_file()) is
+// the only one that may hold trusted_owners, and may only be its user's or root's. Nothing else
+// changes: the trust rules ask for the machine's owners themselves (machine_trusted_owners()).
+// Throws ConfigError.
+Config read_config_file(const fs::path& file);
 // Parses a file's text; `origin` names it in errors. Throws ConfigError.
 Config parse_config(const std::string& text, const std::string& origin);
 

@@ -117,10 +117,8 @@ void write_kept_config(const fs::path& root, const fs::path& cache, std::string 
 
 fs::path config_cache_file(const fs::path& root) { return root / "cache" / "config"; }
 
-std::vector<ConfigStores> config_store_paths(const fs::path& root) {
+ConfigAnswer config_store_paths(const fs::path& root) {
     const std::vector<fs::path> files = config_files();
-    const auto machine = machine_config_file();
-    auto is_machine = [&](const fs::path& f) { return machine && f == *machine; };
 
     // What the answer depends on besides the files' contents: who reads (the trust rules),
     // and HOME (a store_path of "~/...").
@@ -139,7 +137,8 @@ std::vector<ConfigStores> config_store_paths(const fs::path& root) {
         std::string p = f.u8string();
         if (s.text.empty() || holds_line_break(p)) cacheable = false;
         settled = settled && s.settled;
-        head += std::string("file ") + (is_machine(f) ? "1 " : "0 ") + s.text + "\t" + p + "\n";
+        head += std::string("file ") + (is_machine_config_file(f) ? "1 " : "0 ") + s.text + "\t" + p +
+                "\n";
     }
     head += "end\n";
     // No file at all (the common case): nothing to read, nothing to keep.
@@ -147,36 +146,30 @@ std::vector<ConfigStores> config_store_paths(const fs::path& root) {
     for (const platform::ChangeStamp& s : stamps)
         none = none && s.text == "absent";
     if (none) {
-        std::vector<ConfigStores> out;
+        ConfigAnswer out;
         for (const fs::path& f : files)
-            out.push_back({f, {}});
+            out.stores.push_back({f, {}});
         return out;
     }
 
     const fs::path cache = config_cache_file(root);
     if (cacheable) {
         if (auto kept = read_kept_config(cache, head, files)) {
-            // The trust checks read_config_file makes, on the stats just made; the machine's
-            // owners first, as reading the user's file would look them up there.
+            // The trust checks read_config_file makes, on the stats just made.
             for (size_t i = 0; i < files.size(); ++i)
-                if (is_machine(files[i]) && stamps[i].meta) {
-                    set_trusted_owners(kept->owners, files[i].u8string());
-                    break;
-                }
-            for (size_t i = 0; i < files.size(); ++i)
-                if (stamps[i].meta) check_config_file_trusted(files[i], *stamps[i].meta, is_machine(files[i]));
-            return std::move(kept->stores);
+                if (stamps[i].meta)
+                    check_config_file_trusted(files[i], *stamps[i].meta, is_machine_config_file(files[i]));
+            return {std::move(kept->stores), std::move(kept->owners)};
         }
     }
 
-    std::vector<ConfigStores> out;
-    std::vector<std::string> owners;
+    ConfigAnswer out;
     for (const fs::path& f : files) {
-        Config c = read_config_file(f, is_machine(f));
-        if (is_machine(f)) owners = c.trusted_owners;
-        out.push_back({f, std::move(c.store_path)});
+        Config c = read_config_file(f);
+        if (is_machine_config_file(f)) out.trusted_owners = c.trusted_owners;
+        out.stores.push_back({f, std::move(c.store_path)});
     }
-    if (cacheable && settled) write_kept_config(root, cache, head, out, owners);
+    if (cacheable && settled) write_kept_config(root, cache, head, out.stores, out.trusted_owners);
     return out;
 }
 

@@ -16,6 +16,7 @@
 // either way, on the stat just made. With no config file at all the stats are the whole cost:
 // there is nothing to read or keep.
 #include <filesystem>
+#include <string>
 #include <vector>
 
 namespace cvm {
@@ -27,11 +28,16 @@ struct ConfigStores {
     std::vector<fs::path> store_path; // its store_path, as read_config_file gives it
 };
 
-// The store_path of each of config_files() (the user's first; absent files give none), from the
-// cache of the store rooted at `root` when it is current, else from the files. The machine file's
-// trusted_owners go to the trust rules (set_trusted_owners) as read_config_file hands them.
-// Throws ConfigError (TrustError) as read_config_file does.
-std::vector<ConfigStores> config_store_paths(const fs::path& root);
+// What the config files say of the stores: each file's store_path, and the machine file's
+// trusted_owners (the trust rules take them from the caller: use_trusted_owners, trust.h).
+struct ConfigAnswer {
+    std::vector<ConfigStores> stores;        // each of config_files(), the user's first
+    std::vector<std::string> trusted_owners; // the machine file's, as written
+};
+
+// The answer from the cache of the store rooted at `root` when it is current, else from the files
+// (absent files give none). Throws ConfigError (TrustError) as read_config_file does.
+ConfigAnswer config_store_paths(const fs::path& root);
 
 // Where that cache is kept: <root>/cache/config.
 fs::path config_cache_file(const fs::path& root);

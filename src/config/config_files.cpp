@@ -10,6 +10,11 @@ std::optional<fs::path> machine_config_file() {
     return platform::system_config_dir() / "cvm" / "config.toml";
 }
 
+bool is_machine_config_file(const fs::path& file) {
+    auto machine = machine_config_file();
+    return machine && file == *machine;
+}
+
 std::vector<fs::path> config_files() {
     std::vector<fs::path> out;
     // The default folder is only worked out when the variable is unset (the shim runs this).

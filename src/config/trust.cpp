@@ -6,10 +6,11 @@ namespace cvm {
 
 namespace {
 
+// The machine config's answer, once this process has it: handed over by whoever read it already
+// (use_trusted_owners), else asked for the first time a file is not plainly the user's or root's.
 struct OwnerList {
     std::vector<std::string> names; // as the machine's config wrote them
-    std::string origin;             // that file
-    bool known = false;             // names set (the machine's config was read)
+    bool known = false;             // names set
     bool resolved = false;
     std::vector<std::uint32_t> ids;
 };
@@ -21,10 +22,9 @@ OwnerList& owner_list() {
 
 } // namespace
 
-void set_trusted_owners(const std::vector<std::string>& owners, const std::string& origin) {
+void use_trusted_owners(const std::vector<std::string>& owners) {
     OwnerList& l = owner_list();
     l.names = owners;
-    l.origin = origin;
     l.known = true;
     l.resolved = false;
     l.ids.clear();
@@ -33,10 +33,10 @@ void set_trusted_owners(const std::vector<std::string>& owners, const std::strin
 const std::vector<std::uint32_t>& trusted_owner_ids() {
     OwnerList& l = owner_list();
     if (!l.known) {
-        // Only reached for a file that is not plainly the user's or root's: read the machine's
-        // config now (which calls set_trusted_owners).
+        // Only reached for a file that is not plainly the user's or root's: ask the machine's
+        // config now. Known first: its own checks trust nobody else, so they never come back here.
         l.known = true;
-        read_machine_config();
+        l.names = machine_trusted_owners();
     }
     if (!l.resolved) {
         l.resolved = true;

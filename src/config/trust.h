@@ -67,10 +67,11 @@ std::string distrust_message(const std::string& what, const fs::path& path,
 std::vector<fs::path> link_chain_folders(const fs::path& file);
 
 // The uids of the machine config's trusted_owners (names resolved through /etc/passwd, numbers
-// as they are), read once per process. Remembered from set_trusted_owners() when the machine
-// config was already read.
+// as they are), asked of the config once per process (machine_trusted_owners(), config_files.h).
 const std::vector<std::uint32_t>& trusted_owner_ids();
-void set_trusted_owners(const std::vector<std::string>& owners, const std::string& origin);
+// Hands over the machine config's trusted_owners that a caller already has (the store has them
+// from config_store_paths, often without reading any TOML), so they are not read again.
+void use_trusted_owners(const std::vector<std::string>& owners);
 // "nobody (uid 65534)" or "uid 1234".
 std::string owner_text(std::uint32_t uid);
 // The owner of the file `meta` describes in those words; on Windows its account ("NT

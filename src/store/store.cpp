@@ -101,7 +101,9 @@ Store Store::from_environment() {
     }
     // The user's config.toml, then the machine's (see config.h), through their precompiled
     // answer when the files have not changed (config_cache.h): no TOML on the shim's path.
-    for (const ConfigStores& from : config_store_paths(layers.front()))
+    ConfigAnswer config = config_store_paths(layers.front());
+    use_trusted_owners(config.trusted_owners);
+    for (const ConfigStores& from : config.stores)
         for (const fs::path& p : from.store_path) {
             refuse_list_separator(from.file.u8string() + ": the store folder", p);
             if (std::find(layers.begin(), layers.end(), p) == layers.end()) layers.push_back(p);

@@ -40,6 +40,15 @@ expect_rc 0 "$CVM" list
 assert_contains "$OUT" "12.9.9"
 echo "trusted_owners = [$(id -u nobody)]" >"$CVM_SYSTEM_CONFIG"
 expect_rc 0 "$CVM" list
+# Commands that read each config file themselves read the machine's as the machine's: install (its
+# [download] settings) and doctor (host_compiler) took it for a user's file and refused its
+# trusted_owners ("only read from the machine's config file").
+CVM_MIRROR=file://$T/no-mirror expect_rc 1 "$CVM" install 11.8
+assert_contains "$ERR" "$T/no-mirror"
+assert_not_contains "$ERR" "trusted_owners"
+"$CVM" doctor >"$T/doctor.out" 2>&1 || true # its findings (exit 1) are not this test's
+assert_contains "$(cat "$T/doctor.out")" "Selected"
+assert_not_contains "$(cat "$T/doctor.out")" "trusted_owners"
 # ...but not from the user's own config, and not from a machine config another user may write.
 printf 'store_path = ["%s"]\ntrusted_owners = ["nobody"]\n' "$EVIL" >"$CVM_CONFIG"
 expect_rc 2 "$CVM" list
