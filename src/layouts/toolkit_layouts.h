@@ -5,7 +5,8 @@
 //   - conda environments (cuda-* packages: $PREFIX/bin, targets/<arch>/{include,lib}, Library\ on Windows);
 //   - pip wheels (site-packages/nvidia/<component>/ for CUDA 12, nvidia/cu13/ for CUDA 13).
 // A scattered toolkit gets an assembled root (assemble.h) of links that looks like a
-// self-contained one, holding CUDA's own programs, headers and libraries only.
+// self-contained one, holding CUDA's own programs, headers and libraries only (picked out of
+// shared folders by the name rules of toolkit_name_rules.h).
 #include <functional>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "store/assemble.h"
 #include "layouts/folder_facts.h"
+#include "layouts/toolkit_name_rules.h"
 #include "store/store.h"
 
 namespace cvm {
@@ -38,17 +40,5 @@ struct ToolkitImport {
 // missing when it sees one it cannot read (no version to be found).
 std::optional<ToolkitImport> toolkit_import_of(const fs::path& dir, platform::Os os,
                                                const IdentifyToolkit& identify = toolkit_identity_from_files);
-
-// --- name rules (shared folders hold other packages' files too) ---
-// nvcc, ptxas, cuobjdump, ... (and nvcc.profile, crt/ that nvcc reads beside itself); never
-// gcc/g++ wrappers or the folder's other programs.
-bool is_cuda_program(const std::string& name, platform::Os os);
-// libcudart.so.12, libcublasLt_static.a, libnppc.so.11, cudart64_12.dll, cublas.lib; never
-// libcuda (the driver), libcudnn (cuDNN), libcurl, libcups...
-bool is_cuda_library(const std::string& name, platform::Os os);
-// cuda.h, cuda_runtime.h, crt/, cub/, thrust/, cublas*.h, ... out of a shared include folder.
-bool is_cuda_header(const std::string& name);
-// dpkg's "11.8.89~11.8.0-5~deb12u1" -> 11.8.0, "11.5.1-1ubuntu1" -> 11.5.1.
-std::optional<Version> release_from_debian_version(std::string_view version);
 
 } // namespace cvm
