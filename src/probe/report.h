@@ -181,7 +181,10 @@ int major_from_library_name(const std::string& name);
 
 // "one GPU: its one-rank all-reduce moves nothing between GPUs, so no link is measured"
 std::string one_gpu_note();
+// A compute capability, "9.0"; "" when unknown (major -1).
+std::string cc_text(int major, int minor);
 
+// The report as JSON (report_json.cpp) and as text for a person (report_text.cpp).
 std::string render_json(const Report& report);
 std::string render_text(const Report& report);
 
