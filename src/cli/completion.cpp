@@ -6,11 +6,11 @@
 #include <cctype>
 #include <set>
 
+#include "text/affixes.h"
+
 namespace cvm::cli {
 
 namespace {
-
-bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
 
 std::string lower(std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

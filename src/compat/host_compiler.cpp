@@ -6,6 +6,7 @@
 #include "compat/visual_studio.h"
 #include "config/config.h"
 #include "config/program_trust.h"
+#include "text/affixes.h"
 
 namespace cvm::compat {
 
@@ -94,8 +95,6 @@ std::string first_words(const std::string& text) {
     }
     return {};
 }
-
-bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
 
 // g++, g++-12, clang++, clang++-14 (not x86_64-linux-gnu-g++-12 nor clang++-14.py).
 bool is_cxx_compiler_name(const std::string& name) {

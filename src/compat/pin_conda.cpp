@@ -5,6 +5,7 @@
 
 #include "compat/pin_requirement.h"
 #include "compat/version_clauses.h"
+#include "text/affixes.h"
 #include "text/ascii.h"
 
 namespace cvm::compat {
@@ -48,7 +49,7 @@ CondaDep conda_dep(std::string_view s) {
         ++i;
     d.name = std::string(s.substr(0, i));
     std::string_view rest = ascii_trim(s.substr(i));
-    if (!rest.empty() && rest.front() == '=' && !has_start(rest, "==")) {
+    if (!rest.empty() && rest.front() == '=' && !starts_with(rest, "==")) {
         // name=VERSION[=BUILD]
         rest.remove_prefix(1);
         auto eq = rest.find('=');
@@ -57,7 +58,7 @@ CondaDep conda_dep(std::string_view s) {
         return d;
     }
     // name==VERSION=BUILD
-    if (has_start(rest, "==")) {
+    if (starts_with(rest, "==")) {
         auto eq = rest.find('=', 2);
         if (eq != std::string_view::npos) {
             d.version = std::string(ascii_trim(rest.substr(0, eq)));

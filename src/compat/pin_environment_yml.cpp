@@ -8,6 +8,7 @@
 #include "compat/pin_requirement.h"
 #include "compat/project_pins.h"
 #include "compat/version_clauses.h"
+#include "text/affixes.h"
 #include "text/ascii.h"
 
 namespace cvm::compat {
@@ -64,8 +65,8 @@ public:
         if (indent < s.size() && s[indent] == '\t')
             fail_at(file_, number, "a tab in the indentation (YAML indents with spaces only)");
         std::string_view body = ascii_trim(s.substr(indent));
-        if (has_start(body, "---") || has_start(body, "...")) return;
-        const bool item = body == "-" || has_start(body, "- ");
+        if (starts_with(body, "---") || starts_with(body, "...")) return;
+        const bool item = body == "-" || starts_with(body, "- ");
         if (indent == 0 && !item) {
             top_level_key(body, number);
             return;

@@ -8,6 +8,7 @@
 #include "compat/pin_requirement.h"
 #include "compat/project_pins.h"
 #include "compat/version_clauses.h"
+#include "text/affixes.h"
 #include "text/ascii.h"
 
 namespace cvm::compat {
@@ -53,7 +54,7 @@ void for_each_logical_line(std::string_view text,
 // for other options. Throws ProjectFileError for an include that names no file.
 std::string_view included_name(std::string_view line, const std::string& file, unsigned first) {
     for (std::string_view opt : {"--requirement", "--constraint", "-r", "-c"}) {
-        if (!has_start(line, opt)) continue;
+        if (!starts_with(line, opt)) continue;
         std::string_view rest = line.substr(opt.size());
         if (!rest.empty() && rest.front() != '=' && rest.front() != ' ' && rest.front() != '\t' &&
             opt.size() > 2)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "text/affixes.h"
 #include "text/ascii.h"
 
 namespace cvm::compat {
@@ -26,7 +27,7 @@ int compare_padded(const Version& a, const Version& b) {
 // The operator a clause starts with, longest first; "" when none.
 std::string_view leading_op(std::string_view s) {
     for (std::string_view op : {"===", "~=", "==", "!=", "<=", ">=", "<", ">", "="})
-        if (has_start(s, op)) return op;
+        if (starts_with(s, op)) return op;
     return {};
 }
 
@@ -160,7 +161,7 @@ std::optional<std::vector<VersionClause>> poetry_clauses(std::string_view spec) 
     if (!cur.empty()) parts.push_back(cur);
     for (const auto& p : parts) {
         if (p == "*") continue;
-        const bool caret = p[0] == '^', tilde = p[0] == '~' && !has_start(p, "~=");
+        const bool caret = p[0] == '^', tilde = p[0] == '~' && !starts_with(p, "~=");
         if (caret || tilde) {
             auto v = loose_version(std::string_view(p).substr(1));
             if (!v || v->wildcard || !v->local.empty()) return std::nullopt;

@@ -12,11 +12,6 @@
 
 namespace cvm::compat {
 
-// Whether `s` starts with `p` (std::string_view has no starts_with before C++20).
-inline bool has_start(std::string_view s, std::string_view p) {
-    return s.substr(0, p.size()) == p;
-}
-
 // `v` with its first `n` numbers only ("2.4.1", 2 -> "2.4").
 Version first_parts(const Version& v, size_t n);
 

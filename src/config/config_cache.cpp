@@ -10,6 +10,7 @@
 #include "config/config.h"
 #include "config/trust.h"
 #include "platform/platform.h"
+#include "text/affixes.h"
 
 namespace cvm {
 
@@ -34,10 +35,6 @@ std::string config_cache_sum(std::string_view body) {
 
 bool holds_line_break(std::string_view s) { return s.find_first_of("\n\r\t") != std::string_view::npos; }
 
-bool begins_with(std::string_view s, std::string_view prefix) {
-    return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
-}
-
 struct KeptConfig {
     std::vector<ConfigStores> stores;
     std::vector<std::string> owners;
@@ -52,13 +49,13 @@ std::optional<KeptConfig> read_kept_config(const fs::path& cache, const std::str
     static const std::vector<std::uint32_t> nobody_else;
     if (doubt_of(read.meta, &nobody_else) != Doubt::None) return std::nullopt;
     std::string_view rest(*read.text);
-    if (!begins_with(rest, kConfigCacheHead)) return std::nullopt;
+    if (!starts_with(rest, kConfigCacheHead)) return std::nullopt;
     rest.remove_prefix(kConfigCacheHead.size());
     size_t nl = rest.find('\n');
     if (nl == std::string_view::npos) return std::nullopt;
     std::string_view sum = rest.substr(0, nl + 1);
     rest.remove_prefix(nl + 1);
-    if (sum != config_cache_sum(rest) || !begins_with(rest, head)) return std::nullopt;
+    if (sum != config_cache_sum(rest) || !starts_with(rest, head)) return std::nullopt;
     rest.remove_prefix(head.size());
     KeptConfig kept;
     for (const fs::path& f : files)
@@ -68,11 +65,11 @@ std::optional<KeptConfig> read_kept_config(const fs::path& cache, const std::str
         if (nl == std::string_view::npos) return std::nullopt;
         std::string_view line = rest.substr(0, nl);
         rest.remove_prefix(nl + 1);
-        if (begins_with(line, "owner ")) {
+        if (starts_with(line, "owner ")) {
             kept.owners.emplace_back(line.substr(6));
             continue;
         }
-        if (!begins_with(line, "layer ")) return std::nullopt;
+        if (!starts_with(line, "layer ")) return std::nullopt;
         line.remove_prefix(6);
         size_t index = 0, digits = 0;
         while (digits < line.size() && line[digits] >= '0' && line[digits] <= '9' && digits < 4)

@@ -7,6 +7,7 @@
 #include "layouts/folder_facts.h"
 #include "config/program_trust.h"
 #include "platform/platform.h"
+#include "text/affixes.h"
 
 #include <nlohmann/json.hpp>
 
@@ -16,13 +17,6 @@
 namespace cvm::doctor {
 
 namespace {
-
-bool starts_with(std::string_view s, std::string_view prefix) {
-    return s.substr(0, prefix.size()) == prefix;
-}
-bool ends_with(std::string_view s, std::string_view suffix) {
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
 
 // The quoted string starting at `at` ('...' or "..."), nullopt when there is none.
 std::optional<std::string> quoted_at(std::string_view text, std::size_t at) {

@@ -2,15 +2,9 @@
 
 #include <array>
 
+#include "text/affixes.h"
+
 namespace cvm::image {
-
-namespace {
-
-bool ends_with(std::string_view s, std::string_view tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-} // namespace
 
 bool build_only(std::string_view rel) {
     // Folders left out wholly when they start the path: what a toolkit's compiler and tools are.

@@ -1,6 +1,7 @@
 #include "install/archive_name.h"
 
 #include "spec/redist_platform.h"
+#include "text/affixes.h"
 
 #include <algorithm>
 #include <cctype>
@@ -26,14 +27,6 @@ bool is_version(std::string_view s, int min_parts = 2) {
         }
     }
     return digit && parts >= min_parts;
-}
-
-bool ends_with(std::string_view s, std::string_view suffix) {
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-bool starts_with(std::string_view s, std::string_view prefix) {
-    return s.substr(0, prefix.size()) == prefix;
 }
 
 std::vector<std::string_view> split(std::string_view s, char sep) {

@@ -18,6 +18,7 @@
 #include "platform/cleanup_on_signal.h"
 #include "platform/platform.h"
 #include "registry/registry.h"
+#include "text/affixes.h"
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +31,7 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <string_view>
 #include <thread>
 
 namespace cvm::install {
@@ -383,9 +385,9 @@ InstallResult StoreInstaller::install_url(const std::string& given, const std::s
     // An installer cannot be read while it arrives (a 7-Zip archive keeps its index at its end,
     // a runfile's payload offset is in its header): it is downloaded whole, then installed.
     const std::string name = request.destination.filename().u8string();
-    auto ends_with = [&](const char* suffix) {
-        std::size_t n = std::char_traits<char>::length(suffix);
-        return name.size() > n && name.compare(name.size() - n, n, suffix) == 0;
+    // A name that is more than the extension alone (".run" names no installer).
+    auto named_with_extension = [&](std::string_view extension) {
+        return name.size() > extension.size() && ends_with(name, extension);
     };
     // Without a sum nothing could vouch for a cached copy later: one whose install failed (not
     // an archive, a refused archive) is not kept.
@@ -395,7 +397,7 @@ InstallResult StoreInstaller::install_url(const std::string& given, const std::s
         fs::remove(request.destination, ec);
     };
     try {
-        if (ends_with(".run") || ends_with(".exe")) {
+        if (named_with_extension(".run") || named_with_extension(".exe")) {
             download_all({request}, options_.download);
             return install_file(request.destination, url);
         }

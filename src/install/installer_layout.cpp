@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "text/affixes.h"
 #include "text/pattern.h"
 
 namespace cvm::install {
@@ -29,15 +30,11 @@ std::string join_from(const std::vector<std::string>& parts, std::size_t first) 
     return out;
 }
 
-bool name_starts_with(const std::string& s, const char* prefix) {
-    return s.rfind(prefix, 0) == 0;
-}
-
 // A component folder of the toolkit (cuda_nvcc, libcublas), not documentation or samples.
 bool toolkit_component(const std::string& name) {
     if (name == "cuda_documentation" || name == "cuda_samples" || name == "cuda_demo_suite")
         return false;
-    return name_starts_with(name, "cuda_") || name_starts_with(name, "lib");
+    return starts_with(name, "cuda_") || starts_with(name, "lib");
 }
 
 // Tools of the merged 10.x tree that are IDEs and profilers' GUIs, not the toolkit.
@@ -47,10 +44,10 @@ bool merged_tree_extra(const std::vector<std::string>& parts) {
     const std::string& top = parts[0];
     for (const char* skip : kSkipTop)
         if (top == skip) return true;
-    if (name_starts_with(top, "nsight") || name_starts_with(top, "Nsight")) return true;
+    if (starts_with(top, "nsight") || starts_with(top, "Nsight")) return true;
     if (top == "bin" && parts.size() > 1)
         for (const char* gui : {"nsight", "nvvp", "nsys", "ncu", "nv-nsight"})
-            if (name_starts_with(parts[1], gui)) return true;
+            if (starts_with(parts[1], gui)) return true;
     return false;
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "text/affixes.h"
+
 namespace cvm::install {
 
 namespace {
@@ -11,19 +13,15 @@ std::string offline_last_part(const std::string& url) {
     return slash == std::string::npos ? url : url.substr(slash + 1);
 }
 
-bool offline_ends_with(const std::string& s, const std::string& tail) {
-    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 } // namespace
 
 std::string offline_fix(const std::string& url) {
     const std::string name = offline_last_part(url);
-    if (name.rfind("redistrib_", 0) == 0 && offline_ends_with(name, ".json"))
+    if (starts_with(name, "redistrib_") && ends_with(name, ".json"))
         return "; or download " + url + " elsewhere, then the cuDNN archive it lists for this machine, and run "
                "`cvm install ./ARCHIVE`";
     for (const char* ext : {".tar.xz", ".txz", ".tar.gz", ".tgz", ".zip", ".whl", ".run", ".exe", ".deb"})
-        if (offline_ends_with(name, ext))
+        if (ends_with(name, ext))
             return "; or download " + url + " elsewhere and run `cvm install ./" + name + "`";
     return "; or download " + url + " elsewhere into a folder DIR laid out as the server, and set "
            "CVM_MIRROR=file://DIR";

@@ -7,8 +7,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "layouts/name_affixes.h"
 #include "layouts/toolkit_sources.h"
+#include "text/affixes.h"
 #include "text/ascii.h"
 
 namespace cvm {

@@ -4,7 +4,7 @@
 
 #include <cctype>
 
-#include "layouts/name_affixes.h"
+#include "text/affixes.h"
 #include "text/ascii.h"
 
 namespace cvm {

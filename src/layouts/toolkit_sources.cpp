@@ -6,9 +6,9 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "layouts/name_affixes.h"
 #include "layouts/toolkit_name_rules.h"
 #include "layouts/wheel_record.h"
+#include "text/affixes.h"
 
 namespace cvm {
 

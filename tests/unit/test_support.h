@@ -1,8 +1,12 @@
 #pragma once
-// Small helpers shared by the unit tests of every module.
+// Small helpers shared by the unit tests of every module: a temporary folder, files written and
+// read back, the source tree. Running shell commands is test_commands.h's.
+#include <catch2/catch.hpp>
+
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <system_error>
 
@@ -61,9 +65,32 @@ private:
     }
 };
 
+// Writes `content` to `p` byte for byte, making its folders; a file that cannot be written fails
+// the test.
 inline void write_file(const fs::path& p, const std::string& content) {
     fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << content;
+    std::ofstream out(p, std::ios::binary);
+    out << content;
+    REQUIRE(out.good());
+}
+
+// The bytes of the file `p`; a file that cannot be opened fails the test.
+inline std::string read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    REQUIRE(in.good());
+    std::ostringstream out;
+    out << in.rdbuf();
+    return out.str();
+}
+
+// The root of cvm's source tree (registry/, tests/fixtures/, tests/integration/).
+inline fs::path repo_root() {
+#ifdef CVM_SOURCE_DIR
+    return fs::path(CVM_SOURCE_DIR); // __FILE__ is relative when ccache's base_dir is set
+#else
+    // This file lives in <repo>/tests/unit/.
+    return fs::path(__FILE__).parent_path().parent_path().parent_path();
+#endif
 }
 
 } // namespace cvm::test

@@ -1,78 +1,48 @@
 #pragma once
 // Helpers for the tests of the binary readers (and of doctor and core, which read binaries):
-// running the system compiler to build real ELF shared objects and PE DLLs, reading files back.
+// running the system compiler to build real ELF shared objects and PE DLLs, reading them back.
 
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "binary/elf_reader.h"
+#include "test_commands.h"
 #include "test_support.h"
 
 namespace cvm::binary::test {
 
 namespace fs = std::filesystem;
 
+using cvm::test::CommandResult;
+using cvm::test::find_program;
+using cvm::test::run_command;
+using cvm::test::shell_quote;
 using cvm::test::TempDir;
+using cvm::test::write_file;
 
-inline void write_file(const std::string& path, const std::string& content) {
-    fs::create_directories(fs::path(path).parent_path());
-    std::ofstream out(path, std::ios::binary);
-    out << content;
-}
-
+// The bytes of the file `path`, as the binary readers take them.
 inline std::vector<std::uint8_t> read_bytes(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::vector<std::uint8_t>((std::istreambuf_iterator<char>(in)),
-                                     std::istreambuf_iterator<char>());
+    const std::string bytes = cvm::test::read_file(path);
+    return std::vector<std::uint8_t>(bytes.begin(), bytes.end());
 }
 
-inline std::optional<std::string> find_program(const std::string& name) {
-    const char* path = std::getenv("PATH");
-    if (!path) return std::nullopt;
-    std::stringstream ss(path);
-    std::string dir;
-    while (std::getline(ss, dir, ':')) {
-        if (dir.empty()) continue;
-        fs::path candidate = fs::path(dir) / name;
-        std::error_code ec;
-        if (fs::is_regular_file(candidate, ec)) return candidate.string();
-    }
+// The ELF class and machine of this test program: what the system loader here takes.
+inline ElfInfo host_abi() {
+    auto self = read_elf_file("/proc/self/exe");
+    REQUIRE(self);
+    return *self.info;
+}
+
+// ldconfig on PATH, else where distributions keep it.
+inline std::optional<std::string> find_ldconfig() {
+    if (auto p = find_program("ldconfig")) return p;
+    for (const char* p : {"/sbin/ldconfig", "/usr/sbin/ldconfig"})
+        if (fs::exists(p)) return std::string(p);
     return std::nullopt;
-}
-
-inline std::string shell_quote(const std::string& s) {
-    std::string out = "'";
-    for (char c : s) {
-        if (c == '\'')
-            out += "'\\''";
-        else
-            out.push_back(c);
-    }
-    return out + "'";
-}
-
-struct CommandResult {
-    int status = -1;
-    std::string output;
-    bool ok() const { return status == 0; }
-};
-
-// Runs a shell command, capturing stdout and stderr together.
-inline CommandResult run_command(const std::string& command, const std::string& log_dir) {
-    const std::string log = (fs::path(log_dir) / ".cmd.log").string();
-    CommandResult r;
-    r.status = std::system((command + " >" + shell_quote(log) + " 2>&1").c_str());
-    std::ifstream in(log);
-    std::stringstream content;
-    content << in.rdbuf();
-    r.output = command + "\n" + content.str();
-    return r;
 }
 
 // The C compiler for native ELF objects: $CC, else cc, gcc, clang.

@@ -12,12 +12,6 @@ using namespace cvm::binary::test;
 
 namespace {
 
-ElfInfo host_abi() {
-    auto self = read_elf_file("/proc/self/exe");
-    REQUIRE(self);
-    return *self.info;
-}
-
 bool contains(const std::vector<std::string>& v, const std::string& s) {
     return std::find(v.begin(), v.end(), s) != v.end();
 }

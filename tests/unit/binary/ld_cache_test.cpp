@@ -12,13 +12,6 @@ using namespace cvm::binary::test;
 
 namespace {
 
-std::optional<std::string> find_ldconfig() {
-    if (auto p = find_program("ldconfig")) return p;
-    for (const char* p : {"/sbin/ldconfig", "/usr/sbin/ldconfig"})
-        if (fs::exists(p)) return std::string(p);
-    return std::nullopt;
-}
-
 struct Listed {
     std::string name, abi, path;
 };

@@ -26,8 +26,7 @@ using cvm::test::v;
 namespace {
 
 void write(const fs::path& p, const std::string& text, bool executable = false) {
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
+    cvm::test::write_file(p, text);
     if (executable) fs::permissions(p, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec);
 }
 

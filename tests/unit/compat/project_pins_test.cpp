@@ -212,8 +212,7 @@ TEST_CASE("a range admits a release series when some release of it meets every c
 TEST_CASE("a project folder is read in its stated order, includes inside it only") {
     cvm::test::TempDir dir;
     auto write = [&](const std::string& name, const std::string& text) {
-        fs::create_directories((dir.path / name).parent_path());
-        std::ofstream(dir.path / name, std::ios::binary) << text;
+        cvm::test::write_file(dir.path / name, text);
     };
     write("Pipfile", "[packages]\ntorch = \"*\"\n");
     write("requirements-dev.txt", "-r requirements.txt\npytest\n");

@@ -1,8 +1,5 @@
 #include <catch2/catch.hpp>
 
-#include <fstream>
-#include <sstream>
-
 #include "modules/modules.h"
 #include "store/resolve.h"
 #include "activation/view.h"
@@ -10,6 +7,7 @@
 #include "test_support.h"
 
 using namespace cvm;
+using cvm::test::read_file;
 using cvm::test::TempDir;
 using cvm::test::write_file;
 using platform::Os;
@@ -30,13 +28,6 @@ fs::path fake_cudnn(const fs::path& at) {
     write_file(at / "include" / "cudnn_version.h", "");
     write_file(at / "lib" / "libcudnn.so.8", "");
     return at;
-}
-
-std::string read(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 size_t count(const std::string& text, const std::string& what) {
@@ -193,7 +184,7 @@ TEST_CASE("export writes every module, skips cuDNN without a toolkit, removes st
     CHECK(fs::is_directory(view));
     CHECK(fs::exists(view / "lib64" / "libcudnn.so.8"));
     CHECK(!fs::exists(shared / "views"));
-    std::string lua = read(out / "cudnn" / "8.1.0.77-cuda11.2.lua");
+    std::string lua = read_file(out / "cudnn" / "8.1.0.77-cuda11.2.lua");
     CHECK(count(lua, "pushenv(\"CUDA_PATH\", \"" + view.string() + "\")") == 1);
     CHECK(count(lua, "read-only store " + shared.string()) > 0);
 
@@ -202,7 +193,7 @@ TEST_CASE("export writes every module, skips cuDNN without a toolkit, removes st
     CHECK(tcl.written.size() == 3);
     CHECK(tcl.removed.size() == 3);
     CHECK(fs::exists(out / "cudnn" / "8.1.0.77-cuda11.2"));
-    CHECK(read(out / "cuda" / "12.4.1").rfind("#%Module1.0\n", 0) == 0);
+    CHECK(read_file(out / "cuda" / "12.4.1").rfind("#%Module1.0\n", 0) == 0);
 }
 
 TEST_CASE("export ignores an entry whose id is not a safe file name") {

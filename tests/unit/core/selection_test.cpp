@@ -1,7 +1,6 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
 
 #include "project/selection.h"
 #include "test_support.h"
@@ -10,7 +9,7 @@ using namespace cvm;
 namespace fs = std::filesystem;
 
 using cvm::test::TempDir;
-static void write(const fs::path& p, const std::string& s) { cvm::test::write_file(p, s); }
+using cvm::test::write_file;
 
 TEST_CASE("version file text: BOM, CRLF, comments, blanks") {
     int line = 0;
@@ -26,7 +25,7 @@ TEST_CASE("version file text: BOM, CRLF, comments, blanks") {
 
 TEST_CASE("bad version files name the file and line") {
     TempDir t;
-    write(t.path / ".cudaversion", "# project\n\n../../etc/passwd\n");
+    write_file(t.path / ".cudaversion", "# project\n\n../../etc/passwd\n");
     try {
         read_version_file(t.path / ".cudaversion", Selection::Origin::ProjectFile);
         FAIL("no error");
@@ -35,22 +34,22 @@ TEST_CASE("bad version files name the file and line") {
         CHECK(msg.find((t.path / ".cudaversion").string() + ":3") != std::string::npos);
         CHECK(msg.find("path separator") != std::string::npos);
     }
-    write(t.path / ".cudaversion", "11.2; rm -rf /\n");
+    write_file(t.path / ".cudaversion", "11.2; rm -rf /\n");
     CHECK_THROWS_AS(read_version_file(t.path / ".cudaversion", Selection::Origin::ProjectFile), SelectionError);
-    write(t.path / ".cudaversion", "\"11.2\"\n");
+    write_file(t.path / ".cudaversion", "\"11.2\"\n");
     CHECK_THROWS_AS(read_version_file(t.path / ".cudaversion", Selection::Origin::ProjectFile), SelectionError);
 }
 
 TEST_CASE("precedence: CVM_VERSION > nearest .cudaversion > global") {
     TempDir t;
     fs::path global = t.path / "root" / "version";
-    write(global, "10.2\n");
+    write_file(global, "10.2\n");
     fs::path deep = t.path / "a" / "b" / "c" / "d" / "e" / "f";
     fs::create_directories(deep);
     CHECK(find_selection(deep, std::nullopt, global).origin == Selection::Origin::Global);
     CHECK(find_selection(deep, std::nullopt, global).spec.str() == "10.2");
-    write(t.path / "a" / ".cudaversion", "11.2\n");
-    write(t.path / "a" / "b" / "c" / ".cudaversion", "12.4+9\n");
+    write_file(t.path / "a" / ".cudaversion", "11.2\n");
+    write_file(t.path / "a" / "b" / "c" / ".cudaversion", "12.4+9\n");
     Selection s = find_selection(deep, std::nullopt, global);
     CHECK(s.origin == Selection::Origin::ProjectFile);
     CHECK(s.spec.str() == "12.4+9");
@@ -58,7 +57,7 @@ TEST_CASE("precedence: CVM_VERSION > nearest .cudaversion > global") {
     // A folder given with a trailing separator walks the same way.
     CHECK(find_selection(deep / "", std::nullopt, global).file == t.path / "a" / "b" / "c" / ".cudaversion");
     // An empty (comments only) file is skipped in favour of the next one up.
-    write(t.path / "a" / "b" / "c" / ".cudaversion", "# nothing\n");
+    write_file(t.path / "a" / "b" / "c" / ".cudaversion", "# nothing\n");
     CHECK(find_selection(deep, std::nullopt, global).spec.str() == "11.2");
     CHECK(find_selection(deep, std::string("13.0"), global).origin == Selection::Origin::Variable);
     CHECK(find_selection(deep, std::string(""), global).spec.str() == "11.2"); // empty = unset

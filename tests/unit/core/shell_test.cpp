@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -14,17 +13,11 @@
 #include "test_support.h"
 
 using namespace cvm;
+using cvm::test::read_file;
 using cvm::test::TempDir;
 using platform::Os;
 
 namespace {
-
-std::string read_all(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 fs::path program_on_path(const std::string& name) {
     auto path = platform::get_env("PATH");
@@ -159,7 +152,7 @@ TEST_CASE("quoted values survive the real bash, zsh and fish", "[shell]") {
         }
         for (size_t i = 0; i < kHostile.size(); ++i) {
             INFO(shell << " value " << i);
-            CHECK(read_all(out / std::to_string(i)) == kHostile[i]);
+            CHECK(read_file(out / std::to_string(i)) == kHostile[i]);
         }
     }
 }
@@ -364,7 +357,7 @@ std::string wine_path(const fs::path& p) {
 // `set > file` output: NAME=VALUE lines.
 std::map<std::string, std::string> read_set_dump(const fs::path& file) {
     std::map<std::string, std::string> vars;
-    std::istringstream in(read_all(file));
+    std::istringstream in(read_file(file));
     std::string line;
     while (std::getline(in, line)) {
         if (!line.empty() && line.back() == '\r') line.pop_back();

@@ -3,12 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include "spec/spec_match.h"
+#include "version_support.h"
 
 using namespace cvm;
-
-namespace {
-Version v(const char* text) { return *parse_version(text); }
-} // namespace
+using cvm::test::v;
 
 TEST_CASE("spec matcher: the toolkit part") {
     struct Row {

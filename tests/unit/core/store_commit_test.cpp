@@ -2,9 +2,7 @@
 // folder renamed into place, an entry there refused or replaced, the old one kept when the new
 // one cannot move in, and what a killed run left in its way.
 #include <catch2/catch.hpp>
-#include <fstream>
 #include <functional>
-#include <sstream>
 
 #include "store/entry_format.h"
 #include "store/store.h"
@@ -12,27 +10,16 @@
 #include "test_support.h"
 
 using namespace cvm;
+using cvm::test::read_file;
 using cvm::test::TempDir;
+using cvm::test::write_file;
 
 namespace {
 
-// Writes `text` to `file`, making its folders.
-void put_commit_text(const fs::path& file, const std::string& text) {
-    fs::create_directories(file.parent_path());
-    std::ofstream(file, std::ios::binary) << text;
-}
-
-std::string commit_text_of(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 // A staged entry as an import stages it: the entry file, and a marker below root/.
 fs::path stage_commit(const fs::path& folder, const Entry& e, const std::string& marker) {
-    put_commit_text(folder / "entry", serialize_entry(e));
-    put_commit_text(folder / "root" / "marker", marker);
+    write_file(folder / "entry", serialize_entry(e));
+    write_file(folder / "root" / "marker", marker);
     return folder;
 }
 
@@ -55,7 +42,7 @@ TEST_CASE("commit_entry renames a staged folder into the store's layout") {
     fs::path staged = stage_commit(store.staging_dir() / "s", e, "new");
     fs::path target = store.commit_entry(e.kind, e.id, staged, store.staging_dir() / "old", false);
     CHECK(target == t.path / "root" / "cudnn" / e.id);
-    CHECK(commit_text_of(target / "root" / "marker") == "new");
+    CHECK(read_file(target / "root" / "marker") == "new");
     CHECK_FALSE(fs::exists(staged));
     CHECK(store.find(e.kind, e.id));
 }
@@ -71,11 +58,11 @@ TEST_CASE("commit_entry refuses an entry there, or replaces it and removes the o
     fs::path second = stage_commit(store.staging_dir() / "b", e, "second");
     CHECK(commit_step_of([&] { store.commit_entry(e.kind, e.id, second, aside, false); }) ==
           EntryCommitError::Step::Occupied);
-    CHECK(commit_text_of(target / "root" / "marker") == "first");
+    CHECK(read_file(target / "root" / "marker") == "first");
     CHECK(fs::exists(second)); // the caller's to remove
 
     store.commit_entry(e.kind, e.id, second, aside, true);
-    CHECK(commit_text_of(target / "root" / "marker") == "second");
+    CHECK(read_file(target / "root" / "marker") == "second");
     CHECK_FALSE(fs::exists(aside));
 }
 
@@ -90,7 +77,7 @@ TEST_CASE("commit_entry keeps the old entry when the new one cannot move in") {
     CHECK(commit_step_of([&] {
               store.commit_entry(e.kind, e.id, store.staging_dir() / "missing", aside, true);
           }) == EntryCommitError::Step::MoveIn);
-    CHECK(commit_text_of(target / "root" / "marker") == "kept");
+    CHECK(read_file(target / "root" / "marker") == "kept");
     CHECK(store.find(e.kind, e.id));
     CHECK_FALSE(fs::exists(aside));
 }
@@ -107,18 +94,18 @@ TEST_CASE("commit_entry goes past what a killed run left") {
     CHECK_FALSE(store.find(e.kind, e.id));
 
     // An interrupted removal: the entry's folder without its entry file is no entry.
-    put_commit_text(target / "root" / "stale.h", "left by a removal");
+    write_file(target / "root" / "stale.h", "left by a removal");
     store.commit_entry(e.kind, e.id, stage_commit(store.staging_dir() / "a", e, "first"), aside,
                        false);
     CHECK_FALSE(fs::exists(target / "root" / "stale.h"));
-    CHECK(commit_text_of(target / "root" / "marker") == "first");
+    CHECK(read_file(target / "root" / "marker") == "first");
 
     // A replacing run killed after it moved the old entry aside: its leftover, a read-only
     // folder among it, does not stand in the way of the next one.
-    put_commit_text(aside / "root" / "lib" / "old.so", "old");
+    write_file(aside / "root" / "lib" / "old.so", "old");
     fs::permissions(aside / "root" / "lib", fs::perms::owner_read | fs::perms::owner_exec);
     store.commit_entry(e.kind, e.id, stage_commit(store.staging_dir() / "b", e, "second"), aside,
                        true);
-    CHECK(commit_text_of(target / "root" / "marker") == "second");
+    CHECK(read_file(target / "root" / "marker") == "second");
     CHECK_FALSE(fs::exists(aside));
 }

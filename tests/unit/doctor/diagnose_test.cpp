@@ -3,6 +3,7 @@
 #include "doctor/report.h"
 
 #include "binary/binary_test_support.h"
+#include "test_support.h"
 #include "registry/registry.h"
 
 #include <catch2/catch.hpp>
@@ -346,11 +347,7 @@ TEST_CASE("doctor: the driver against the registry's minimum", "[doctor][diagnos
         WARN("no C compiler: skipping");
         return;
     }
-#ifdef CVM_SOURCE_DIR
-    const std::string registry_dir = std::string(CVM_SOURCE_DIR) + "/registry";
-#else
-    const std::string registry_dir = "registry";
-#endif
+    const std::string registry_dir = (cvm::test::repo_root() / "registry").string();
     if (!fs::exists(registry_dir + "/cuda.toml")) {
         WARN("no registry at " + registry_dir + ": skipping");
         return;

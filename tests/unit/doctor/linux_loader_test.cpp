@@ -12,19 +12,6 @@ namespace {
 
 const std::string lib_name = "libcudnn.so.8";
 
-ElfInfo host_abi() {
-    auto self = read_elf_file("/proc/self/exe");
-    REQUIRE(self);
-    return *self.info;
-}
-
-std::optional<std::string> find_ldconfig() {
-    if (auto p = find_program("ldconfig")) return p;
-    for (const char* p : {"/sbin/ldconfig", "/usr/sbin/ldconfig"})
-        if (fs::exists(p)) return std::string(p);
-    return std::nullopt;
-}
-
 // A folder tree with a real libcudnn.so.8 in each of several folders.
 struct Fixture {
     TempDir t;

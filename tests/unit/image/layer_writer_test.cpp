@@ -9,7 +9,7 @@
 #include "test_support.h"
 
 using namespace cvm::image;
-using cvm::test::read_bytes;
+using cvm::test::read_file;
 using cvm::test::sha256_digest;
 using cvm::test::TempDir;
 using cvm::test::write_file;
@@ -120,7 +120,7 @@ TEST_CASE("layer writer: a tar.gz whose digests are its bytes', owned by root, a
         w = write_layer(plan, 315532800, out, 2, [&](std::uint64_t done) { progress = done; });
     }
     CHECK(progress == (3u << 20) + 20 + 4);
-    std::string blob = read_bytes(tmp.path / "layer");
+    std::string blob = read_file(tmp.path / "layer");
     CHECK(w.size == blob.size());
     CHECK(w.digest == sha256_digest(blob));
     std::string tar;
@@ -152,7 +152,7 @@ TEST_CASE("layer writer: the same plan gives the same bytes, whatever the thread
     auto b = write_to(plan, tmp.path / "b", 4);
     CHECK(a.digest == b.digest);
     CHECK(a.diff_id == b.diff_id);
-    CHECK(read_bytes(tmp.path / "a") == read_bytes(tmp.path / "b"));
+    CHECK(read_file(tmp.path / "a") == read_file(tmp.path / "b"));
 }
 
 TEST_CASE("layer writer: a file that changed since the plan is refused") {

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 using namespace cvm::image;
-using cvm::test::read_bytes;
+using cvm::test::read_file;
 using cvm::test::sha256_digest;
 using cvm::test::TempDir;
 using cvm::test::write_file;
@@ -106,10 +106,10 @@ TEST_CASE("a base image: by tag, alone, checked blob by blob") {
 TEST_CASE("a base image whose blobs were changed or whose digests point elsewhere is refused") {
     TempDir tmp("oci-base-bad");
     fs::path l = make_layout(tmp.path / "base", "x");
-    auto index = nlohmann::json::parse(read_bytes(l / "index.json"));
+    auto index = nlohmann::json::parse(read_file(l / "index.json"));
     // The manifest's bytes changed under its name.
     fs::path manifest = blob_path(l, index["manifests"][0]["digest"]);
-    std::string text = read_bytes(manifest);
+    std::string text = read_file(manifest);
     write_file(manifest, text + " ");
     CHECK_THROWS_WITH(read_base_image(l, std::nullopt, "amd64"),
                       Catch::Contains("does not match its digest"));
@@ -121,7 +121,7 @@ TEST_CASE("a base image whose blobs were changed or whose digests point elsewher
                       Catch::Contains("is not sha256:<64 hex digits>"));
     // Two images and no tag named.
     make_layout(tmp.path / "two", "a");
-    auto two = nlohmann::json::parse(read_bytes(tmp.path / "two" / "index.json"));
+    auto two = nlohmann::json::parse(read_file(tmp.path / "two" / "index.json"));
     auto second = two["manifests"][0];
     second["annotations"][kRefName] = "b";
     two["manifests"].push_back(second);
@@ -135,7 +135,7 @@ TEST_CASE("copying a blob checks it against its digest") {
     fs::path l = make_layout(tmp.path / "base", "x");
     BaseImage b = read_base_image(l, std::nullopt, "amd64");
     copy_blob(l, b.layers[0], tmp.path / "copy", tmp.path);
-    CHECK(read_bytes(tmp.path / "copy") == "not really a layer");
+    CHECK(read_file(tmp.path / "copy") == "not really a layer");
     write_file(blob_path(l, b.layers[0].digest), "not really a layer, changed");
     CHECK_THROWS_AS(copy_blob(l, b.layers[0], tmp.path / "copy2", tmp.path),
                     cvm::install::InstallError);

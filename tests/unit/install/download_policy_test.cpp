@@ -46,7 +46,7 @@ TEST_CASE("download cache: a file already there is reused only when it is the on
     r.destination = tmp / "a.tar.xz";
     CHECK_FALSE(reuse_cached_download(r)); // nothing there
 
-    write_text(r.destination, "abc");
+    write_file(r.destination, "abc");
     const std::string abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
     r.sha256 = abc;
     auto sum = reuse_cached_download(r);
@@ -57,7 +57,7 @@ TEST_CASE("download cache: a file already there is reused only when it is the on
     CHECK_FALSE(reuse_cached_download(r));
     CHECK_FALSE(fs::exists(r.destination));
 
-    write_text(r.destination, "abc");
+    write_file(r.destination, "abc");
     r.sha256.clear();
     r.expected_size = 3; // no checksum: its size
     sum = reuse_cached_download(r);

@@ -26,7 +26,7 @@ struct Fixture {
     Fixture() {
         fs::create_directories(served);
         fs::create_directories(cache);
-        write_text(served / "a.tar.xz", content);
+        write_file(served / "a.tar.xz", content);
         sha = sha256_file(served / "a.tar.xz");
     }
     DownloadOptions options() const {
@@ -47,7 +47,7 @@ struct Fixture {
         r.expected_size = content.size();
         return r;
     }
-    std::string requests() const { return fs::exists(log) ? read_text(log) : ""; }
+    std::string requests() const { return fs::exists(log) ? read_file(log) : ""; }
     int count(const std::string& needle) const {
         std::string text = requests();
         int n = 0;
@@ -62,16 +62,16 @@ struct Fixture {
 
 TEST_CASE("sha256 of files matches sha256sum", "[sha256]") {
     TempDir tmp;
-    write_text(tmp / "empty", "");
+    write_file(tmp / "empty", "");
     CHECK(sha256_file(tmp / "empty") ==
           "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-    write_text(tmp / "abc", "abc");
+    write_file(tmp / "abc", "abc");
     CHECK(sha256_file(tmp / "abc") ==
           "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-    write_text(tmp / "big", pseudo_random_bytes(5 << 20, 3));
-    REQUIRE(shell("sha256sum " + quote(tmp / "big") + " | cut -c1-64 > " + quote(tmp / "sum")) ==
-            0);
-    CHECK(sha256_file(tmp / "big") + "\n" == read_text(tmp / "sum"));
+    write_file(tmp / "big", pseudo_random_bytes(5 << 20, 3));
+    REQUIRE(shell("sha256sum " + shell_quote((tmp / "big").string()) + " | cut -c1-64 > " +
+                  shell_quote((tmp / "sum").string())) == 0);
+    CHECK(sha256_file(tmp / "big") + "\n" == read_file(tmp / "sum"));
     Sha256 h;
     h.update("a", 1);
     h.update("bc", 2);
@@ -103,7 +103,7 @@ TEST_CASE("download succeeds and verifies; the cache is reused", "[download]") {
     HttpServer server(f.served, {}, f.log);
     auto r = f.request(server);
     download_all({r}, f.options());
-    CHECK(read_text(r.destination) == f.content);
+    CHECK(read_file(r.destination) == f.content);
     CHECK_FALSE(fs::exists(fs::path(r.destination.string() + ".part")));
     int before = f.count("GET /a.tar.xz");
     CHECK(before == 1);
@@ -161,7 +161,7 @@ TEST_CASE("a file that is not the one asked for is reported as data: which check
     CHECK(m.describe() == "size mismatch: expected " + std::to_string(f.content.size() + 1) + " bytes, got " +
                               std::to_string(f.content.size()));
 
-    write_text(f.served / "b.tar.xz", f.content);
+    write_file(f.served / "b.tar.xz", f.content);
     r = f.request(server);
     r.url = server.url("b.tar.xz");
     r.destination = f.cache / "b.tar.xz";
@@ -203,7 +203,7 @@ TEST_CASE("a server that dies mid-file is resumed with Range", "[download]") {
     HttpServer server(f.served, {"/a.tar.xz=die:1000000,times=2"}, f.log);
     auto r = f.request(server);
     download_all({r}, f.options());
-    CHECK(read_text(r.destination) == f.content);
+    CHECK(read_file(r.destination) == f.content);
     CHECK(f.count("Range") == 0); // header name is not logged, values are
     CHECK(f.count("bytes=") >= 1);
 }
@@ -226,9 +226,9 @@ TEST_CASE("a failed download leaves no partial file; one left by a killed run is
     HttpServer healthy(f.served, {}, f.log);
     auto r = r0(healthy);
     // SIGKILL leaves the part file: the next run continues it.
-    write_text(fs::path(r.destination.string() + ".part"), f.content.substr(0, 1200000));
+    write_file(fs::path(r.destination.string() + ".part"), f.content.substr(0, 1200000));
     download_all({r}, f.options());
-    CHECK(read_text(r.destination) == f.content);
+    CHECK(read_file(r.destination) == f.content);
     CHECK(f.count("bytes=1200000-") == 1);
 }
 
@@ -236,18 +236,18 @@ TEST_CASE("a server that ignores Range gets the whole file again", "[download]")
     Fixture f;
     HttpServer server(f.served, {"/a.tar.xz=norange"}, f.log);
     auto r = f.request(server);
-    write_text(fs::path(r.destination.string() + ".part"), f.content.substr(0, 1000));
+    write_file(fs::path(r.destination.string() + ".part"), f.content.substr(0, 1000));
     download_all({r}, f.options());
-    CHECK(read_text(r.destination) == f.content);
+    CHECK(read_file(r.destination) == f.content);
 }
 
 TEST_CASE("a stale partial file from another version is discarded", "[download]") {
     Fixture f;
     HttpServer server(f.served, {}, f.log);
     auto r = f.request(server);
-    write_text(fs::path(r.destination.string() + ".part"), std::string(1000, 'x'));
+    write_file(fs::path(r.destination.string() + ".part"), std::string(1000, 'x'));
     download_all({r}, f.options());
-    CHECK(read_text(r.destination) == f.content);
+    CHECK(read_file(r.destination) == f.content);
 }
 
 TEST_CASE("a stalled server times out", "[download]") {
@@ -267,7 +267,7 @@ TEST_CASE("transient 503s are retried", "[download]") {
     HttpServer server(f.served, {"/a.tar.xz=status:503,times=2"}, f.log);
     auto r = f.request(server);
     download_all({r}, f.options());
-    CHECK(read_text(r.destination) == f.content);
+    CHECK(read_file(r.destination) == f.content);
     CHECK(f.count(" 503") == 2);
     HttpServer always(f.served, {"/b=status:503"}, f.log);
     r.url = always.url("b");
@@ -284,7 +284,7 @@ TEST_CASE("several downloads at once", "[download]") {
     std::vector<std::string> contents;
     for (int i = 0; i < 5; ++i) {
         contents.push_back(pseudo_random_bytes(700000 + i, 20 + i));
-        write_text(f.served / ("f" + std::to_string(i)), contents.back());
+        write_file(f.served / ("f" + std::to_string(i)), contents.back());
     }
     HttpServer server(f.served, {"/f*=slow:1000000"}, f.log);
     std::vector<DownloadRequest> requests;
@@ -299,11 +299,11 @@ TEST_CASE("several downloads at once", "[download]") {
     options.parallel = 5;
     download_all(requests, options);
     for (int i = 0; i < 5; ++i)
-        CHECK(read_text(requests[static_cast<std::size_t>(i)].destination) ==
+        CHECK(read_file(requests[static_cast<std::size_t>(i)].destination) ==
               contents[static_cast<std::size_t>(i)]);
     // All five requests reached the server before the first body (0.7 s at that rate) ended:
     // they were in flight together. One after another, each GET would follow a DONE.
-    std::string log = read_text(f.log);
+    std::string log = read_file(f.log);
     std::size_t first_done = log.find("DONE ");
     REQUIRE(first_done != std::string::npos);
     int started = 0;
@@ -320,8 +320,8 @@ TEST_CASE("file:// URLs and fetch_text", "[download]") {
     r.destination = f.cache / "copy";
     r.sha256 = f.sha;
     download_all({r}, f.options());
-    CHECK(read_text(r.destination) == f.content);
-    write_text(f.served / "m.json", "{\"x\":1}");
+    CHECK(read_file(r.destination) == f.content);
+    write_file(f.served / "m.json", "{\"x\":1}");
     HttpServer server(f.served, {}, f.log);
     CHECK(fetch_text(server.url("m.json"), f.options()) == "{\"x\":1}");
     CHECK(fetch_text("file://" + (f.served / "m.json").string(), f.options()) == "{\"x\":1}");
@@ -544,8 +544,8 @@ TEST_CASE("SIGTERM while the server sends nothing stops the download at once", "
 TEST_CASE("cleanup on a signal keeps an earlier handler and an ignored signal", "[download]") {
     TempDir tmp;
     fs::path a = tmp / "a", b = tmp / "b";
-    write_text(a, "x");
-    write_text(b, "x");
+    write_file(a, "x");
+    write_file(b, "x");
     int fds[2];
     REQUIRE(::pipe(fds) == 0);
     pid_t child = ::fork();

@@ -33,12 +33,12 @@ ArchiveBuilder honest_tree() {
 
 void check_honest_tree(const fs::path& dest) {
     fs::path lib = dest / "top" / "lib";
-    CHECK(read_text(lib / "libcudnn.so.8.1.0") == pseudo_random_bytes(200000, 1));
+    CHECK(read_file(lib / "libcudnn.so.8.1.0") == pseudo_random_bytes(200000, 1));
     CHECK(fs::is_symlink(lib / "libcudnn.so.8"));
     CHECK(fs::read_symlink(lib / "libcudnn.so.8") == "libcudnn.so.8.1.0");
     CHECK(fs::read_symlink(lib / "libcudnn.so") == "libcudnn.so.8");
-    CHECK(read_text(lib / "libcudnn.so") == pseudo_random_bytes(200000, 1));
-    CHECK(read_text(dest / "top/include/up") == pseudo_random_bytes(200000, 1));
+    CHECK(read_file(lib / "libcudnn.so") == pseudo_random_bytes(200000, 1));
+    CHECK(read_file(dest / "top/include/up") == pseudo_random_bytes(200000, 1));
     struct stat st {};
     REQUIRE(::stat((lib / "libcudnn.so.8.1.0").c_str(), &st) == 0);
     CHECK((st.st_mode & 0777) == 0755);
@@ -131,7 +131,7 @@ TEST_CASE("format detection reads the bytes, not the name", "[extract]") {
     CHECK(detect_archive_format(tmp / "c") == ArchiveFormat::TarGz);
     b.write(tmp / "d", ArchiveBuilder::Format::Tar);
     CHECK(detect_archive_format(tmp / "d") == ArchiveFormat::Tar);
-    write_text(tmp / "e", "hello");
+    write_file(tmp / "e", "hello");
     CHECK(detect_archive_format(tmp / "e") == ArchiveFormat::Unknown);
     fs::create_directories(tmp / "out");
     try {
@@ -187,13 +187,13 @@ TEST_CASE("zip archives extract on several threads with links and permissions", 
     CHECK(r.entries.size() == 43);
     for (int i = 0; i < 40; ++i) {
         fs::path f = tmp / "out" / "top/lib" / ("f" + std::to_string(i));
-        CHECK(read_text(f) == pseudo_random_bytes(1000 + i * 3000, i));
+        CHECK(read_file(f) == pseudo_random_bytes(1000 + i * 3000, i));
         struct stat st {};
         REQUIRE(::stat(f.c_str(), &st) == 0);
         CHECK((st.st_mode & 0777) == static_cast<unsigned>(i % 2 ? 0755 : 0644));
     }
     CHECK(fs::read_symlink(tmp / "out/top/lib/libz.so") == "libz.so.1");
-    CHECK(read_text(tmp / "out/top/lib/libz.so") == "zz");
+    CHECK(read_file(tmp / "out/top/lib/libz.so") == "zz");
 }
 
 TEST_CASE("multi-block xz (xz -T2) decodes on several threads", "[extract]") {
@@ -206,16 +206,16 @@ TEST_CASE("multi-block xz (xz -T2) decodes on several threads", "[extract]") {
     for (int i = 0; i < 8; ++i)
         b.file("d/f" + std::to_string(i), pseudo_random_bytes(300000, 100 + i));
     b.write(tmp / "a.tar", ArchiveBuilder::Format::Tar);
-    REQUIRE(shell("xz -T2 --block-size=262144 -k " + quote(tmp / "a.tar")) == 0);
+    REQUIRE(shell("xz -T2 --block-size=262144 -k " + shell_quote((tmp / "a.tar").string())) == 0);
     // The file really holds several blocks.
-    REQUIRE(shell("xz --robot -lv " + quote(tmp / "a.tar.xz") +
+    REQUIRE(shell("xz --robot -lv " + shell_quote((tmp / "a.tar.xz").string()) +
                   " | awk '$1==\"block\"' | wc -l | grep -qv '^1$'") == 0);
     fs::create_directories(tmp / "out");
     ExtractOptions options;
     options.threads = 2;
     extract_archive(tmp / "a.tar.xz", tmp / "out", options);
     for (int i = 0; i < 8; ++i)
-        CHECK(read_text(tmp / "out/d" / ("f" + std::to_string(i))) ==
+        CHECK(read_file(tmp / "out/d" / ("f" + std::to_string(i))) ==
               pseudo_random_bytes(300000, 100 + i));
 }
 
@@ -224,9 +224,9 @@ TEST_CASE("damaged and truncated archives are refused clearly", "[extract]") {
     ArchiveBuilder b;
     b.file("d/big", pseudo_random_bytes(600000, 7));
     b.write(tmp / "a.tar.xz", ArchiveBuilder::Format::TarXz);
-    std::string bytes = read_text(tmp / "a.tar.xz");
+    std::string bytes = read_file(tmp / "a.tar.xz");
     auto attempt = [&](const std::string& content, const char* name) {
-        write_text(tmp / name, content);
+        write_file(tmp / name, content);
         fs::path out = tmp / (std::string("out-") + name);
         fs::create_directories(out);
         try {
@@ -246,7 +246,7 @@ TEST_CASE("damaged and truncated archives are refused clearly", "[extract]") {
     CHECK(m2.find("cut.tar.xz") != std::string::npos);
     CHECK((m2.find("truncated") != std::string::npos || m2.find("damaged") != std::string::npos));
     b.write(tmp / "z.zip", ArchiveBuilder::Format::Zip);
-    std::string zip = read_text(tmp / "z.zip");
+    std::string zip = read_file(tmp / "z.zip");
     zip[zip.size() / 3] ^= 0x55;
     std::string m3 = attempt(zip, "bad.zip");
     CHECK(m3.find("bad.zip") != std::string::npos);
@@ -305,10 +305,10 @@ TEST_CASE("several archives extract at once", "[extract]") {
     auto results = extract_archives(jobs, 2);
     REQUIRE(results.size() == 5);
     for (int i = 0; i < 5; ++i)
-        CHECK(read_text(tmp / ("out" + std::to_string(i)) / ("c" + std::to_string(i)) / "lib/x") ==
+        CHECK(read_file(tmp / ("out" + std::to_string(i)) / ("c" + std::to_string(i)) / "lib/x") ==
               pseudo_random_bytes(50000, 40 + i));
     // One bad archive fails the whole set.
-    write_text(jobs[2].archive, "garbage");
+    write_file(jobs[2].archive, "garbage");
     for (auto& job : jobs) {
         fs::remove_all(job.destination);
         fs::create_directories(job.destination);
@@ -320,7 +320,7 @@ TEST_CASE("several archives extract at once", "[extract]") {
 namespace {
 // The process's umask as the kernel holds it now (not a value cached by cvm).
 unsigned kernel_umask() {
-    std::string status = read_text("/proc/self/status");
+    std::string status = read_file("/proc/self/status");
     auto at = status.find("\nUmask:");
     REQUIRE(at != std::string::npos);
     return static_cast<unsigned>(std::stoul(status.substr(at + 7), nullptr, 8));

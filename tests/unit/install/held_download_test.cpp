@@ -23,7 +23,7 @@ struct Held {
     std::string sha;
     HeldSum want;
     Held() {
-        write_text(mirror / "x.tgz", content);
+        write_file(mirror / "x.tgz", content);
         sha = sha256_file(mirror / "x.tgz");
         want.sha256 = sha;
         want.size = content.size();

@@ -35,12 +35,13 @@ bool tools_present() {
 
 // Builds a Windows installer with the archive at `at` (0: right behind the program).
 fs::path windows_installer(const TempDir& tmp, const std::string& name, unsigned at) {
-    std::string mi = "python3 " + quote(repo_root() / "tests/integration/make_installers.py");
+    std::string mi =
+        "python3 " + shell_quote((repo_root() / "tests/integration/make_installers.py").string());
     fs::path stub = tmp / "stub.exe";
-    if (!fs::exists(stub)) REQUIRE(shell(mi + " stub " + quote(stub)) == 0);
+    if (!fs::exists(stub)) REQUIRE(shell(mi + " stub " + shell_quote(stub.string())) == 0);
     fs::path out = tmp / name;
-    REQUIRE(shell(mi + " windows " + quote(out) + " --version 11.2.2 --stub " + quote(stub) +
-                  (at ? " --at " + std::to_string(at) : "")) == 0);
+    REQUIRE(shell(mi + " windows " + shell_quote(out.string()) + " --version 11.2.2 --stub " +
+                  shell_quote(stub.string()) + (at ? " --at " + std::to_string(at) : "")) == 0);
     return out;
 }
 
@@ -181,7 +182,7 @@ TEST_CASE("a Windows local installer installs like a redist toolkit", "[installe
     CHECK(entry->lib_dirs == std::vector<std::string>{"lib/x64"});
     CHECK(std::find(entry->components.begin(), entry->components.end(), "libcublas") !=
           entry->components.end());
-    CHECK(read_text(root / "version.json").find("11.2.152") != std::string::npos);
+    CHECK(read_file(root / "version.json").find("11.2.152") != std::string::npos);
 
     // --components, and one that the installer lacks.
     StoreInstallerOptions again = options;

@@ -6,19 +6,19 @@
 
 using namespace cvm::install;
 using cvm::install::test::install_error_of;
-using cvm::install::test::read_text;
+using cvm::install::test::read_file;
 using cvm::install::test::redist_fixtures;
 
 namespace {
 
 Manifest cuda_118() {
     auto path = redist_fixtures() / "cuda" / "redistrib_11.8.0.excerpt.json";
-    return parse_manifest(read_text(path), path.filename().string());
+    return parse_manifest(read_file(path), path.filename().string());
 }
 
 Manifest cudnn_897() {
     auto path = redist_fixtures() / "cudnn" / "redistrib_8.9.7.json";
-    return parse_manifest(read_text(path), path.filename().string());
+    return parse_manifest(read_file(path), path.filename().string());
 }
 
 } // namespace

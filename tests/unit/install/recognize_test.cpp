@@ -53,10 +53,10 @@ bool contains(const std::string& haystack, const std::string& needle) {
 
 TEST_CASE("binary headers tell the platform", "[recognize]") {
     TempDir tmp;
-    write_text(tmp / "a.so", elf_bytes(62));
-    write_text(tmp / "b.so", elf_bytes(183));
-    write_text(tmp / "c.dll", pe_bytes(0x8664));
-    write_text(tmp / "d.txt", "text");
+    write_file(tmp / "a.so", elf_bytes(62));
+    write_file(tmp / "b.so", elf_bytes(183));
+    write_file(tmp / "c.dll", pe_bytes(0x8664));
+    write_file(tmp / "d.txt", "text");
     CHECK(binary_platform(tmp / "a.so") == std::optional<std::string>("linux-x86_64"));
     CHECK(binary_platform(tmp / "b.so") == std::optional<std::string>("linux-sbsa"));
     CHECK(binary_platform(tmp / "c.dll") == std::optional<std::string>("windows-x86_64"));
@@ -71,7 +71,7 @@ TEST_CASE("cuDNN header versions", "[recognize]") {
     CHECK(parse_cudnn_header_version(cudnn_version_header(8, 1, 0)) == "8.1.0");
     // The real header of the cuDNN in this machine's CUDA 13.0 toolkit, where there is one.
     const char* real = "/usr/local/cuda-13.0/include/cudnn_version.h";
-    if (fs::exists(real)) CHECK(parse_cudnn_header_version(read_text(real)).rfind("9.", 0) == 0);
+    if (fs::exists(real)) CHECK(parse_cudnn_header_version(read_file(real)).rfind("9.", 0) == 0);
     CHECK(parse_cudnn_header_version("#define CUDNN_MAJOR_X 1\n").empty());
     CHECK(parse_cudnn_header_version("#define CUDNN_MAJOR 7\n#define CUDNN_MINOR 6\n"
                                      "#define CUDNN_PATCHLEVEL 5\n") == "7.6.5");

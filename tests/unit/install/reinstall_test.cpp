@@ -54,13 +54,13 @@ TEST_CASE("reinstall installs an entry again from the archive it came from", "[r
                Catch::Contains("cudnn " + id + " is not installed; run `cvm install " + id + "`"));
 
     InstallResult first = installer.install_file(archive);
-    write_text(first.path / "marker", "the first install's");
+    write_file(first.path / "marker", "the first install's");
     InstallResult again = reinstall(installer, store, id);
     CHECK_FALSE(again.already_installed);
     CHECK_FALSE(fs::exists(first.path / "marker"));
 
     // The archive changed since: refused, the entry kept as it is (exit code 1).
-    write_text(archive, "not the archive any more");
+    write_file(archive, "not the archive any more");
     CHECK(reinstall_exit_code([&] { reinstall(installer, store, id); }) == 1);
     CHECK_THAT(install_error_of([&] { reinstall(installer, store, id); }),
                Catch::Contains("is no longer the archive " + id + " was installed from"));

@@ -9,16 +9,14 @@
 #include "install/installer_package.h"
 #include "install/release_choice.h"
 #include "registry/registry.h"
+#include "registry_support.h"
 #include "test_util.h"
 
 using namespace cvm;
 using namespace cvm::install;
+using cvm::test::real_registry;
 
 namespace {
-
-const registry::Registry& real() {
-    return install::test::real_registry();
-}
 
 Version V(const std::string& text) {
     auto v = parse_version(text, 1, 4);
@@ -70,24 +68,24 @@ TEST_CASE("a toolkit version names the newest release cvm can fetch, or is refus
     for (const Row& row : rows) {
         INFO(row.requested);
         std::string refused = refusal([&] {
-            ToolkitChoice c = choose_toolkit(&real(), V(row.requested));
+            ToolkitChoice c = choose_toolkit(&real_registry(), V(row.requested));
             CHECK(c.version.str() == row.version);
             CHECK(c.manifest == row.manifest);
         });
         check_refusal(refused, row.refusal);
     }
     // The installer is the host's, with the registry's SHA-256 where a public source gives one.
-    ToolkitChoice linux = choose_toolkit(&real(), V("11.2"), "linux-x86_64");
+    ToolkitChoice linux = choose_toolkit(&real_registry(), V("11.2"), "linux-x86_64");
     CHECK(linux.installer == "cuda_11.2.2_460.32.03_linux.run");
     CHECK(linux.installer_sha256.empty());
-    ToolkitChoice windows = choose_toolkit(&real(), V("11.2"), "windows-x86_64");
+    ToolkitChoice windows = choose_toolkit(&real_registry(), V("11.2"), "windows-x86_64");
     CHECK(windows.installer == "cuda_11.2.2_461.33_win10.exe");
-    ToolkitChoice old = choose_toolkit(&real(), V("10.2"), "linux-x86_64");
+    ToolkitChoice old = choose_toolkit(&real_registry(), V("10.2"), "linux-x86_64");
     CHECK(old.version.str() == "10.2.89");
     CHECK(old.installer == "cuda_10.2.89_440.33.01_linux.run");
     CHECK(old.installer_sha256.size() == 64);
     CHECK(old.installer_source.find("nixpkgs") != std::string::npos);
-    CHECK(choose_toolkit(&real(), V("12.4")).installer.empty());
+    CHECK(choose_toolkit(&real_registry(), V("12.4")).installer.empty());
     // Without a registry: full versions only, as given.
     CHECK(choose_toolkit(nullptr, V("11.2.2")).manifest == "redistrib_11.2.2.json");
     CHECK(refusal([] { choose_toolkit(nullptr, V("12")); }).rfind("not_found: ", 0) == 0);
@@ -118,7 +116,7 @@ TEST_CASE("a cuDNN version and --cuda are checked against the registry's builds"
     for (const Row& row : rows) {
         INFO(row.version << " --cuda " << row.cuda);
         std::string refused = refusal([&] {
-            std::string manifest = choose_cudnn_manifest(&real(), V(row.version), row.cuda, "linux-x86_64");
+            std::string manifest = choose_cudnn_manifest(&real_registry(), V(row.version), row.cuda, "linux-x86_64");
             CHECK(manifest == row.manifest);
         });
         check_refusal(refused, row.refusal);
@@ -151,7 +149,7 @@ TEST_CASE("a spec's cuDNN is chosen for its toolkit before anything is fetched")
         INFO(row.spec);
         Spec spec = parse_spec(row.spec);
         std::string refused = refusal([&] {
-            auto c = choose_cudnn_for(&real(), spec, V(row.toolkit), "linux-x86_64");
+            auto c = choose_cudnn_for(&real_registry(), spec, V(row.toolkit), "linux-x86_64");
             CHECK((c ? c->first + " " + c->second : std::string("none")) == row.choice);
         });
         check_refusal(refused, row.refusal);

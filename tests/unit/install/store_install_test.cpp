@@ -74,7 +74,7 @@ TEST_CASE("an archive is staged and moved into the store in one piece", "[store_
     CHECK(r.kind == cvm::Kind::Cudnn);
     CHECK(r.id == s.id);
     CHECK(r.path == s.tmp / "store" / "cudnn" / s.id / "root");
-    CHECK_THAT(read_text(r.path / "include/cudnn_version.h"),
+    CHECK_THAT(read_file(r.path / "include/cudnn_version.h"),
                Catch::Contains("#define CUDNN_MINOR 1"));
     CHECK(fs::read_symlink(r.path / "lib/libcudnn.so.9") == "libcudnn.so.9.1.0");
 
@@ -96,7 +96,7 @@ TEST_CASE("a second install of an id finds it installed; --reinstall replaces it
           "[store_install]") {
     StoreWithArchive s;
     InstallResult first = StoreInstaller(s.store, s.options()).install_file(s.archive);
-    write_text(first.path / "marker", "the first install's");
+    write_file(first.path / "marker", "the first install's");
 
     // The same archive: known from its name and digest. Another file of the same contents:
     // extracted, recognised, and found in the store before anything is moved.
@@ -129,26 +129,26 @@ TEST_CASE("what a killed install left is removed; a running one's staging is kep
     StoreWithArchive s;
     // A killed install: its staging folder, its lock no longer held; a read-only folder in it.
     const fs::path dead = s.store.staging_dir() / "install-4242-0123456789abcdef";
-    write_text(dead / "x" / "lib" / "half.so", "half");
+    write_file(dead / "x" / "lib" / "half.so", "half");
     fs::permissions(dead / "x" / "lib", fs::perms::owner_read | fs::perms::owner_exec);
-    write_text(s.store.locks_dir() / "staging-install-4242-0123456789abcdef.lock", "");
+    write_file(s.store.locks_dir() / "staging-install-4242-0123456789abcdef.lock", "");
     // A running one: its lock held (here, by this process).
     const fs::path live = s.store.staging_dir() / "install-4343-fedcba9876543210";
-    write_text(live / "x" / "file", "in use");
+    write_file(live / "x" / "file", "in use");
     cvm::platform::FileLock held;
     REQUIRE(held.acquire(s.store.locks_dir() / "staging-install-4343-fedcba9876543210.lock", true));
     // Not an install's: left alone.
-    write_text(s.store.staging_dir() / "notes" / "file", "other");
+    write_file(s.store.staging_dir() / "notes" / "file", "other");
     // An interrupted removal: the entry's folder without its entry file is no install.
     const fs::path halfway = s.tmp / "store" / "cudnn" / s.id;
-    write_text(halfway / "root" / "stale.h", "left by a removal");
+    write_file(halfway / "root" / "stale.h", "left by a removal");
     CHECK_FALSE(s.store.find(cvm::Kind::Cudnn, s.id));
 
     InstallResult r = StoreInstaller(s.store, s.options()).install_file(s.archive);
     CHECK_FALSE(r.already_installed);
     CHECK_FALSE(fs::exists(dead));
     CHECK_FALSE(fs::exists(s.store.locks_dir() / "staging-install-4242-0123456789abcdef.lock"));
-    CHECK(read_text(live / "x" / "file") == "in use");
+    CHECK(read_file(live / "x" / "file") == "in use");
     CHECK(fs::exists(s.store.staging_dir() / "notes" / "file"));
     CHECK_FALSE(fs::exists(halfway / "root" / "stale.h"));
     CHECK(fs::is_regular_file(halfway / "entry"));
@@ -176,19 +176,19 @@ TEST_CASE("a failed install leaves the store as it was", "[store_install]") {
 
     // The commit cannot make the kind's folder (a file stands there): nothing is left of the
     // install.
-    write_text(s.tmp / "store" / "cudnn", "in the way");
+    write_file(s.tmp / "store" / "cudnn", "in the way");
     CHECK_THROWS(StoreInstaller(s.store, s.options()).install_file(s.archive));
-    CHECK(read_text(s.tmp / "store" / "cudnn") == "in the way");
+    CHECK(read_file(s.tmp / "store" / "cudnn") == "in the way");
     CHECK(s.staging_left().empty());
 
     // A reinstall that fails keeps the entry it would have replaced.
     fs::remove(s.tmp / "store" / "cudnn");
     InstallResult first = StoreInstaller(s.store, s.options()).install_file(s.archive);
-    write_text(first.path / "marker", "kept");
+    write_file(first.path / "marker", "kept");
     CHECK(install_error_of([&] {
               StoreInstaller(s.store, s.options(true)).install_file(junk_archive);
           }) != "(no error)");
-    CHECK(read_text(first.path / "marker") == "kept");
+    CHECK(read_file(first.path / "marker") == "kept");
     CHECK(s.store.find(cvm::Kind::Cudnn, s.id));
     CHECK(s.staging_left().empty());
 }
@@ -206,7 +206,7 @@ TEST_CASE("an install, a reinstall and an import go through the store's one writ
     imported.imported = true;
 
     // An interrupted removal stands in the way of both alike: it is no entry, and is replaced.
-    write_text(entry_folder / "root" / "stale.h", "left by a removal");
+    write_file(entry_folder / "root" / "stale.h", "left by a removal");
     s.store.add_imported(imported);
     CHECK_FALSE(fs::exists(entry_folder / "root" / "stale.h"));
     REQUIRE(s.store.find(cvm::Kind::Cudnn, s.id));

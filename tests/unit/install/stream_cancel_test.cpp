@@ -109,7 +109,7 @@ TEST_CASE("a refused archive stops the other downloads of the install") {
                                        s.job(server, "slow.tar", "slow")};
         std::string error = install_error_of([&] { download_and_extract(jobs, options, 2); });
         CHECK_THAT(error, Catch::Contains("bad.tar.xz refused"));
-        CHECK(read_text(s.log).find("HELD /slow.tar") != std::string::npos);
+        CHECK(read_file(s.log).find("HELD /slow.tar") != std::string::npos);
     }
     SECTION("an archive already on disk") {
         StreamJob local;

@@ -44,10 +44,10 @@ TEST_CASE("an archive arriving in pieces extracts as the file does") {
         fs::create_directories(t / "file");
         fs::create_directories(t / "stream");
         ExtractResult from_file = extract_archive(t / "a", t / "file");
-        PieceSource source(read_text(t / "a"));
+        PieceSource source(read_file(t / "a"));
         ExtractResult streamed = extract_archive_stream(source, "a", t / "stream");
         CHECK(sums(streamed) == sums(from_file));
-        CHECK(read_text(t / "stream/top/lib/libcudnn.so.9.1.0") == pseudo_random_bytes(300000, 3));
+        CHECK(read_file(t / "stream/top/lib/libcudnn.so.9.1.0") == pseudo_random_bytes(300000, 3));
         if (format == F::Zip) {
             // libarchive writes data descriptors: the CRCs come from the bytes themselves.
             CHECK(settle_streamed_zip(t / "a", t / "stream", streamed, "a") == 0);
@@ -63,7 +63,7 @@ TEST_CASE("a source that stops fails the extraction") {
     TempDir t;
     plain_tree().write(t / "a.tar.xz", ArchiveBuilder::Format::TarXz);
     fs::create_directories(t / "out");
-    PieceSource source(read_text(t / "a.tar.xz"), 5000);
+    PieceSource source(read_file(t / "a.tar.xz"), 5000);
     CHECK_THROWS_AS(extract_archive_stream(source, "a.tar.xz", t / "out"), InstallError);
 }
 
@@ -75,16 +75,16 @@ TEST_CASE("the central directory of a zip64 file, and of damaged ones") {
                   "with zipfile.ZipFile('" + (t / "z.zip").string() + "', 'w') as z:\n"
                   "    z.writestr('big.bin', b'x' * 70000)\n"
                   "    z.writestr('dir/', b'')\"") == 0);
-    REQUIRE(read_text(t / "z.zip").find("PK\x06\x06") != std::string::npos);
+    REQUIRE(read_file(t / "z.zip").find("PK\x06\x06") != std::string::npos);
     auto entries = read_zip_directory(t / "z.zip");
     REQUIRE(entries.size() == 2);
     CHECK(entries[0].name == "big.bin");
     CHECK(entries[0].size == 70000);
     CHECK(entries[1].directory);
-    std::string whole = read_text(t / "z.zip");
-    write_text(t / "cut.zip", whole.substr(0, whole.size() - 30));
+    std::string whole = read_file(t / "z.zip");
+    write_file(t / "cut.zip", whole.substr(0, whole.size() - 30));
     CHECK_THROWS_WITH(read_zip_directory(t / "cut.zip"),
                       Catch::Contains("cut.zip is damaged: its zip central directory"));
-    write_text(t / "none.zip", "PK\x03\x04 not much else");
+    write_file(t / "none.zip", "PK\x03\x04 not much else");
     CHECK_THROWS_AS(read_zip_directory(t / "none.zip"), InstallError);
 }

@@ -72,8 +72,9 @@ with zipfile.ZipFile(os.path.join(out, "evil-link.zip"), "w") as z:
 )PY";
 
 void make_zips(const fs::path& folder) {
-    write_text(folder / "make.py", kMakeZips);
-    REQUIRE(shell("python3 " + quote(folder / "make.py") + " " + quote(folder)) == 0);
+    write_file(folder / "make.py", kMakeZips);
+    REQUIRE(shell("python3 " + shell_quote((folder / "make.py").string()) + " " +
+                  shell_quote(folder.string())) == 0);
 }
 
 std::map<std::string, std::string> records(const ExtractResult& r) {
@@ -92,7 +93,7 @@ unsigned mode_of(const fs::path& p) {
 
 ExtractResult stream(const fs::path& zip, const fs::path& out) {
     fs::create_directories(out);
-    PieceSource source(read_text(zip));
+    PieceSource source(read_file(zip));
     return extract_archive_stream(source, zip.filename().string(), out);
 }
 
@@ -105,9 +106,9 @@ TEST_CASE("zips with stored entries, data descriptors and symlinks settle in one
         INFO(name);
         fs::path zip = t / name;
         if (std::string(name) == "described.zip")
-            REQUIRE(read_text(zip).find("PK\x07\x08") != std::string::npos);
+            REQUIRE(read_file(zip).find("PK\x07\x08") != std::string::npos);
         if (std::string(name) == "zip64.zip")
-            REQUIRE(read_text(zip).find("PK\x06\x06") != std::string::npos);
+            REQUIRE(read_file(zip).find("PK\x06\x06") != std::string::npos);
         fs::path out = t / (std::string(name) + ".out");
         ExtractResult streamed = stream(zip, out);
         // Nothing read twice: every entry came whole through its local header.
@@ -118,10 +119,10 @@ TEST_CASE("zips with stored entries, data descriptors and symlinks settle in one
         CHECK(records(streamed) == records(from_file));
         CHECK(fs::is_symlink(out / "top/lib/libx.so"));
         CHECK(fs::read_symlink(out / "top/lib/libx.so") == "libx.so.9");
-        CHECK(read_text(out / "top/lib/libx.so") == read_text(out / "top/lib/libx.so.9.1.0"));
-        CHECK(read_text(out / "top/lib/libx.so.9.1.0").size() == 300000);
-        CHECK(read_text(out / "top/include/x.h") == read_text(t / "file/top/include/x.h"));
-        CHECK(read_text(out / "top/empty").empty());
+        CHECK(read_file(out / "top/lib/libx.so") == read_file(out / "top/lib/libx.so.9.1.0"));
+        CHECK(read_file(out / "top/lib/libx.so.9.1.0").size() == 300000);
+        CHECK(read_file(out / "top/include/x.h") == read_file(t / "file/top/include/x.h"));
+        CHECK(read_file(out / "top/empty").empty());
         CHECK((mode_of(out / "top/lib/libx.so.9.1.0") & 0777) == 0755);
         CHECK((mode_of(out / "top/empty") & 0777) == 0600);
         fs::remove_all(t / "file");
@@ -136,8 +137,8 @@ TEST_CASE("a file whose streamed bytes differ is read again alone") {
     ExtractResult streamed = stream(zip, out);
     ExtractResult expected = streamed;
     // As when the streaming reader delivers no data for an entry: an empty file, its record so.
-    write_text(out / "top/include/x.h", "");
-    std::string license_before = read_text(out / "top/LICENSE");
+    write_file(out / "top/include/x.h", "");
+    std::string license_before = read_file(out / "top/LICENSE");
     fs::last_write_time(out / "top/LICENSE", fs::file_time_type{});
     for (auto& e : streamed.entries)
         if (e.path == "top/include/x.h") e.size = 0, e.crc32 = 0, e.sha256 = "none";
@@ -145,10 +146,10 @@ TEST_CASE("a file whose streamed bytes differ is read again alone") {
     std::string header;
     for (int i = 0; i < 50; ++i)
         header += "#define X 1\n";
-    CHECK(read_text(out / "top/include/x.h") == header);
+    CHECK(read_file(out / "top/include/x.h") == header);
     // The others were left as they were streamed.
     CHECK(fs::last_write_time(out / "top/LICENSE") == fs::file_time_type{});
-    CHECK(read_text(out / "top/LICENSE") == license_before);
+    CHECK(read_file(out / "top/LICENSE") == license_before);
     ExtractResult fresh;
     {
         fs::create_directories(t / "file");
@@ -180,7 +181,8 @@ TEST_CASE("a streamed zip whose links or names break the rules is refused") {
     }
     SECTION("a link whose target leads outside through another link") {
         // Each target alone stays inside; followed on disk, b leads out through a.
-        REQUIRE(shell("cd " + quote(t.path) + " && python3 -c \"import zipfile, stat\n"
+        REQUIRE(shell("cd " + shell_quote(t.path.string()) +
+                      " && python3 -c \"import zipfile, stat\n"
                       "with zipfile.ZipFile('chain.zip', 'w') as z:\n"
                       "    for n, d in (('top/d/a', b'..'), ('top/b', b'd/a/../..')):\n"
                       "        i = zipfile.ZipInfo(n)\n"

@@ -25,6 +25,8 @@ using cvm::platform::Removal;
 
 namespace {
 
+// Not test_support.h's write_file: this one runs in worker threads and forked children, where
+// Catch's assertions (write_file's REQUIRE) must not run.
 void touch(const fs::path& p) { std::ofstream(p) << "x"; }
 
 // Runs `body` in a child process; returns its wait status.

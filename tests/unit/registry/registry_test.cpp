@@ -4,48 +4,30 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "registry/registry.h"
+#include "registry_support.h"
 #include "test_support.h"
 #include "version_support.h"
 
 namespace fs = std::filesystem;
 using namespace cvm;
 using namespace cvm::registry;
+using cvm::test::read_file;
+using cvm::test::real_registry;
 using cvm::test::TempDir;
 using cvm::test::v;
+using cvm::test::write_file;
 
 namespace {
-
-const Registry& real() {
-    static const Registry reg = load_registry(source_tree_registry_dir());
-    return reg;
-}
-
-std::string read_text(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    REQUIRE(in.good());
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-void write_text(const fs::path& p, const std::string& text) {
-    fs::create_directories(p.parent_path());
-    std::ofstream out(p, std::ios::binary);
-    out << text;
-    REQUIRE(out.good());
-}
 
 // A registry folder holding copies of the real files, with `name` replaced by `text`.
 void copy_registry_with(const fs::path& dir, const std::string& name, const std::string& text) {
     for (const char* f : {"cuda.toml", "cudnn.toml", "frameworks.toml"})
-        write_text(dir / f, read_text(source_tree_registry_dir() / f));
-    write_text(dir / name, text);
+        write_file(dir / f, read_file(source_tree_registry_dir() / f));
+    write_file(dir / name, text);
 }
 
 std::string load_error(const fs::path& dir) {
@@ -61,7 +43,7 @@ std::string load_error(const fs::path& dir) {
 } // namespace
 
 TEST_CASE("the real registry files parse and are consistent", "[registry]") {
-    const Registry& reg = real();
+    const Registry& reg = real_registry();
     CHECK(reg.cuda.size() >= 50);
     CHECK(reg.cudnn.size() >= 50);
     CHECK(reg.frameworks.size() >= 30);
@@ -105,7 +87,7 @@ TEST_CASE("the real registry files parse and are consistent", "[registry]") {
 }
 
 TEST_CASE("cuDNN 8.1.0.77 for CUDA 11.2 supports CUDA 11.0 to 11.2", "[registry]") {
-    const Registry& reg = real();
+    const Registry& reg = real_registry();
     auto range = cudnn_supported_cuda(reg, "8.1.0.77-cuda11.2");
     REQUIRE(range);
     CHECK(range->first == v("11.0"));
@@ -136,7 +118,7 @@ TEST_CASE("cuDNN 8.1.0.77 for CUDA 11.2 supports CUDA 11.0 to 11.2", "[registry]
 }
 
 TEST_CASE("per-major cuDNN builds and their redist names", "[registry]") {
-    const Registry& reg = real();
+    const Registry& reg = real_registry();
     auto ref = find_cudnn_build(reg, "8.9.7.29-cuda12");
     REQUIRE(ref);
     CHECK(ref->release->manifest == "redistrib_8.9.7.json");
@@ -171,7 +153,7 @@ TEST_CASE("per-major cuDNN builds and their redist names", "[registry]") {
 }
 
 TEST_CASE("minimum drivers", "[registry]") {
-    const Registry& reg = real();
+    const Registry& reg = real_registry();
     auto ga = minimum_driver(reg, v("11.2.0"), Platform::Linux, DriverRule::Toolkit);
     REQUIRE(ga);
     CHECK(ga->driver.text == "460.27.03");
@@ -230,7 +212,7 @@ TEST_CASE("minimum drivers", "[registry]") {
 }
 
 TEST_CASE("nvcc's build number is told from a release", "[registry]") {
-    const Registry& reg = real();
+    const Registry& reg = real_registry();
     // `nvcc --version`: "release 11.8, V11.8.89"; 11.8.0 is the only 11.8.
     auto b = nvcc_build_number(&reg, v("11.8.89"));
     REQUIRE(b);
@@ -276,7 +258,7 @@ TEST_CASE("nvcc's build number is told from a release", "[registry]") {
 }
 
 TEST_CASE("a toolkit assembled from wheels is given its release", "[registry]") {
-    const Registry& reg = real();
+    const Registry& reg = real_registry();
     // /usr/local/cuda-13.0 here: nvidia_cuda_runtime-13.0.96, nvidia_cuda_nvcc-13.0.88.
     auto both = find_cuda_by_components(reg, v("13.0.96"), v("13.0.88"));
     REQUIRE(both.size() == 1);
@@ -319,7 +301,7 @@ TEST_CASE("a toolkit assembled from wheels is given its release", "[registry]") 
 }
 
 TEST_CASE("cuDNN library sets per major and platform", "[registry]") {
-    const Registry& reg = real();
+    const Registry& reg = real_registry();
     auto l9 = cudnn_library_names(reg, 9, Platform::Linux);
     REQUIRE(l9.size() == 8);
     CHECK(l9.front() == "libcudnn.so.9");
@@ -349,7 +331,7 @@ TEST_CASE("cuDNN library sets per major and platform", "[registry]") {
 }
 
 TEST_CASE("framework builds", "[registry]") {
-    const Registry& reg = real();
+    const Registry& reg = real_registry();
     const FrameworkRelease* t21 = find_framework(reg, "torch", v("2.1.2"));
     REQUIRE(t21);
     CHECK(t21->name == "pytorch");
@@ -391,7 +373,7 @@ TEST_CASE("framework builds", "[registry]") {
 TEST_CASE("the embedded registry is the same data", "[registry]") {
     REQUIRE(has_embedded_registry());
     Registry emb = load_embedded_registry();
-    const Registry& reg = real();
+    const Registry& reg = real_registry();
     CHECK(emb.dir == fs::path("<embedded>"));
     CHECK(emb.cuda.size() == reg.cuda.size());
     CHECK(emb.cudnn.size() == reg.cudnn.size());
@@ -465,7 +447,7 @@ TEST_CASE("malformed registry files name the file, line and key", "[registry]") 
     }
     SECTION("a missing file") {
         copy_registry_with(tmp.path, "cuda.toml",
-                           read_text(source_tree_registry_dir() / "cuda.toml"));
+                           read_file(source_tree_registry_dir() / "cuda.toml"));
         fs::remove(tmp.path / "frameworks.toml");
         std::string msg = load_error(tmp.path);
         CHECK_THAT(msg, Catch::Contains((tmp.path / "frameworks.toml").string()));
@@ -476,10 +458,10 @@ TEST_CASE("where the registry folder is found", "[registry]") {
     TempDir tmp;
     const fs::path prefix = tmp.path / "prefix";
     const fs::path installed = prefix / "share" / "cvm" / "registry";
-    write_text(installed / "cuda.toml", "schema = 1\n");
-    write_text(prefix / "bin" / "cvm", "");
+    write_file(installed / "cuda.toml", "schema = 1\n");
+    write_file(prefix / "bin" / "cvm", "");
     const fs::path other = tmp.path / "other";
-    write_text(other / "cuda.toml", "schema = 1\n");
+    write_file(other / "cuda.toml", "schema = 1\n");
     const fs::path empty = tmp.path / "empty";
     fs::create_directories(empty);
 
@@ -530,12 +512,12 @@ TEST_CASE("how cvm gets a release, and which build --cuda names") {
     for (const CudaRow& row : {CudaRow{"11.2.2", Fetch::Installer}, CudaRow{"11.3.1", Fetch::Installer},
                                CudaRow{"11.4.0", Fetch::Manifest}, CudaRow{"12.4.1", Fetch::Manifest}}) {
         INFO(row.version);
-        const CudaRelease* r = find_cuda_release(real(), v(row.version));
+        const CudaRelease* r = find_cuda_release(real_registry(), v(row.version));
         REQUIRE(r);
         CHECK(how_fetched(*r) == row.how);
     }
-    const CudnnRelease* old = find_cudnn_release(real(), v("8.1.0.77"));
-    const CudnnRelease* redist = find_cudnn_release(real(), v("8.9.7.29"));
+    const CudnnRelease* old = find_cudnn_release(real_registry(), v("8.1.0.77"));
+    const CudnnRelease* redist = find_cudnn_release(real_registry(), v("8.9.7.29"));
     REQUIRE(old);
     REQUIRE(redist);
     CHECK(how_fetched(*old) == Fetch::Archive);
