@@ -29,7 +29,6 @@
 #include <fstream>
 #include <functional>
 #include <map>
-#include <random>
 #include <thread>
 
 namespace cvm::install {
@@ -37,13 +36,6 @@ namespace cvm::install {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string random_name() {
-    std::random_device rd;
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%08x%08x", rd(), rd());
-    return buf;
-}
 
 // Files that are the same: sizes and bytes equal (symlinks: same target).
 bool same_file(const fs::path& a, const fs::path& b) {
@@ -106,30 +98,6 @@ void write_file(const fs::path& p, const std::string& text) {
 }
 
 
-Staged::Staged(const Store& store) {
-    std::string name = "install-" + std::to_string(platform::process_id()) + "-" + random_name();
-    lock_path = store.locks_dir() / ("staging-" + name + ".lock");
-    lock.acquire(lock_path);
-    dir = store.staging_dir() / name;
-    interrupt_guard.watch(dir, platform::Removal::Tree);
-    fs::create_directory(dir);
-}
-
-Staged::~Staged() {
-    std::error_code ec;
-    if (!dir.empty()) {
-        // Make read-only folders writable again so they can be removed.
-        for (auto it = fs::recursive_directory_iterator(dir, ec);
-             !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-            if (it->is_directory(ec) && !it->is_symlink(ec))
-                fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
-        fs::remove_all(dir, ec);
-    }
-    interrupt_guard.release();
-    lock.release();
-    fs::remove(lock_path, ec);
-}
-
 void Staged::record(const ExtractResult& result, const fs::path& extracted,
                                     const fs::path& content,
                                     const std::function<std::string(const std::string&)>& place) {
@@ -161,27 +129,7 @@ void Staged::record(const ExtractResult& result, const fs::path& extracted,
 }
 
 void StoreInstaller::clean_staging() const {
-    std::error_code ec;
-    for (fs::directory_iterator it(store_.staging_dir(), ec), end; !ec && it != end;
-         it.increment(ec)) {
-        std::string name = it->path().filename().u8string();
-        if (name.rfind("install-", 0) != 0) continue;
-        fs::path lock_path = store_.locks_dir() / ("staging-" + name + ".lock");
-        platform::FileLock lock;
-        try {
-            if (!lock.acquire(lock_path, true)) continue; // still in use
-        } catch (const std::exception&) {
-            continue;
-        }
-        std::error_code e2;
-        for (auto r = fs::recursive_directory_iterator(it->path(), e2);
-             !e2 && r != fs::recursive_directory_iterator(); r.increment(e2))
-            if (r->is_directory(e2) && !r->is_symlink(e2))
-                fs::permissions(r->path(), fs::perms::owner_all, fs::perm_options::add, e2);
-        fs::remove_all(it->path(), e2);
-        lock.release();
-        fs::remove(lock_path, e2);
-    }
+    store_.clean_staging();
 }
 
 // Declared in install/version_lock.h (install_legacy.cpp takes it too).

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "install/installed_files.h"
+#include "store/staging_folder.h"
 #include "store/store.h"
 #include "install/extract.h"
 #include "platform/cleanup_on_signal.h"
@@ -18,17 +19,14 @@
 namespace cvm::install {
 
 // A staging folder, locked while this process uses it; removed with everything in it, also
-// when the process is interrupted.
+// when the process is interrupted (staging_folder.h).
 struct Staged {
-    std::filesystem::path dir;
-    std::filesystem::path lock_path;
-    platform::FileLock lock;
-    platform::CleanupOnSignal interrupt_guard;
+    StagingFolder folder;
+    std::filesystem::path dir; // folder.path()
     // What will be root/ in the entry: path -> the record of the bytes written.
     std::map<std::string, InstalledFile> files;
 
-    explicit Staged(const Store& store);
-    ~Staged();
+    explicit Staged(const Store& store) : folder(store, "install", true), dir(folder.path()) {}
 
     // Records what an extraction wrote below `content` (a folder of it, `extracted` its top),
     // under the path `place` gives (empty: not installed). The first record of a path stays,

@@ -119,7 +119,8 @@ public:
     // download is then checked against the same sum. Files are matched by name, not by host.
     void pin_archives(const std::vector<std::pair<std::string, std::string>>& url_sums);
 
-    // Removes staging folders of installs that are no longer running.
+    // Removes staging folders of installs, imports and removals that are no longer running
+    // (Store::clean_staging).
     void clean_staging() const;
 
 private:

@@ -137,6 +137,10 @@ public:
     // Removes an entry (and the files of an installed one) from the writable layer, plus the
     // merged views that use it. Throws if it lives in a read-only layer.
     void remove(Kind kind, const std::string& id) const;
+    // Removes what killed installs, imports and removals left in staging_dir() (their staging
+    // folders, whose locks no run holds: staging_folder.h), never a running one's. Each of them
+    // calls it before it stages.
+    void clean_staging() const;
 
 private:
     // Removes the merged views built on `id` (after it is removed or replaced).

@@ -3,6 +3,7 @@
 #include "store/store.h"
 
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -11,24 +12,9 @@
 #include "store/assemble.h"
 #include "spec/combination_name.h"
 #include "store/entry_format.h"
-#include "platform/platform.h"
+#include "store/staging_folder.h"
 
 namespace cvm {
-
-namespace {
-
-// Removes a folder moved out of the layout, read-only folders in it too (an installed entry may
-// have some). remove_all never follows links, so an import's files stay where they are.
-void remove_moved_aside(const fs::path& folder) {
-    std::error_code ec;
-    for (auto it = fs::recursive_directory_iterator(folder, ec);
-         !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-        if (it->is_directory(ec) && !it->is_symlink(ec))
-            fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(folder, ec);
-}
-
-} // namespace
 
 fs::path Store::commit_entry(Kind kind, const std::string& id, const fs::path& staged,
                              const fs::path& aside, bool replace) const {
@@ -42,7 +28,7 @@ fs::path Store::commit_entry(Kind kind, const std::string& id, const fs::path& s
         // A replaced entry stays whole until the new one is in; a folder without an entry is no
         // install (an interrupted removal): it goes at once.
         if (replace) {
-            remove_moved_aside(aside);
+            remove_whole_tree(aside);
             fs::rename(target, aside, ec);
             if (ec) throw EntryCommitError(EntryCommitError::Step::MoveAside, target, ec);
             replacing = true;
@@ -56,7 +42,7 @@ fs::path Store::commit_entry(Kind kind, const std::string& id, const fs::path& s
         if (replacing) fs::rename(aside, target, back);
         throw EntryCommitError(EntryCommitError::Step::MoveIn, target, ec);
     }
-    if (replacing) remove_moved_aside(aside);
+    if (replacing) remove_whole_tree(aside);
     return target;
 }
 
@@ -69,29 +55,23 @@ void Store::add_imported(const Entry& e, bool replace, const std::vector<RootLin
                                   "` first");
     };
     if (fs::exists(dir / "entry", ec) && !replace) throw already_there();
-    fs::create_directories(staging_dir(), ec);
-    fs::path stage = staging_dir() / ("import-" + std::to_string(platform::process_id()) + "-" + e.id);
-    fs::path aside = stage;
-    aside += ".old";
-    fs::remove_all(stage, ec);
+    clean_staging();
+    // Staged as an install is, in a folder locked while this run works in it: what a killed
+    // import leaves there (the entry half made, or the old one moved aside) goes with the next
+    // run's clean_staging, and nothing of it is listed.
+    StagingFolder staging(*this, "import");
+    const fs::path stage = staging.path() / "entry";
+    const fs::path aside = staging.path() / "old";
     fs::create_directories(stage);
     {
         std::ofstream out(stage / "entry", std::ios::binary);
         out << serialize_entry(e);
         if (!out.flush()) throw std::runtime_error("cannot write " + (stage / "entry").u8string());
     }
-    if (!plan.empty()) {
-        try {
-            build_assembled_root(stage / "root", plan);
-        } catch (...) {
-            fs::remove_all(stage, ec);
-            throw;
-        }
-    }
+    if (!plan.empty()) build_assembled_root(stage / "root", plan);
     try {
         commit_entry(e.kind, e.id, stage, aside, replace);
     } catch (const EntryCommitError& x) {
-        fs::remove_all(stage, ec);
         if (x.step() == EntryCommitError::Step::Occupied) throw already_there();
         throw std::runtime_error("cannot register " + e.id + " in " + dir.u8string() + ": " +
                                  x.reason().message());
@@ -106,17 +86,25 @@ void Store::remove(Kind kind, const std::string& id) const {
     if (e->layer != 0)
         throw std::runtime_error(id + " lives in the read-only store " +
                                  layers_[e->layer].u8string() + "; it cannot be removed from here");
-    // Move aside first, so a crash never leaves a half-deleted entry that still lists.
+    // Move aside first, so a crash never leaves a half-deleted entry that still lists; into a
+    // staging folder locked while this run works, so that what a killed removal (or a read-only
+    // folder it could not remove) leaves goes with the next run's clean_staging.
+    clean_staging();
+    std::optional<StagingFolder> staging;
+    try {
+        staging.emplace(*this, "remove");
+    } catch (const fs::filesystem_error& x) {
+        throw std::runtime_error("cannot remove " + e->entry_dir.u8string() + ": " +
+                                 x.code().message());
+    }
     std::error_code ec;
-    fs::create_directories(staging_dir(), ec);
-    fs::path trash = staging_dir() / ("remove-" + std::to_string(platform::process_id()) + "-" + id);
-    fs::remove_all(trash, ec);
-    fs::rename(e->entry_dir, trash, ec);
+    fs::rename(e->entry_dir, staging->path() / "entry", ec);
     if (ec)
         throw std::runtime_error("cannot remove " + e->entry_dir.u8string() + ": " + ec.message());
-    // An imported entry's files are not ours: the folder only holds the entry file. Removing
-    // `trash` never follows links out of it (remove_all does not follow symlinks).
-    fs::remove_all(trash, ec);
+    // An imported entry's files are not ours: the folder only holds the entry file (and an
+    // assembled root's links). Removing it never follows links out of it; read-only folders of
+    // an installed entry are made writable first.
+    staging->remove();
     drop_views_of(kind, id);
 }
 

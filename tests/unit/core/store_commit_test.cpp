@@ -1,10 +1,15 @@
 // Store::commit_entry (store.h), the one writer of an entry into the store's layout: a staged
 // folder renamed into place, an entry there refused or replaced, the old one kept when the new
-// one cannot move in, and what a killed run left in its way.
+// one cannot move in, and what a killed run left in its way; the locked staging folders of
+// imports and removals (staging_folder.h) and Store::clean_staging.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "store/entry_format.h"
+#include "store/staging_folder.h"
 #include "store/store.h"
 #include "entries.h"
 #include "test_support.h"
@@ -108,4 +113,78 @@ TEST_CASE("commit_entry goes past what a killed run left") {
                        true);
     CHECK(read_file(target / "root" / "marker") == "second");
     CHECK_FALSE(fs::exists(aside));
+}
+
+namespace {
+
+// The names in the store's staging folder, sorted.
+std::vector<std::string> staged_names(const Store& store) {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (fs::directory_iterator it(store.staging_dir(), ec), end; !ec && it != end;
+         it.increment(ec))
+        out.push_back(it->path().filename().u8string());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("clean_staging removes what killed imports and removals left, never a running one's") {
+    TempDir t("commit");
+    Store store({t.path / "root"});
+    Entry e = cvm::test::cudnn_entry("9.1.0.70-cuda12", t.path / "cudnn");
+    // A killed import: its folder, its lock no longer held; a read-only folder in it. A killed
+    // removal, and an import of an older cvm, which took no lock.
+    const fs::path dead = store.staging_dir() / "import-4242-0123456789abcdef";
+    stage_commit(dead / "entry", e, "half imported");
+    fs::permissions(dead / "entry" / "root", fs::perms::owner_read | fs::perms::owner_exec);
+    write_file(store.locks_dir() / "staging-import-4242-0123456789abcdef.lock", "");
+    write_file(store.staging_dir() / "remove-4242-fedcba9876543210" / "entry" / "entry", "");
+    write_file(store.staging_dir() / "import-4141-9.1.0.70-cuda12.old" / "entry", "");
+    // A running import: its staging folder, locked for as long as it lives.
+    StagingFolder running(store, "import");
+    write_file(running.path() / "entry" / "entry", "in use");
+    // A merged view being built: not locked, so never taken for a killed run's.
+    write_file(store.staging_dir() / "view-4242-12.4.1" / "bin" / "nvcc", "");
+
+    store.clean_staging();
+    CHECK(staged_names(store) ==
+          std::vector<std::string>{running.path().filename().u8string(), "view-4242-12.4.1"});
+    CHECK_FALSE(fs::exists(store.locks_dir() / "staging-import-4242-0123456789abcdef.lock"));
+    CHECK(read_file(running.path() / "entry" / "entry") == "in use");
+
+    // An import cleans first; once done, its own folder and lock are gone too.
+    write_file(store.staging_dir() / "import-4343-00000000deadbeef" / "entry" / "entry", "");
+    store.add_imported(e);
+    CHECK(store.find(e.kind, e.id));
+    CHECK(staged_names(store) ==
+          std::vector<std::string>{running.path().filename().u8string(), "view-4242-12.4.1"});
+
+    // Once its run is over, the running one's goes as well.
+    const fs::path lock =
+        store.locks_dir() / ("staging-" + running.path().filename().u8string() + ".lock");
+    CHECK(fs::exists(lock));
+    running.remove();
+    CHECK_FALSE(fs::exists(lock));
+    CHECK(staged_names(store) == std::vector<std::string>{"view-4242-12.4.1"});
+}
+
+TEST_CASE("remove leaves nothing staged, read-only folders of an installed entry included") {
+    TempDir t("commit");
+    Store store({t.path / "root"});
+    Entry e = cvm::test::cudnn_entry("9.1.0.70-cuda12", t.path / "cudnn");
+    e.imported = false;
+    fs::path target =
+        store.commit_entry(e.kind, e.id, stage_commit(store.staging_dir() / "a", e, "installed"),
+                           store.staging_dir() / "old", false);
+    write_file(target / "root" / "lib" / "libcudnn.so.9", "library");
+    fs::permissions(target / "root" / "lib", fs::perms::owner_read | fs::perms::owner_exec);
+    // What a killed removal left is cleared by the next one.
+    write_file(store.staging_dir() / "remove-4242-0123456789abcdef" / "entry" / "entry", "");
+
+    store.remove(e.kind, e.id);
+    CHECK_FALSE(store.find(e.kind, e.id));
+    CHECK_FALSE(fs::exists(target));
+    CHECK(staged_names(store).empty());
 }
