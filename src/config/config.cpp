@@ -78,7 +78,8 @@ Config parse_config(const std::string& text, const std::string& origin) {
     return config;
 }
 
-void check_config_file_trusted(const fs::path& file, const platform::FileMeta& meta, bool machine) {
+void check_config_file_trusted(const fs::path& file, const platform::FileMeta& meta) {
+    const bool machine = is_machine_config_file(file);
     // The machine's file is where the list of trusted owners comes from: only its user's or root's.
     static const std::vector<std::uint32_t> nobody_else;
     check_trusted(machine ? "the machine config file" : "the config file", file, meta,
@@ -101,7 +102,7 @@ Config read_config_file(const fs::path& file) {
         throw ConfigError(
             "the config file " + file.u8string() + " is " + platform::file_type_text(file) +
             ", not a regular file; remove it and write the settings into a file of that name");
-    check_config_file_trusted(file, read.meta, machine);
+    check_config_file_trusted(file, read.meta);
     Config config = parse_config(*read.text, file.u8string());
     if (!machine && !config.trusted_owners.empty()) {
         auto where = machine_config_file();

@@ -53,7 +53,7 @@ struct Config {
 // machine's (the list of trusted owners comes from it) is its user's or root's, in a folder nobody
 // else may add a file to. Throws TrustError. read_config_file and the config cache
 // (config_cache.h) both apply it.
-void check_config_file_trusted(const fs::path& file, const platform::FileMeta& meta, bool machine);
+void check_config_file_trusted(const fs::path& file, const platform::FileMeta& meta);
 
 // Reads one file; an absent file is an empty Config. The machine's file (machine_config_file()) is
 // the only one that may hold trusted_owners, and may only be its user's or root's. Nothing else

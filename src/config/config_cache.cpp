@@ -154,8 +154,7 @@ ConfigAnswer config_store_paths(const fs::path& root) {
         if (auto kept = read_kept_config(cache, head, files)) {
             // The trust checks read_config_file makes, on the stats just made.
             for (size_t i = 0; i < files.size(); ++i)
-                if (stamps[i].meta)
-                    check_config_file_trusted(files[i], *stamps[i].meta, is_machine_config_file(files[i]));
+                if (stamps[i].meta) check_config_file_trusted(files[i], *stamps[i].meta);
             return {std::move(kept->stores), std::move(kept->owners)};
         }
     }
